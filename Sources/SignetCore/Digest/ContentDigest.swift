@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+
+/// RFC 9530 `Content-Digest`: a dictionary of algorithm → digest of the content bytes as sent.
+public enum ContentDigest {
+    /// The algorithms Signet produces and accepts. RFC 9530 deprecates the others (md5, sha, crc…),
+    /// which a verifier ignores.
+    public enum Algorithm: String, Sendable, CaseIterable {
+        case sha256 = "sha-256"
+        case sha512 = "sha-512"
+
+        func digest(_ bytes: [UInt8]) -> [UInt8] {
+            switch self {
+            case .sha256: Array(SHA256.hash(data: bytes))
+            case .sha512: Array(SHA512.hash(data: bytes))
+            }
+        }
+    }
+
+    /// The field value for `body`, e.g. `sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:`.
+    public static func fieldValue(for body: [UInt8], algorithm: Algorithm = .sha256) -> String {
+        "\(algorithm.rawValue)=:\(Base64.encode(algorithm.digest(body))):"
+    }
+
+    /// Checks a received field value against the bytes actually received.
+    ///
+    /// Every member with a supported algorithm must match (a value whose members disagree is
+    /// rejected); unsupported members are ignored, but at least one supported member must be there.
+    ///
+    /// - Throws: `digest_mismatch`, `digest_algorithm_unsupported` or `malformed_header`.
+    public static func verify(_ fieldValue: String, body: [UInt8]) throws {
+        let dictionary = try StructuredFieldParser.parseDictionary(fieldValue)
+        var checked = 0
+        for entry in dictionary.entries {
+            guard let algorithm = Algorithm(rawValue: entry.key) else { continue }
+            guard case .item(let item) = entry.member, case .byteSequence(let expected) = item.bareItem else {
+                throw SignetError(.malformedHeader, "Content-Digest member \(entry.key) is not a byte sequence")
+            }
+            guard ConstantTime.equals(expected, algorithm.digest(body)) else {
+                throw SignetError(.digestMismatch, "the \(entry.key) digest does not match the received body")
+            }
+            checked += 1
+        }
+        guard checked > 0 else {
+            throw SignetError(
+                .digestAlgorithmUnsupported,
+                "Content-Digest has no sha-256 or sha-512 member (has \(dictionary.keys.joined(separator: ", ")))"
+            )
+        }
+    }
+}

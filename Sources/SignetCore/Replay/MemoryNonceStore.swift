@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Synchronization
+
+/// A bounded, expiring in-memory ``NonceStore`` for one process.
+///
+/// Claims are swept in arrival order, a little at a time on each call, so no request waits for a
+/// full scan. When full of unexpired claims it refuses new ones (`nonce_store_full`) rather than
+/// forgetting a claim early, which would reopen a replay window.
+public final class MemoryNonceStore: NonceStore {
+    private struct State {
+        var expiries: [String: Date] = [:]
+        /// Claims in arrival order; expiries are nearly ordered, which is all sweeping needs.
+        var queue: [(key: String, expiry: Date)] = []
+        var head = 0
+
+        mutating func sweep(now: Date, limit: Int) {
+            var swept = 0
+            while head < queue.count, queue[head].expiry < now, swept < limit {
+                let entry = queue[head]
+                if let current = expiries[entry.key], current == entry.expiry { expiries[entry.key] = nil }
+                head += 1
+                swept += 1
+            }
+            if head > 1024, head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    private let state = Mutex(State())
+    public let capacity: Int
+
+    public init(capacity: Int = 1_000_000) {
+        self.capacity = capacity
+    }
+
+    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+        try claimNow(keyID: keyID, nonce: nonce, until: expiry, now: now)
+    }
+
+    /// The synchronous form of ``claim(keyID:nonce:until:now:)``.
+    public func claimNow(keyID: String, nonce: String, until expiry: Date, now: Date) throws -> Bool {
+        // Length-prefixing the key id keeps ("a", "bc") and ("ab", "c") apart.
+        let key = "\(keyID.utf8.count):\(keyID)\(nonce)"
+        return try state.withLock { state in
+            state.sweep(now: now, limit: state.expiries.count >= capacity ? Int.max : 64)
+            if let existing = state.expiries[key], existing >= now { return false }
+            guard state.expiries.count < capacity || state.expiries[key] != nil else {
+                throw SignetError(.nonceStoreFull, "the nonce store holds \(capacity) unexpired claims")
+            }
+            state.expiries[key] = expiry
+            state.queue.append((key, expiry))
+            return true
+        }
+    }
+
+    /// How many claims are held (expired ones included until swept).
+    public var count: Int { state.withLock { $0.expiries.count } }
+}

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// Remembers `(keyid, nonce)` pairs so each is accepted at most once while it could still verify.
+///
+/// Implementations must make ``claim(keyID:nonce:until:now:)`` atomic: of any number of concurrent
+/// calls with the same pair, exactly one returns `true` (persistent stores do this in one statement).
+public protocol NonceStore: Sendable {
+    /// Claims the pair until `expiry`. Returns `true` the first time, `false` for a replay.
+    ///
+    /// - Parameters:
+    ///   - now: The verifier's time, so expired claims can be swept without a clock of the store's own.
+    func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool
+}

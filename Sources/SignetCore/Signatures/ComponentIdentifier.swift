@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A covered component: a field name or `@`-derived component name plus its parameters
+/// (`sf`, `key`, `bs`, `req`, `tr`, `name`), RFC 9421 §2.
+public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// Lowercased field name, or a derived component name such as `@method`.
+    public var name: String
+    public var parameters: SFParameters
+
+    public init(_ name: String, parameters: SFParameters = SFParameters()) {
+        self.name = name.lowercased()
+        self.parameters = parameters
+    }
+
+    public init(stringLiteral value: String) {
+        // Tests and callers may spell parameters: `"@query-param";name="id"` or `content-digest`.
+        self = (try? ComponentIdentifier(parsing: value)) ?? ComponentIdentifier(value)
+    }
+
+    /// Parses the serialised form `"name";param=value` or the shorthand `name;param`.
+    public init(parsing text: String) throws {
+        let quoted = text.hasPrefix("\"") ? text : Self.quoteName(text)
+        let item = try StructuredFieldParser.parseItem(quoted)
+        try self.init(item: item)
+    }
+
+    init(item: SFItem) throws {
+        guard case .string(let name) = item.bareItem else {
+            throw SignetError(.malformedHeader, "a component identifier must be a string")
+        }
+        guard name == name.lowercased(), !name.isEmpty else {
+            throw SignetError(.malformedHeader, "component name \(name.debugDescription) must be lowercase")
+        }
+        self.name = name
+        self.parameters = item.parameters
+    }
+
+    private static func quoteName(_ text: String) -> String {
+        guard let semicolon = text.firstIndex(of: ";") else { return "\"\(text.lowercased())\"" }
+        return "\"\(text[..<semicolon].lowercased())\"" + text[semicolon...]
+    }
+
+    public var isDerived: Bool { name.hasPrefix("@") }
+
+    /// `;req`: the component comes from the request a response answers (§2.4).
+    public var isFromRelatedRequest: Bool { parameters["req"] == .boolean(true) }
+
+    var item: SFItem { SFItem(.string(name), parameters: parameters) }
+
+    /// The serialised identifier as it appears in the signature base and `Signature-Input`.
+    public var description: String {
+        (try? StructuredFieldSerializer.item(item)) ?? "\"\(name)\""
+    }
+
+    // Derived component names of RFC 9421 §2.2.
+    public static let method: ComponentIdentifier = "@method"
+    public static let targetURI: ComponentIdentifier = "@target-uri"
+    public static let authority: ComponentIdentifier = "@authority"
+    public static let scheme: ComponentIdentifier = "@scheme"
+    public static let requestTarget: ComponentIdentifier = "@request-target"
+    public static let path: ComponentIdentifier = "@path"
+    public static let query: ComponentIdentifier = "@query"
+    public static let status: ComponentIdentifier = "@status"
+    public static let contentDigest: ComponentIdentifier = "content-digest"
+
+    public static func queryParameter(_ name: String) -> ComponentIdentifier {
+        ComponentIdentifier("@query-param", parameters: SFParameters([("name", .string(name))]))
+    }
+}

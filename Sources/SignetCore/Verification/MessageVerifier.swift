@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// Verifies RFC 9421 signatures under a ``VerificationPolicy`` and claims nonces against replay.
+///
+/// Order of checks: parse and select the signature, check its parameters and time window, look the
+/// key up (its record fixes the algorithm), build the signature base, check `Content-Digest` against
+/// the bytes received, check the signature, and only then claim `(keyid, nonce)` — so traffic that
+/// fails verification never writes to the nonce store.
+///
+/// ```swift
+/// let verifier = MessageVerifier(keys: ring, nonces: MemoryNonceStore())
+/// let verified = try await verifier.verify(request, now: Date())
+/// print(verified.keyID, verified.components)
+/// ```
+public struct MessageVerifier: Sendable {
+    public var keys: any KeyResolver
+    public var algorithms: SignatureAlgorithms
+    public var policy: VerificationPolicy
+    /// Where nonces are claimed; `nil` checks no replay (only for offline diagnosis).
+    public var nonces: (any NonceStore)?
+    /// The key id to use when a signature names none (for tools given `--keyid`).
+    public var fallbackKeyID: String?
+
+    public init(
+        keys: any KeyResolver,
+        algorithms: SignatureAlgorithms = .standard,
+        policy: VerificationPolicy = .standard,
+        nonces: (any NonceStore)?,
+        fallbackKeyID: String? = nil
+    ) {
+        self.keys = keys
+        self.algorithms = algorithms
+        self.policy = policy
+        self.nonces = nonces
+        self.fallbackKeyID = fallbackKeyID
+    }
+
+    /// Verifies the signature the policy selects.
+    ///
+    /// - Parameters:
+    ///   - message: The message with its body exactly as received.
+    ///   - relatedRequest: For a response, the request it answers (for `;req` components).
+    ///   - now: The verifier's current time.
+    /// - Returns: What was verified.
+    /// - Throws: ``SignetError`` with the reason code; past base construction it carries the base.
+    public func verify(_ message: HTTPMessage, relatedRequest: HTTPMessage? = nil, now: Date) async throws
+        -> VerifiedSignature
+    {
+        let fields = try SignatureFields(message.fields, maximumBytes: policy.maximumSignatureHeaderBytes)
+        let entry = try await select(from: fields.entries, now: now)
+        let parameters = entry.parameters
+        try checkParameters(parameters, now: now)
+        try checkCoverage(parameters.components, of: message)
+
+        guard let keyID = parameters.keyID ?? fallbackKeyID else {
+            throw SignetError(.parameterMissing, "the signature has no keyid")
+        }
+        let records = try KeyRing.usable(try await keys.records(for: keyID), keyID: keyID, at: now)
+        let candidates = try records.map { record in (record, try algorithm(for: record, messageAlg: parameters.algorithm)) }
+
+        let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: relatedRequest)
+        do {
+            try checkDigest(message, components: parameters.components)
+            var evidence: AlgorithmEvidence?
+            var algorithmName = ""
+            var lastError: (any Error)?
+            for (record, algorithm) in candidates {
+                do {
+                    evidence = try algorithm.verify(entry.signature, over: base.bytes, with: record.key)
+                    algorithmName = algorithm.name
+                    break
+                } catch {
+                    lastError = error
+                }
+            }
+            guard let evidence else { throw lastError ?? SignetError(.signatureInvalid, "no key verified") }
+            try await claimNonce(parameters, keyID: keyID, now: now)
+            return VerifiedSignature(
+                label: entry.label,
+                keyID: keyID,
+                algorithm: algorithmName,
+                components: parameters.components,
+                created: parameters.created.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                expires: parameters.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                nonce: parameters.nonce,
+                tag: parameters.tag,
+                evidence: evidence,
+                signatureBase: base.text
+            )
+        } catch let error as SignetError {
+            throw error.withSignatureBase(base.text)
+        }
+    }
+
+    // MARK: Steps
+
+    private func select(from entries: [SignatureFields.Entry], now: Date) async throws -> SignatureFields.Entry {
+        var candidates: [SignatureFields.Entry]
+        switch policy.selection {
+        case .label(let label):
+            guard let entry = entries.first(where: { $0.label == label }) else {
+                throw SignetError(.signatureMissing, "the message has no signature labelled \(label.debugDescription)")
+            }
+            return entry
+        case .tag(let tag):
+            candidates = entries.filter { $0.parameters.tag == tag }
+            guard !candidates.isEmpty else {
+                throw SignetError(.tagMismatch, "no signature has tag \(tag.debugDescription)")
+            }
+        case .only:
+            candidates = entries
+        }
+        if candidates.count == 1 { return candidates[0] }
+        // Several signatures: keep those whose key this verifier can use now (a signer rolling keys
+        // over attaches one per key). More than one left is ambiguous, never "any will do".
+        var usable: [SignatureFields.Entry] = []
+        for entry in candidates {
+            guard let keyID = entry.parameters.keyID else { continue }
+            let records = try await keys.records(for: keyID)
+            if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }
+        }
+        guard usable.count == 1 else {
+            throw SignetError(
+                .ambiguousSignature,
+                "\(candidates.count) signatures match (\(candidates.map(\.label).joined(separator: ", "))); select one by label or tag"
+            )
+        }
+        return usable[0]
+    }
+
+    private func checkParameters(_ parameters: SignatureParameters, now: Date) throws {
+        if let tag = policy.requiredTag, parameters.tag != tag {
+            throw SignetError(.tagMismatch, "the signature's tag is not \(tag.debugDescription)")
+        }
+        if policy.requireCreated, parameters.created == nil {
+            throw SignetError(.parameterMissing, "the signature has no created parameter")
+        }
+        if policy.requireExpires, parameters.expires == nil {
+            throw SignetError(.parameterMissing, "the signature has no expires parameter")
+        }
+        if policy.requireKeyID, parameters.keyID == nil {
+            throw SignetError(.parameterMissing, "the signature has no keyid parameter")
+        }
+        if policy.requireNonce, parameters.nonce == nil {
+            throw SignetError(.nonceMissing, "the signature has no nonce")
+        }
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        if let created = parameters.created {
+            if created > seconds + policy.clockSkew {
+                throw SignetError(.createdInFuture, "created is \(created - seconds) s in the future")
+            }
+            if let maximumAge = policy.maximumAge, seconds - created > maximumAge + policy.clockSkew {
+                throw SignetError(.createdTooOld, "created is \(seconds - created) s old, the limit is \(maximumAge) s")
+            }
+        }
+        if let expires = parameters.expires {
+            if let created = parameters.created, expires < created {
+                throw SignetError(.malformedHeader, "expires is before created")
+            }
+            if seconds > expires + policy.clockSkew {
+                throw SignetError(.expired, "the signature expired \(seconds - expires) s ago")
+            }
+        }
+    }
+
+    private func checkCoverage(_ components: [ComponentIdentifier], of message: HTTPMessage) throws {
+        for rule in policy.componentRules where rule.applies(to: message) {
+            let satisfied = rule.oneOf.contains { set in set.allSatisfy(components.contains) }
+            if !satisfied {
+                let wanted = rule.oneOf.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
+                throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
+            }
+        }
+    }
+
+    private func algorithm(for record: KeyRecord, messageAlg: String?) throws -> any SignatureAlgorithm {
+        if let messageAlg, messageAlg != record.algorithm {
+            throw SignetError(.algMismatch, "the message says \(messageAlg), the key is for \(record.algorithm)")
+        }
+        let algorithm = try algorithms.require(record.algorithm)
+        guard algorithm.keyType == record.key.type else {
+            throw SignetError(.algMismatch, "key \(record.keyID) is \(record.key.type.rawValue), not for \(record.algorithm)")
+        }
+        return algorithm
+    }
+
+    private func checkDigest(_ message: HTTPMessage, components: [ComponentIdentifier]) throws {
+        let covered = components.contains { $0.name == "content-digest" && !$0.isFromRelatedRequest }
+        let field = message.fields["content-digest"]
+        if policy.requireContentDigest, !message.body.isEmpty {
+            guard field != nil else { throw SignetError(.digestMissing, "the message has a body but no Content-Digest") }
+            guard covered else { throw SignetError(.digestNotCovered, "the signature does not cover content-digest") }
+        }
+        // A covered digest is always checked against the bytes received, whatever the policy.
+        if covered, let field { try ContentDigest.verify(field, body: message.body) }
+    }
+
+    private func claimNonce(_ parameters: SignatureParameters, keyID: String, now: Date) async throws {
+        guard let nonces, let nonce = parameters.nonce else { return }
+        let claimed = try await nonces.claim(keyID: keyID, nonce: nonce, until: nonceExpiry(parameters, now: now), now: now)
+        guard claimed else { throw SignetError(.nonceReplayed, "nonce \(nonce.debugDescription) was already used") }
+    }
+
+    /// The moment the signature stops being acceptable: no replay can succeed after it.
+    func nonceExpiry(_ parameters: SignatureParameters, now: Date) -> Date {
+        var closes: [Int64] = []
+        if let created = parameters.created, let maximumAge = policy.maximumAge { closes.append(created + maximumAge) }
+        if let expires = parameters.expires { closes.append(expires) }
+        guard let close = closes.min() else { return now.addingTimeInterval(TimeInterval(policy.nonceRetentionFallback)) }
+        return Date(timeIntervalSince1970: TimeInterval(close + policy.clockSkew + 1))
+    }
+}

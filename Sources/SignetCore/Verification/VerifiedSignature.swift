@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// What a successful verification established.
+public struct VerifiedSignature: Sendable {
+    /// The `Signature-Input` label of the verified signature.
+    public var label: String
+    public var keyID: String
+    /// The algorithm, as the key record names it.
+    public var algorithm: String
+    public var components: [ComponentIdentifier]
+    public var created: Date?
+    public var expires: Date?
+    public var nonce: String?
+    public var tag: String?
+    /// Facts the algorithm established (an App Attest counter, for example).
+    public var evidence: AlgorithmEvidence
+    /// The signature base that verified.
+    public var signatureBase: String
+
+    /// Whether the signature covers `component`.
+    public func covers(_ component: ComponentIdentifier) -> Bool { components.contains(component) }
+}
