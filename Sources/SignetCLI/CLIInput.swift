@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+
+/// Reading files and stdin, writing files, for the commands.
+enum CLIInput {
+    /// The bytes of `path`, or of stdin when `path` is `nil` or `-`.
+    static func read(_ path: String?) throws -> [UInt8] {
+        if path == nil || path == "-" {
+            return Array(FileHandle.standardInput.readDataToEndOfFile())
+        }
+        guard let data = FileManager.default.contents(atPath: path!) else {
+            throw ValidationError("cannot read \(path!)")
+        }
+        return Array(data)
+    }
+
+    static func readText(_ path: String) throws -> String {
+        String(decoding: try read(path), as: UTF8.self)
+    }
+
+    /// Writes a new file; refuses to replace one unless `force`. Private files are readable by the owner only.
+    static func write(_ text: String, to path: String, private isPrivate: Bool, force: Bool) throws {
+        if FileManager.default.fileExists(atPath: path), !force {
+            throw ValidationError("\(path) exists; pass --force to replace it")
+        }
+        let attributes: [FileAttributeKey: Any] = isPrivate ? [.posixPermissions: 0o600] : [:]
+        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: attributes) else {
+            throw ValidationError("cannot write \(path)")
+        }
+    }
+}
+
+/// Standard error, for diagnostics that must not mix with the command's output.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        FileHandle.standardError.write(Data(string.utf8))
+    }
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import SignetCore
+
+struct KeygenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keygen",
+        abstract: "Generate a key pair (PEM and JWK) or an HMAC secret, and print its key id.",
+        discussion: """
+            Asymmetric keys are written as NAME.key.pem (PKCS#8), NAME.pub.pem (SPKI), NAME.jwk.json \
+            (private) and NAME.pub.jwk.json; an HMAC secret as NAME.secret.b64. The key id is the RFC 7638 \
+            JWK thumbprint (random for HMAC) unless --kid gives one. NAME defaults to the key id, so a \
+            directory of generated keys is a key directory for `signet verify --key DIR`.
+            """
+    )
+
+    @Option(help: "ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384, rsa-pss-sha512, rsa-v1_5-sha256 or hmac-sha256.")
+    var alg: String
+
+    @Option(help: "Directory to write into.")
+    var out: String = "."
+
+    @Option(help: "Key id to use instead of the thumbprint.")
+    var kid: String?
+
+    @Option(help: "File name stem (default: the key id).")
+    var name: String?
+
+    @Option(help: "RSA modulus size in bits.")
+    var rsaBits: Int = 2048
+
+    @Flag(help: "Replace existing files.")
+    var force = false
+
+    func run() throws {
+        guard let algorithm = SignatureAlgorithms.standard[alg] else {
+            throw ValidationError("unknown algorithm \(alg); one of \(SignatureAlgorithms.standard.names.joined(separator: ", "))")
+        }
+        let key = try SigningKey.generate(algorithm.keyType, rsaBits: rsaBits)
+        var publicJWK = key.verificationKey.jwk
+        let keyID: String
+        if let kid {
+            keyID = kid
+        } else if algorithm.keyType == .symmetric {
+            keyID = "hmac-" + Nonce.random().prefix(12)
+        } else {
+            keyID = try publicJWK.thumbprint
+        }
+        let stem = "\(out)/\(name ?? keyID)"
+        var written: [String] = []
+        if algorithm.keyType == .symmetric {
+            let secret = Base64.encode(Base64.urlDecode(publicJWK.k ?? "") ?? [])
+            try CLIInput.write(secret + "\n", to: stem + ".secret.b64", private: true, force: force)
+            written.append(stem + ".secret.b64")
+        } else {
+            publicJWK.kid = keyID
+            publicJWK.alg = algorithm.name
+            var privateJWK = key.jwk
+            privateJWK.kid = keyID
+            privateJWK.alg = algorithm.name
+            try CLIInput.write(key.pemRepresentation ?? "", to: stem + ".key.pem", private: true, force: force)
+            try CLIInput.write(key.verificationKey.pemRepresentation ?? "", to: stem + ".pub.pem", private: false, force: force)
+            try CLIInput.write(privateJWK.jsonString + "\n", to: stem + ".jwk.json", private: true, force: force)
+            try CLIInput.write(publicJWK.jsonString + "\n", to: stem + ".pub.jwk.json", private: false, force: force)
+            written += [".key.pem", ".pub.pem", ".jwk.json", ".pub.jwk.json"].map { stem + $0 }
+        }
+        print("keyid: \(keyID)")
+        print("alg: \(algorithm.name)")
+        for path in written { print("wrote: \(path)") }
+    }
+}

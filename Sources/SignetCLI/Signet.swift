@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+
+@main
+struct Signet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signet",
+        abstract: "Sign and verify HTTP messages (RFC 9421), digests (RFC 9530), pins and seed-compatible MACs.",
+        subcommands: [
+            KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
+            PinCommand.self, BenchCommand.self,
+        ]
+    )
+}
