@@ -46,5 +46,12 @@ let package = Package(
             dependencies: ["SignetCore"],
             swiftSettings: strict
         ),
+        // Runs the built `signet` binary and the Python interop peer as separate processes.
+        .testTarget(
+            name: "SignetCLITests",
+            dependencies: ["SignetCore", "SignetCLI"],
+            exclude: [],
+            swiftSettings: strict
+        ),
     ]
 )

@@ -20,9 +20,10 @@ public struct HTTP1MessageCodec: Sendable {
         guard headerEnd <= maximumHeaderBytes else {
             throw SignetError(.headerTooLarge, "header section exceeds \(maximumHeaderBytes) bytes")
         }
-        var lines = String(decoding: bytes[..<headerEnd], as: UTF8.self)
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }
+        // Split bytes, not Characters: Swift treats "\r\n" as one Character.
+        var lines = bytes[..<headerEnd].split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+            String(decoding: line.last == 0x0D ? line.dropLast() : line, as: UTF8.self)
+        }
         guard !lines.isEmpty, !lines[0].isEmpty else { throw SignetError(.malformedMessage, "missing start line") }
         let startLine = lines.removeFirst()
         let fields = try decodeFields(lines)
