@@ -81,3 +81,29 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct Base64Tests {
+    @Test func roundTripsEveryLength() {
+        var generator = SplitMix64(seed: 4648)
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64.encode(bytes)
+            #expect(Base64.decode(encoded) == bytes)
+            #expect(Base64.urlDecode(Base64.urlEncode(bytes)) == bytes)
+            // Structured fields tolerate a missing padding (RFC 9651 §4.2.7).
+            #expect(Base64.decode(Array(encoded.utf8).filter { $0 != UInt8(ascii: "=") }, lenient: true) == bytes)
+        }
+    }
+
+    @Test(arguments: ["YQ", "YQ=", "Y===", "YR==", "Y Q==", "YQ==YQ==", "=YQ=", "A"])
+    func strictDecodingRejectsNonCanonicalInput(_ text: String) {
+        #expect(Base64.decode(text) == nil)
+    }
+
+    @Test func rfc4648TestVectors() {
+        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+            #expect(Base64.encode(Array(plain.utf8)) == encoded)
+            #expect(Base64.decode(encoded) == Array(plain.utf8))
+        }
+    }
+}

@@ -9,12 +9,12 @@ public struct HMACSHA256: SignatureAlgorithm {
 
     public func sign(_ base: [UInt8], with key: SigningKey) throws -> [UInt8] {
         guard case .symmetric(let secret) = key.storage else { throw mismatch(key.type) }
-        return Array(HMAC<SHA256>.authenticationCode(for: base, using: secret))
+        return secret.authenticationCode(for: base)
     }
 
     public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
         guard case .symmetric(let secret) = key.storage else { throw mismatch(key.type) }
-        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: base, using: secret) else {
+        guard ConstantTime.equals(secret.authenticationCode(for: base), signature) else {
             throw Self.invalid(name)
         }
         return .none

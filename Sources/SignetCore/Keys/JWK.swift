@@ -102,7 +102,7 @@ extension VerificationKey {
             case ("RSA", _):
                 self.init(.rsa(try _RSA.Signing.PublicKey(n: try jwk.bytes(jwk.n, "n"), e: try jwk.bytes(jwk.e, "e"))))
             case ("oct", _):
-                self.init(.symmetric(SymmetricKey(data: try jwk.bytes(jwk.k, "k"))))
+                self.init(.symmetric(SharedSecret(SymmetricKey(data: try jwk.bytes(jwk.k, "k")))))
             default:
                 throw SignetError(.invalidKey, "unsupported JWK kty \(jwk.kty) crv \(jwk.crv ?? "-")")
             }
@@ -118,7 +118,7 @@ extension VerificationKey {
         switch storage {
         case .symmetric(let key):
             var jwk = JWK(kty: "oct")
-            jwk.k = key.withUnsafeBytes { Base64.urlEncode($0) }
+            jwk.k = key.key.withUnsafeBytes { Base64.urlEncode($0) }
             return jwk
         case .p256(let key): return Self.ecJWK(crv: "P-256", x963: Array(key.x963Representation))
         case .p384(let key): return Self.ecJWK(crv: "P-384", x963: Array(key.x963Representation))

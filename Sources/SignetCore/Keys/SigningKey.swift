@@ -8,7 +8,7 @@ import _CryptoExtras
 /// - Important: A `SigningKey` never prints its material: its description shows only its type.
 public struct SigningKey: Sendable, CustomStringConvertible {
     enum Storage: Sendable {
-        case symmetric(SymmetricKey)
+        case symmetric(SharedSecret)
         case p256(P256.Signing.PrivateKey)
         case p384(P384.Signing.PrivateKey)
         case ed25519(Curve25519.Signing.PrivateKey)
@@ -23,7 +23,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     public init(secret: some Sequence<UInt8>) throws {
         let bytes = Array(secret)
         guard !bytes.isEmpty else { throw SignetError(.invalidKey, "an HMAC secret cannot be empty") }
-        self.storage = .symmetric(SymmetricKey(data: bytes))
+        self.storage = .symmetric(SharedSecret(SymmetricKey(data: bytes)))
     }
 
     /// An HMAC secret given as standard or URL-safe base64 (the RFC 9421 B.1.5 form).
@@ -38,7 +38,7 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// A fresh random key for `type`; RSA keys are 2048 bits unless `rsaBits` says otherwise.
     public static func generate(_ type: KeyType, rsaBits: Int = 2048) throws -> SigningKey {
         switch type {
-        case .symmetric: return SigningKey(.symmetric(SymmetricKey(size: .bits256)))
+        case .symmetric: return SigningKey(.symmetric(SharedSecret(SymmetricKey(size: .bits256))))
         case .p256: return SigningKey(.p256(P256.Signing.PrivateKey()))
         case .p384: return SigningKey(.p384(P384.Signing.PrivateKey()))
         case .ed25519: return SigningKey(.ed25519(Curve25519.Signing.PrivateKey()))

@@ -8,7 +8,7 @@ import _CryptoExtras
 /// - Important: For HMAC this holds the secret itself; its description never shows it.
 public struct VerificationKey: Sendable, CustomStringConvertible {
     enum Storage: Sendable {
-        case symmetric(SymmetricKey)
+        case symmetric(SharedSecret)
         case p256(P256.Signing.PublicKey)
         case p384(P384.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)

@@ -25,17 +25,39 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByArrayLitera
 
     /// Every line's value for `name`, in order; empty when the field is absent.
     public func values(_ name: String) -> [String] {
-        lines.compactMap { $0.name.lowercased() == name.lowercased() ? $0.value : nil }
+        lines.compactMap { Self.sameName($0.name, name) ? $0.value : nil }
     }
 
     public func contains(_ name: String) -> Bool {
-        lines.contains { $0.name.lowercased() == name.lowercased() }
+        lines.contains { Self.sameName($0.name, name) }
     }
 
     /// RFC 9110 §5.3 combination with OWS trimmed from each line; `nil` when absent.
     public subscript(name: String) -> String? {
-        let values = values(name)
-        return values.isEmpty ? nil : values.map(\.trimmingOWS).joined(separator: ", ")
+        var combined: String?
+        for line in lines where Self.sameName(line.name, name) {
+            if combined == nil {
+                combined = line.value.trimmingOWS
+            } else {
+                combined!.append(", ")
+                combined!.append(line.value.trimmingOWS)
+            }
+        }
+        return combined
+    }
+
+    /// ASCII case-insensitive comparison without allocating (this runs for every field lookup).
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                if x != y, x | 0x20 != y | 0x20 || !(x | 0x20 >= 0x61 && x | 0x20 <= 0x7A) { return false }
+            default: return false
+            }
+        }
     }
 
     public mutating func append(name: String, value: String) {
@@ -43,13 +65,13 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByArrayLitera
     }
 
     public mutating func removeAll(_ name: String) {
-        lines.removeAll { $0.name.lowercased() == name.lowercased() }
+        lines.removeAll { Self.sameName($0.name, name) }
     }
 
     public mutating func set(name: String, value: String) {
-        if let index = lines.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) {
+        if let index = lines.firstIndex(where: { Self.sameName($0.name, name) }) {
             lines[index].value = value
-            lines = lines.enumerated().filter { $0.offset == index || $0.element.name.lowercased() != name.lowercased() }
+            lines = lines.enumerated().filter { $0.offset == index || !Self.sameName($0.element.name, name) }
                 .map(\.element)
         } else {
             lines.append(Field(name: name, value: value))
@@ -63,6 +85,9 @@ public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByArrayLitera
 extension String {
     /// Without leading and trailing SP and HTAB (RFC 9110 OWS).
     var trimmingOWS: String {
+        // Most values have nothing to trim: answer without copying.
+        let isOWS: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        if let first = utf8.first, let last = utf8.last, !isOWS(first), !isOWS(last) { return self }
         let bytes = Array(utf8)
         var start = 0
         var end = bytes.count

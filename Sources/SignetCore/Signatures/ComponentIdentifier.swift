@@ -4,12 +4,15 @@
 /// (`sf`, `key`, `bs`, `req`, `tr`, `name`), RFC 9421 §2.
 public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// Lowercased field name, or a derived component name such as `@method`.
-    public var name: String
-    public var parameters: SFParameters
+    public let name: String
+    public let parameters: SFParameters
+    /// The serialised identifier as it appears in the signature base and `Signature-Input`.
+    public let description: String
 
     public init(_ name: String, parameters: SFParameters = SFParameters()) {
         self.name = name.lowercased()
         self.parameters = parameters
+        self.description = Self.serialize(self.name, parameters)
     }
 
     public init(stringLiteral value: String) {
@@ -28,11 +31,25 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
         guard case .string(let name) = item.bareItem else {
             throw SignetError(.malformedHeader, "a component identifier must be a string")
         }
-        guard name == name.lowercased(), !name.isEmpty else {
+        guard !name.isEmpty, !name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else {
             throw SignetError(.malformedHeader, "component name \(name.debugDescription) must be lowercase")
         }
         self.name = name
         self.parameters = item.parameters
+        self.description = Self.serialize(name, item.parameters)
+    }
+
+    private static func serialize(_ name: String, _ parameters: SFParameters) -> String {
+        (try? StructuredFieldSerializer.item(SFItem(.string(name), parameters: parameters))) ?? "\"\(name)\""
+    }
+
+    public static func == (lhs: ComponentIdentifier, rhs: ComponentIdentifier) -> Bool {
+        lhs.name == rhs.name && lhs.parameters == rhs.parameters
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(parameters)
     }
 
     private static func quoteName(_ text: String) -> String {
@@ -46,11 +63,6 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
     public var isFromRelatedRequest: Bool { parameters["req"] == .boolean(true) }
 
     var item: SFItem { SFItem(.string(name), parameters: parameters) }
-
-    /// The serialised identifier as it appears in the signature base and `Signature-Input`.
-    public var description: String {
-        (try? StructuredFieldSerializer.item(item)) ?? "\"\(name)\""
-    }
 
     // Derived component names of RFC 9421 §2.2.
     public static let method: ComponentIdentifier = "@method"

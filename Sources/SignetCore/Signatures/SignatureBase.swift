@@ -18,10 +18,13 @@ public struct SignatureBase: Sendable, Hashable {
             let identifier = component.description
             for value in try resolver.values(for: component) {
                 // §2.5 step 2.4: a value must not contain a newline (it would forge extra lines).
-                guard !value.utf8.contains(0x0A), !value.utf8.contains(0x0D) else {
+                guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
                     throw SignetError(.malformedHeader, "\(identifier) has a newline in its value")
                 }
-                text += identifier + ": " + value + "\n"
+                text.append(identifier)
+                text.append(": ")
+                text.append(value)
+                text.append("\n")
             }
         }
         text += "\"@signature-params\": " + (try parameters.serialized)

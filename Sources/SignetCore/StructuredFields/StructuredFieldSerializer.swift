@@ -60,6 +60,10 @@ public enum StructuredFieldSerializer {
             while fraction.count > 1, fraction.hasSuffix("0") { fraction.removeLast() }
             return "\(sign)\(magnitude / 1000).\(fraction)"
         case .string(let value):
+            // Common case first: nothing to escape, nothing to reject.
+            if value.utf8.allSatisfy({ (0x20...0x7E).contains($0) && $0 != 0x22 && $0 != 0x5C }) {
+                return "\"" + value + "\""
+            }
             var out = "\""
             for byte in value.utf8 {
                 guard (0x20...0x7E).contains(byte) else { throw invalid("string holds a non-printable byte") }

@@ -8,10 +8,44 @@ public enum Base64 {
         Data(bytes).base64EncodedString()
     }
 
-    /// Standard alphabet; padding required, as structured-field byte sequences send it.
+    /// Standard alphabet, strict: padding required and unused bits zero, so each value has exactly
+    /// one encoding.
     public static func decode(_ text: String) -> [UInt8]? {
-        Data(base64Encoded: text).map(Array.init)
+        decode(Array(text.utf8), lenient: false)
     }
+
+    /// Decodes standard base64. `lenient` accepts missing padding and non-zero unused bits, as
+    /// RFC 9651 §4.2.7 asks of structured-field parsers.
+    static func decode(_ input: [UInt8], lenient: Bool) -> [UInt8]? {
+        var end = input.count
+        while end > 0, input.count - end < 2, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        guard lenient || input.count % 4 == 0 else { return nil }
+        guard end % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(end / 4 * 3 + 2)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for index in 0..<end {
+            let value = decodeTable[Int(input[index])]
+            guard value != 0xFF else { return nil }
+            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFFFF
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        if !lenient, accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+        return out
+    }
+
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(byte)] = UInt8(value)
+        }
+        return table
+    }()
 
     /// URL-safe alphabet without padding (JWK, RFC 7515 §2).
     public static func urlEncode(_ bytes: some Sequence<UInt8>) -> String {
