@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs Signet's whole test suite: unit and vector tests, the CLI as a separate process, and interop
+# with an independent RFC 9421 implementation (pyauth's http-message-signatures, installed here into
+# a virtual environment under .build/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=".build/python"
+if ! "$venv/bin/python" -c 'import http_message_signatures, requests' 2>/dev/null; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check 'http-message-signatures==3.0.0' requests
+fi
+export SIGNET_PYTHON="$PWD/$venv/bin/python"
+
+# Build the products too: the CLI tests run the `signet` binary.
+swift build
+swift test
