@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import SignetCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,13 +32,17 @@ struct BenchCommand: AsyncParsableCommand {
     var noOpenssl = false
 
     func run() async throws {
-        let names = alg.isEmpty
+        let names =
+            alg.isEmpty
             ? ["hmac-sha256", "ecdsa-p256-sha256", "ed25519", "ecdsa-p384-sha384", "rsa-pss-sha512", "rsa-v1_5-sha256"]
             : alg
         let openssl = noOpenssl ? nil : OpenSSLSpeed()
         print("Signet verify of a signed POST (1 KiB JSON, Content-Digest, nonce), one thread, \(seconds) s each")
         print(String(repeating: "-", count: 100))
-        print("algorithm".padding(18) + "signet/s".padding(12, left: true) + "openssl/s".padding(14, left: true) + "ratio".padding(9, left: true) + "   openssl work")
+        print(
+            "algorithm".padding(18) + "signet/s".padding(12, left: true) + "openssl/s".padding(14, left: true)
+                + "ratio".padding(9, left: true) + "   openssl work"
+        )
         for name in names {
             let algorithm = try SignatureAlgorithms.standard.require(name)
             let rate = try await Self.measure(algorithm, seconds: seconds)
@@ -49,7 +54,10 @@ struct BenchCommand: AsyncParsableCommand {
                         + String(format: "%.2f", ratio).padding(9, left: true) + "   " + reference.work
                 )
             } else {
-                print(name.padding(18) + String(format: "%.0f", rate).padding(12, left: true) + "-".padding(14, left: true))
+                print(
+                    name.padding(18) + String(format: "%.0f", rate).padding(12, left: true)
+                        + "-".padding(14, left: true)
+                )
             }
         }
     }
@@ -70,12 +78,14 @@ struct BenchCommand: AsyncParsableCommand {
         let count = algorithm.keyType == .rsa ? 256 : 2048
         var messages: [HTTPMessage] = []
         for index in 0..<count {
-            messages.append(try signer.sign(
-                request,
-                components: [.method, .targetURI, .contentDigest, "content-type"],
-                created: now,
-                nonce: "nonce-\(index)"
-            ))
+            messages.append(
+                try signer.sign(
+                    request,
+                    components: [.method, .targetURI, .contentDigest, "content-type"],
+                    created: now,
+                    nonce: "nonce-\(index)"
+                )
+            )
         }
         var verifier = MessageVerifier(keys: ring, nonces: MemoryNonceStore())
         let clock = ContinuousClock()
@@ -119,11 +129,22 @@ struct OpenSSLSpeed {
                 let hmac = hashRate(["-hmac", "sha256"], bytes: 256, seconds: seconds)
             else { return nil }
             return Reference(rate: 1 / (1 / sha + 1 / hmac), work: "sha256(1 KiB) + hmac-sha256(256 B)")
-        case "ecdsa-p256-sha256": return verifyRate("ecdsap256", prefix: "+F4:", seconds: seconds).map { Reference(rate: $0, work: "ecdsap256 verify") }
-        case "ecdsa-p384-sha384": return verifyRate("ecdsap384", prefix: "+F4:", seconds: seconds).map { Reference(rate: $0, work: "ecdsap384 verify") }
-        case "ed25519": return verifyRate("ed25519", prefix: "+F6:", seconds: seconds).map { Reference(rate: $0, work: "ed25519 verify") }
+        case "ecdsa-p256-sha256":
+            return verifyRate("ecdsap256", prefix: "+F4:", seconds: seconds).map {
+                Reference(rate: $0, work: "ecdsap256 verify")
+            }
+        case "ecdsa-p384-sha384":
+            return verifyRate("ecdsap384", prefix: "+F4:", seconds: seconds).map {
+                Reference(rate: $0, work: "ecdsap384 verify")
+            }
+        case "ed25519":
+            return verifyRate("ed25519", prefix: "+F6:", seconds: seconds).map {
+                Reference(rate: $0, work: "ed25519 verify")
+            }
         case "rsa-pss-sha512", "rsa-v1_5-sha256":
-            return verifyRate("rsa2048", prefix: "+F2:", seconds: seconds).map { Reference(rate: $0, work: "rsa2048 verify") }
+            return verifyRate("rsa2048", prefix: "+F2:", seconds: seconds).map {
+                Reference(rate: $0, work: "rsa2048 verify")
+            }
         default: return nil
         }
     }

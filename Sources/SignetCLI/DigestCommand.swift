@@ -27,7 +27,8 @@ struct DigestCommand: ParsableCommand {
             switch function {
             case .sha256: algorithm = .sha256
             case .sha512: algorithm = .sha512
-            default: throw ValidationError("Content-Digest takes sha256 or sha512 only (RFC 9530 deprecates the others)")
+            default:
+                throw ValidationError("Content-Digest takes sha256 or sha512 only (RFC 9530 deprecates the others)")
             }
             print(ContentDigest.fieldValue(for: bytes, algorithm: algorithm))
         } else {

@@ -25,7 +25,9 @@ struct HMACCommand: ParsableCommand {
         switch (keyUtf8, keyB64) {
         case (let text?, nil): key = Array(text.utf8)
         case (nil, let b64?):
-            guard let bytes = Base64.decode(b64) ?? Base64.urlDecode(b64) else { throw ValidationError("--key-b64 is not base64") }
+            guard let bytes = Base64.decode(b64) ?? Base64.urlDecode(b64) else {
+                throw ValidationError("--key-b64 is not base64")
+            }
             key = bytes
         default: throw ValidationError("give exactly one of --key-utf8 and --key-b64")
         }

@@ -19,7 +19,9 @@ enum KeyFiles {
 
     /// Suffixes `signet keygen` writes, in order of preference (a JWK names its algorithm); the rest
     /// of the file name is the key id.
-    static let suffixes = [".pub.jwk.json", ".jwk.json", ".json", ".pub.pem", ".key.pem", ".pem", ".secret.b64", ".b64"]
+    static let suffixes = [
+        ".pub.jwk.json", ".jwk.json", ".json", ".pub.pem", ".key.pem", ".pem", ".secret.b64", ".b64",
+    ]
 
     static func signingKey(path: String) throws -> SigningKey {
         try SigningKey(text: try CLIInput.readText(path))
@@ -53,7 +55,8 @@ enum KeyFiles {
     private static func record(path: String, keyID: String, algorithm: String?) throws -> KeyRecord {
         let text = try CLIInput.readText(path)
         let key = try VerificationKey(text: text)
-        let jwkAlg = text.trimmingCharacters(in: .whitespaces).hasPrefix("{") ? (try? JWK(json: Array(text.utf8)))?.alg : nil
+        let jwkAlg =
+            text.trimmingCharacters(in: .whitespaces).hasPrefix("{") ? (try? JWK(json: Array(text.utf8)))?.alg : nil
         return KeyRecord(keyID: keyID, algorithm: algorithm ?? jwkAlg ?? defaultAlgorithm(for: key.type), key: key)
     }
 }

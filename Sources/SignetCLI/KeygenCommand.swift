@@ -35,7 +35,9 @@ struct KeygenCommand: ParsableCommand {
 
     func run() throws {
         guard let algorithm = SignatureAlgorithms.standard[alg] else {
-            throw ValidationError("unknown algorithm \(alg); one of \(SignatureAlgorithms.standard.names.joined(separator: ", "))")
+            throw ValidationError(
+                "unknown algorithm \(alg); one of \(SignatureAlgorithms.standard.names.joined(separator: ", "))"
+            )
         }
         let key = try SigningKey.generate(algorithm.keyType, rsaBits: rsaBits)
         var publicJWK = key.verificationKey.jwk
@@ -60,7 +62,12 @@ struct KeygenCommand: ParsableCommand {
             privateJWK.kid = keyID
             privateJWK.alg = algorithm.name
             try CLIInput.write(key.pemRepresentation ?? "", to: stem + ".key.pem", private: true, force: force)
-            try CLIInput.write(key.verificationKey.pemRepresentation ?? "", to: stem + ".pub.pem", private: false, force: force)
+            try CLIInput.write(
+                key.verificationKey.pemRepresentation ?? "",
+                to: stem + ".pub.pem",
+                private: false,
+                force: force
+            )
             try CLIInput.write(privateJWK.jsonString + "\n", to: stem + ".jwk.json", private: true, force: force)
             try CLIInput.write(publicJWK.jsonString + "\n", to: stem + ".pub.jwk.json", private: false, force: force)
             written += [".key.pem", ".pub.pem", ".jwk.json", ".pub.jwk.json"].map { stem + $0 }

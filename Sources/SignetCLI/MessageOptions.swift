@@ -32,8 +32,13 @@ struct MessageOptions: ParsableArguments {
             guard request == nil else { throw ValidationError("give either --request or --url, not both") }
             var fields = HTTPFields()
             for header in headers {
-                guard let colon = header.firstIndex(of: ":") else { throw ValidationError("--header needs \"Name: value\"") }
-                fields.append(name: String(header[..<colon]), value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+                guard let colon = header.firstIndex(of: ":") else {
+                    throw ValidationError("--header needs \"Name: value\"")
+                }
+                fields.append(
+                    name: String(header[..<colon]),
+                    value: String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                )
             }
             var bodyBytes: [UInt8] = []
             if let body { bodyBytes = Array(body.utf8) }
@@ -41,7 +46,12 @@ struct MessageOptions: ParsableArguments {
             if !bodyBytes.isEmpty, !fields.contains("content-length") {
                 fields.append(name: "Content-Length", value: String(bodyBytes.count))
             }
-            let message = try HTTPMessage.request(method: method ?? (bodyBytes.isEmpty ? "GET" : "POST"), uri: url, fields: fields, body: bodyBytes)
+            let message = try HTTPMessage.request(
+                method: method ?? (bodyBytes.isEmpty ? "GET" : "POST"),
+                uri: url,
+                fields: fields,
+                body: bodyBytes
+            )
             return (message, "\r\n")
         }
         let bytes = try CLIInput.read(request)

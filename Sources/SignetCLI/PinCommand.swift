@@ -19,7 +19,9 @@ struct PinCommand: ParsableCommand {
         let text = String(decoding: bytes, as: UTF8.self)
         var ders: [[UInt8]]
         if text.contains("-----BEGIN") {
-            ders = try PEMDocument.parseMultiple(pemString: text).filter { $0.discriminator == "CERTIFICATE" }.map(\.derBytes)
+            ders = try PEMDocument.parseMultiple(pemString: text).filter { $0.discriminator == "CERTIFICATE" }.map(
+                \.derBytes
+            )
         } else {
             ders = [bytes]
         }

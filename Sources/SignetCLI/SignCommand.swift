@@ -28,7 +28,10 @@ struct SignCommand: ParsableCommand {
     @Flag(help: "Also name the algorithm in the alg parameter.")
     var includeAlg = false
 
-    @Option(name: .customLong("component"), help: "A covered component, e.g. @authority or '\"@query-param\";name=\"id\"' (repeatable).")
+    @Option(
+        name: .customLong("component"),
+        help: "A covered component, e.g. @authority or '\"@query-param\";name=\"id\"' (repeatable)."
+    )
     var components: [String] = []
 
     @Flag(help: "Add a random nonce.")
@@ -64,7 +67,9 @@ struct SignCommand: ParsableCommand {
     func run() throws {
         var (message, lineEnding) = try input.load()
         // An HTTP/1.1 message with a body needs framing; the file form relies on Content-Length.
-        if !message.body.isEmpty, !message.fields.contains("content-length"), !message.fields.contains("transfer-encoding") {
+        if !message.body.isEmpty, !message.fields.contains("content-length"),
+            !message.fields.contains("transfer-encoding")
+        {
             message.fields.append(name: "Content-Length", value: String(message.body.count))
         }
         let signingKey = try KeyFiles.signingKey(path: key)
@@ -96,7 +101,9 @@ struct SignCommand: ParsableCommand {
             relatedRequest: related
         )
         if headersOnly {
-            for field in signed.fields.lines.dropFirst(message.fields.lines.count) { print("\(field.name): \(field.value)") }
+            for field in signed.fields.lines.dropFirst(message.fields.lines.count) {
+                print("\(field.name): \(field.value)")
+            }
         } else if curl {
             print(CurlCommand(signed).text)
         } else {
@@ -118,7 +125,9 @@ struct CurlCommand {
         for field in message.fields where !["host", "content-length"].contains(field.name.lowercased()) {
             parts += ["-H", Self.quote("\(field.name): \(field.value)")]
         }
-        if !message.body.isEmpty { parts += ["--data-binary", Self.quote(String(decoding: message.body, as: UTF8.self))] }
+        if !message.body.isEmpty {
+            parts += ["--data-binary", Self.quote(String(decoding: message.body, as: UTF8.self))]
+        }
         text = parts.joined(separator: " ")
     }
 

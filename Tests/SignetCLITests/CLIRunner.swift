@@ -28,7 +28,9 @@ enum CLIRunner {
         try run(signetPath, arguments, stdin: stdin, in: directory)
     }
 
-    static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: URL? = nil) throws -> Result {
+    static func run(_ executable: String, _ arguments: [String], stdin: [UInt8]? = nil, in directory: URL? = nil) throws
+        -> Result
+    {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments

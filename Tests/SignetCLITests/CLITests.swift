@@ -5,8 +5,11 @@ import Testing
 
 /// The `signet` command line, run as a separate process, as scripts will call it.
 @Suite struct CLITests {
-    static let algorithms = ["ed25519", "ecdsa-p256-sha256", "ecdsa-p384-sha384", "rsa-pss-sha512", "rsa-v1_5-sha256", "hmac-sha256"]
-    static let request = "POST /scores?game=1 HTTP/1.1\r\nHost: api.example.com\r\nContent-Type: application/json\r\n\r\n{\"name\":\"Gilgamesh\",\"score\":100}"
+    static let algorithms = [
+        "ed25519", "ecdsa-p256-sha256", "ecdsa-p384-sha384", "rsa-pss-sha512", "rsa-v1_5-sha256", "hmac-sha256",
+    ]
+    static let request =
+        "POST /scores?game=1 HTTP/1.1\r\nHost: api.example.com\r\nContent-Type: application/json\r\n\r\n{\"name\":\"Gilgamesh\",\"score\":100}"
 
     @Test(arguments: algorithms)
     func keygenSignVerifyRoundTrip(_ alg: String) throws {
@@ -20,11 +23,15 @@ import Testing
             let jwk = try JWK(json: Array(try Data(contentsOf: dir.appendingPathComponent("\(keyID).pub.jwk.json"))))
             #expect(try jwk.thumbprint == String(keyID))
             #expect(jwk.alg == alg)
-            let attributes = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(privateFile).path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: dir.appendingPathComponent(privateFile).path
+            )
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         }
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
-        var signArguments = ["sign", "--request", "req.http", "--key", privateFile, "--keyid", String(keyID), "--nonce"]
+        var signArguments = [
+            "sign", "--request", "req.http", "--key", privateFile, "--keyid", String(keyID), "--nonce",
+        ]
         if alg == "rsa-v1_5-sha256" { signArguments += ["--alg", alg] }
         let signed = try CLIRunner.signet(signArguments, in: dir)
         #expect(signed.status == 0, "\(signed.stderr)")
@@ -32,12 +39,18 @@ import Testing
         #expect(signed.stdout.contains("\r\n"), "CRLF input gives CRLF output")
 
         // A directory of keys: each file named after its key id, the algorithm from the JWK.
-        let verified = try CLIRunner.signet(["verify", "--key", dir.path, "--require-nonce", "--max-age", "60"], stdin: Array(signed.stdout.utf8))
+        let verified = try CLIRunner.signet(
+            ["verify", "--key", dir.path, "--require-nonce", "--max-age", "60"],
+            stdin: Array(signed.stdout.utf8)
+        )
         #expect(verified.lines.first == "valid", "\(verified.stdout)\(verified.stderr)")
         #expect(verified.status == 0)
         #expect(verified.stdout.contains("keyid: \(keyID)"))
 
-        let tampered = signed.stdout.replacingOccurrences(of: "score=", with: "score=").replacingOccurrences(of: "game=1", with: "game=2")
+        let tampered = signed.stdout.replacingOccurrences(of: "score=", with: "score=").replacingOccurrences(
+            of: "game=1",
+            with: "game=2"
+        )
         let rejected = try CLIRunner.signet(["verify", "--key", dir.path], stdin: Array(tampered.utf8))
         #expect(rejected.lines.first == "invalid: signature_invalid")
         #expect(rejected.status == 1)
@@ -47,37 +60,73 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
-        let sign = ["sign", "--request", "req.http", "--key", keys.appendingPathComponent("test-key-ed25519.key.pem").path, "--keyid", "k1", "--created", "1700000000"]
+        let sign = [
+            "sign", "--request", "req.http", "--key", keys.appendingPathComponent("test-key-ed25519.key.pem").path,
+            "--keyid", "k1", "--created", "1700000000",
+        ]
         let plain = try CLIRunner.signet(sign, in: dir)
         try Data(plain.stdout.utf8).write(to: dir.appendingPathComponent("signed.http"))
-        let verify = ["verify", "--request", "signed.http", "--key", keys.appendingPathComponent("test-key-ed25519.pub.pem").path, "--keyid", "k1"]
+        let verify = [
+            "verify", "--request", "signed.http", "--key", keys.appendingPathComponent("test-key-ed25519.pub.pem").path,
+            "--keyid", "k1",
+        ]
 
         #expect(try CLIRunner.signet(verify + ["--now", "1700000010"], in: dir).lines.first == "valid")
-        #expect(try CLIRunner.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first == "invalid: nonce_missing")
-        #expect(try CLIRunner.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first == "invalid: created_too_old")
-        #expect(try CLIRunner.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future")
+        #expect(
+            try CLIRunner.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first
+                == "invalid: nonce_missing"
+        )
+        #expect(
+            try CLIRunner.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first
+                == "invalid: created_too_old"
+        )
+        #expect(
+            try CLIRunner.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future"
+        )
         let wrongID = try CLIRunner.signet(verify.dropLast(2) + ["--keyid", "other", "--now", "1700000010"], in: dir)
         #expect(wrongID.lines.first == "invalid: unknown_key")
-        #expect(try CLIRunner.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first == "invalid: alg_mismatch")
-        #expect(try CLIRunner.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first == "invalid: tag_mismatch")
-        let debug = try CLIRunner.signet(verify + ["--now", "1700000010", "--require-component", "content-type", "--debug"], in: dir)
+        #expect(
+            try CLIRunner.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first
+                == "invalid: alg_mismatch"
+        )
+        #expect(
+            try CLIRunner.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first
+                == "invalid: tag_mismatch"
+        )
+        let debug = try CLIRunner.signet(
+            verify + ["--now", "1700000010", "--require-component", "content-type", "--debug"],
+            in: dir
+        )
         #expect(debug.lines.first == "invalid: component_not_covered")
         let tamperedBody = plain.stdout.replacingOccurrences(of: "Gilgamesh", with: "Enkidu___")
-        let bad = try CLIRunner.signet(Array(verify.dropFirst(3)).prefixing("verify", "--request", "-") + ["--now", "1700000010", "--debug"], stdin: Array(tamperedBody.utf8), in: dir)
+        let bad = try CLIRunner.signet(
+            Array(verify.dropFirst(3)).prefixing("verify", "--request", "-") + ["--now", "1700000010", "--debug"],
+            stdin: Array(tamperedBody.utf8),
+            in: dir
+        )
         #expect(bad.lines.first == "invalid: digest_mismatch")
         #expect(bad.stdout.contains("signature base:\n\"@method\": POST"))
         #expect(bad.status == 1)
-        let garbage = try CLIRunner.signet(["verify", "--request", "-", "--key", keys.path], stdin: Array("not http".utf8))
+        let garbage = try CLIRunner.signet(
+            ["verify", "--request", "-", "--key", keys.path],
+            stdin: Array("not http".utf8)
+        )
         #expect(garbage.lines.first == "invalid: malformed_message")
     }
 
     @Test func verifiesTheRFCsOwnEd25519Example() throws {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("rfc9421/rfc9421-appendix-b.json"))) as? [String: Any]
+        let json =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("rfc9421/rfc9421-appendix-b.json"))
+            ) as? [String: Any]
         let messages = try #require(json?["messages"] as? [String: Any])
         let cases = try #require(json?["cases"] as? [[String: Any]])
         let b26 = try #require(cases.first { $0["id"] as? String == "B.2.6" })
         let raw = try #require((messages["test-request"] as? [String: Any])?["raw"] as? String)
-        let signed = raw.replacingOccurrences(of: "\n\n", with: "\nSignature-Input: \(b26["signature_input_header"]!)\nSignature: \(b26["signature_header"]!)\n\n")
+        let signed = raw.replacingOccurrences(
+            of: "\n\n",
+            with: "\nSignature-Input: \(b26["signature_input_header"]!)\nSignature: \(b26["signature_header"]!)\n\n"
+        )
         let key = CLIRunner.vectors.appendingPathComponent("rfc9421/keys/test-key-ed25519.pub.pem").path
         let arguments = ["verify", "--key", key, "--keyid", "test-key-ed25519", "--now", "1618884473"]
         // The RFC's example signs a body without covering Content-Digest: Signet refuses that by default.
@@ -89,16 +138,28 @@ import Testing
     @Test func signCanPrintHeadersOnlyOrACurlCommand() throws {
         let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
         let common = [
-            "sign", "--method", "POST", "--url", "https://api.example.com/scores", "--header", "Content-Type: application/json",
-            "--body", "{\"it's\":1}", "--key", keys.appendingPathComponent("test-shared-secret.b64").path, "--keyid", "s1",
+            "sign", "--method", "POST", "--url", "https://api.example.com/scores", "--header",
+            "Content-Type: application/json",
+            "--body", "{\"it's\":1}", "--key", keys.appendingPathComponent("test-shared-secret.b64").path, "--keyid",
+            "s1",
             "--created", "1700000000", "--nonce-value", "abc", "--component", "@method", "--component", "@target-uri",
             "--component", "content-digest", "--component", "content-type",
         ]
         let headers = try CLIRunner.signet(common + ["--headers-only"])
-        #expect(headers.lines.filter { !$0.isEmpty }.map { $0.prefix { $0 != ":" } } == ["Content-Digest", "Signature-Input", "Signature"])
-        #expect(headers.stdout.contains("Signature-Input: sig1=(\"@method\" \"@target-uri\" \"content-digest\" \"content-type\");created=1700000000;nonce=\"abc\";keyid=\"s1\"\n"))
+        #expect(
+            headers.lines.filter { !$0.isEmpty }.map { $0.prefix { $0 != ":" } } == [
+                "Content-Digest", "Signature-Input", "Signature",
+            ]
+        )
+        #expect(
+            headers.stdout.contains(
+                "Signature-Input: sig1=(\"@method\" \"@target-uri\" \"content-digest\" \"content-type\");created=1700000000;nonce=\"abc\";keyid=\"s1\"\n"
+            )
+        )
         let curl = try CLIRunner.signet(common + ["--curl"])
-        #expect(curl.stdout.hasPrefix("curl -X 'POST' 'https://api.example.com/scores' -H 'Content-Type: application/json'"))
+        #expect(
+            curl.stdout.hasPrefix("curl -X 'POST' 'https://api.example.com/scores' -H 'Content-Type: application/json'")
+        )
         #expect(curl.stdout.contains("--data-binary '{\"it'\\''s\":1}'"))
         // The header lines and the curl command carry the same signature (HMAC is deterministic).
         let signature = try #require(headers.lines.first { $0.hasPrefix("Signature: ") })
@@ -106,22 +167,38 @@ import Testing
     }
 
     @Test func digestAndHMACReproduceTheSeedArticles() throws {
-        let seeds = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("seeds.json"))) as? [String: Any])
+        let seeds = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("seeds.json"))
+            ) as? [String: Any]
+        )
         let digests = try #require(seeds["digests_of_test_string"] as? [String: String])
         for alg in ["md5", "sha1", "sha256"] {
             let result = try CLIRunner.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
             #expect(result.stdout == digests[alg]! + "\n")
         }
-        let cd = try CLIRunner.signet(["digest", "--alg", "sha256", "--content-digest"], stdin: Array("{\"hello\": \"world\"}".utf8))
+        let cd = try CLIRunner.signet(
+            ["digest", "--alg", "sha256", "--content-digest"],
+            stdin: Array("{\"hello\": \"world\"}".utf8)
+        )
         #expect(cd.stdout == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:\n")
         let transfer = try #require(seeds["transfer_mac"] as? [String: Any])
-        let mac = try CLIRunner.signet(["hmac", "--key-utf8", transfer["key_utf8"] as! String], stdin: Array((transfer["message_utf8"] as! String).utf8))
+        let mac = try CLIRunner.signet(
+            ["hmac", "--key-utf8", transfer["key_utf8"] as! String],
+            stdin: Array((transfer["message_utf8"] as! String).utf8)
+        )
         #expect(mac.stdout == (transfer["hmac_sha256_hex"] as! String) + "\n")
         let legacy = try #require(seeds["legacy_query_hmac"] as? [String: String])
         let keyB64 = Base64.encode(Array(legacy["key_utf8"]!.utf8))
-        let check = try CLIRunner.signet(["hmac", "--key-b64", keyB64, "--verify", legacy["example_hmac_sha256_hex"]!], stdin: Array(legacy["example_message"]!.utf8))
+        let check = try CLIRunner.signet(
+            ["hmac", "--key-b64", keyB64, "--verify", legacy["example_hmac_sha256_hex"]!],
+            stdin: Array(legacy["example_message"]!.utf8)
+        )
         #expect(check.lines.first == "valid")
-        let wrong = try CLIRunner.signet(["hmac", "--key-b64", keyB64, "--verify", String(repeating: "0", count: 64)], stdin: Array(legacy["example_message"]!.utf8))
+        let wrong = try CLIRunner.signet(
+            ["hmac", "--key-b64", keyB64, "--verify", String(repeating: "0", count: 64)],
+            stdin: Array(legacy["example_message"]!.utf8)
+        )
         #expect(wrong.lines.first == "invalid: signature_invalid")
         #expect(wrong.status == 1)
         #expect(try CLIRunner.signet(["digest", "--alg", "crc32"], stdin: []).status != 0)
@@ -136,15 +213,22 @@ import Testing
         let dir = try CLIRunner.temporaryDirectory()
         let made = try CLIRunner.run(
             "openssl",
-            ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=pin-test", "-keyout", "k.pem", "-out", "c.pem"] + keyOptions,
+            ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=pin-test", "-keyout", "k.pem", "-out", "c.pem"]
+                + keyOptions,
             in: dir
         )
         try #require(made.status == 0, "\(made.stderr)")
         let spki = try CLIRunner.run("openssl", ["x509", "-in", "c.pem", "-pubkey", "-noout"], in: dir)
         try Data(spki.stdout.utf8).write(to: dir.appendingPathComponent("pub.pem"))
-        let der = try CLIRunner.run("openssl", ["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER", "-out", "pub.der"], in: dir)
+        let der = try CLIRunner.run(
+            "openssl",
+            ["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER", "-out", "pub.der"],
+            in: dir
+        )
         try #require(der.status == 0)
-        let expected = Base64.encode(HashFunction.sha256.digest(Array(try Data(contentsOf: dir.appendingPathComponent("pub.der")))))
+        let expected = Base64.encode(
+            HashFunction.sha256.digest(Array(try Data(contentsOf: dir.appendingPathComponent("pub.der"))))
+        )
         let pin = try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir)
         #expect(pin.stdout == "sha256/\(expected) CN=pin-test\n", "\(pin.stderr)")
         // DER input and a bundle of several certificates work too.

@@ -52,7 +52,12 @@ struct InteropTests {
             created: Date(),
             nonce: "signet-\(alg)"
         )
-        let wire = Wire(method: "POST", url: signed.target!.targetURI, headers: signed.fields.lines.map { [$0.name, $0.value] }, body_b64: Base64.encode(signed.body))
+        let wire = Wire(
+            method: "POST",
+            url: signed.target!.targetURI,
+            headers: signed.fields.lines.map { [$0.name, $0.value] },
+            body_b64: Base64.encode(signed.body)
+        )
         try JSONEncoder().encode(wire).write(to: dir.appendingPathComponent("m.json"))
         let verdict = try Interop.peer(["verify", alg, files.publicFile, "interop", "m.json"], in: dir)
         #expect(verdict["ok"] as? Bool == true, "\(verdict)")
@@ -63,7 +68,9 @@ struct InteropTests {
         var tampered = wire
         tampered.body_b64 = Base64.encode(Array("{\"name\":\"Gilgamesh\",\"score\":999}".utf8))
         try JSONEncoder().encode(tampered).write(to: dir.appendingPathComponent("t.json"))
-        #expect(try Interop.peer(["verify", alg, files.publicFile, "interop", "t.json"], in: dir)["ok"] as? Bool == false)
+        #expect(
+            try Interop.peer(["verify", alg, files.publicFile, "interop", "t.json"], in: dir)["ok"] as? Bool == false
+        )
     }
 
     @Test(arguments: 0..<algorithms.count)
@@ -73,7 +80,13 @@ struct InteropTests {
         let key = try SigningKey.generate(type)
         let files = try Self.keyFiles(key, in: dir)
         let request = try Self.request()
-        let wire = Wire(method: "POST", url: request.target!.targetURI, headers: [["Content-Type", "application/json"]], body_b64: Base64.encode(request.body), nonce: "pyauth-\(alg)")
+        let wire = Wire(
+            method: "POST",
+            url: request.target!.targetURI,
+            headers: [["Content-Type", "application/json"]],
+            body_b64: Base64.encode(request.body),
+            nonce: "pyauth-\(alg)"
+        )
         try JSONEncoder().encode(wire).write(to: dir.appendingPathComponent("m.json"))
         let output = try Interop.peerOutput(["sign", alg, files.privateFile, "interop", "m.json"], in: dir)
         let signed = try JSONDecoder().decode(Wire.self, from: Data(output.utf8))
@@ -104,7 +117,10 @@ enum Interop {
         let probe = try? CLIRunner.run(python, ["-c", "import http_message_signatures, requests"])
         if probe?.status == 0 { return true }
         // In CI the peer must be there: failing loudly beats skipping silently.
-        precondition(ProcessInfo.processInfo.environment["CI"] == nil, "CI must install http-message-signatures (SIGNET_PYTHON)")
+        precondition(
+            ProcessInfo.processInfo.environment["CI"] == nil,
+            "CI must install http-message-signatures (SIGNET_PYTHON)"
+        )
         return false
     }()
 

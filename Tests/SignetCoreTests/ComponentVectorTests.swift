@@ -75,14 +75,18 @@ import Testing
 
     @Test func signatureParamsLineIsTheSignersTextVerbatim() throws {
         let file = try Vectors.json("rfc9421/rfc9421-components.json")
-        let example = try #require(try file.objects("examples").first { $0["component_identifier"] as? String == "\"@signature-params\"" })
+        let example = try #require(
+            try file.objects("examples").first { $0["component_identifier"] as? String == "\"@signature-params\"" }
+        )
         let expected = try example.string("expected_value")
         let fields: HTTPFields = [("Signature-Input", "sig1=" + expected), ("Signature", "sig1=:AAAA:")]
         let entry = try #require(try SignatureFields(fields).entries.first)
         #expect(try entry.parameters.serialized == expected)
         // A member with unusual but valid spacing and order stays exactly as sent.
         let odd = "(\"@method\"  \"@path\");keyid=\"k\";created=1618884475;nonce=\"n\""
-        let oddEntry = try #require(try SignatureFields([("Signature-Input", "a=" + odd), ("Signature", "a=:AAAA:")]).entries.first)
+        let oddEntry = try #require(
+            try SignatureFields([("Signature-Input", "a=" + odd), ("Signature", "a=:AAAA:")]).entries.first
+        )
         #expect(try oddEntry.parameters.serialized == odd)
     }
 

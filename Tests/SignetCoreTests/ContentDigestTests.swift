@@ -41,7 +41,10 @@ import Testing
     func producesTheRFCValue(_ example: Example) throws {
         let algorithms = example.algorithm.split(separator: ",").map(String.init)
         let produced = try algorithms.map { name in
-            ContentDigest.fieldValue(for: example.content, algorithm: try #require(ContentDigest.Algorithm(rawValue: name)))
+            ContentDigest.fieldValue(
+                for: example.content,
+                algorithm: try #require(ContentDigest.Algorithm(rawValue: name))
+            )
         }
         #expect(produced.joined(separator: ", ") == example.fieldValue)
     }
@@ -65,9 +68,13 @@ import Testing
 
     @Test func theBrotliErratumBytesMatchButThePrintedOnesDoNot() throws {
         let json = try Vectors.json("rfc9421/rfc9530-content-digest.json")
-        let b4 = try #require(try json.objects("examples").first { ($0["rfc"] as? String)?.hasPrefix("9530 B.4") == true })
+        let b4 = try #require(
+            try json.objects("examples").first { ($0["rfc"] as? String)?.hasPrefix("9530 B.4") == true }
+        )
         let printed = try #require(Hex.decode(try b4.string("rfc_printed_hex")))
-        let error = #expect(throws: SignetError.self) { try ContentDigest.verify(try b4.string("field_value"), body: printed) }
+        let error = #expect(throws: SignetError.self) {
+            try ContentDigest.verify(try b4.string("field_value"), body: printed)
+        }
         #expect(error?.code == .digestMismatch)
     }
 

@@ -7,8 +7,10 @@ import Testing
 @Suite struct HTTP1MessageCodecTests {
     @Test(arguments: ["\r\n", "\n"])
     func requestsParseWithEitherLineEnding(_ eol: String) throws {
-        let text = ["POST /a/b?x=1 HTTP/1.1", "Host: Example.COM:443", "X-Fold: one", "  two", "Content-Length: 2", "", "hi"]
-            .joined(separator: eol)
+        let text = [
+            "POST /a/b?x=1 HTTP/1.1", "Host: Example.COM:443", "X-Fold: one", "  two", "Content-Length: 2", "", "hi",
+        ]
+        .joined(separator: eol)
         let message = try HTTP1MessageCodec().decode(Array(text.utf8))
         #expect(message.method == "POST")
         #expect(message.target?.targetURI == "https://Example.COM:443/a/b?x=1")
@@ -24,7 +26,9 @@ import Testing
         let absolute = try HTTP1MessageCodec().decode(Array("GET http://h:8080/p HTTP/1.1\n\n".utf8))
         #expect(absolute.target?.normalizedAuthority == "h:8080")
         #expect(absolute.target?.requestTargetValue == "http://h:8080/p")
-        let response = try HTTP1MessageCodec().decode(Array("HTTP/1.1 503 Service Unavailable\nContent-Length: 2\n\nok\n".utf8))
+        let response = try HTTP1MessageCodec().decode(
+            Array("HTTP/1.1 503 Service Unavailable\nContent-Length: 2\n\nok\n".utf8)
+        )
         #expect(response.head == .response(status: 503))
         #expect(response.body == Array("ok".utf8))
         var codec = HTTP1MessageCodec()
@@ -34,7 +38,8 @@ import Testing
 
     @Test(arguments: [
         "", "GET\n\n", "GET / HTTP/1.1\n\n", "GET / HTTP/1.1\nHost h\n\n", "GET / HTTP/1.1\n folded-first\n\n",
-        "HTTP/1.1 20 OK\n\n", "POST / HTTP/1.1\nHost: h\nContent-Length: 9\n\nshort", "POST / HTTP/1.1\nHost: h\nContent-Length: x\n\n",
+        "HTTP/1.1 20 OK\n\n", "POST / HTTP/1.1\nHost: h\nContent-Length: 9\n\nshort",
+        "POST / HTTP/1.1\nHost: h\nContent-Length: x\n\n",
         "GET / HTTP/1.1\nHost: h\nBad Name: v\n\n",
     ])
     func malformedMessagesAreRejected(_ text: String) {

@@ -38,7 +38,11 @@ import Testing
     @Test(arguments: KeyType.allCases)
     func generatedKeysRoundTripThroughPEMAndJWK(_ type: KeyType) throws {
         let key = try SigningKey.generate(type)
-        let algorithm = try #require(SignatureAlgorithms.standard.names.compactMap { SignatureAlgorithms.standard[$0] }.first { $0.keyType == type })
+        let algorithm = try #require(
+            SignatureAlgorithms.standard.names.compactMap { SignatureAlgorithms.standard[$0] }.first {
+                $0.keyType == type
+            }
+        )
         let message = Array("base".utf8)
         let signature = try algorithm.sign(message, with: key)
         var readers: [VerificationKey] = [try VerificationKey(jwk: key.jwk), key.verificationKey]
@@ -70,7 +74,9 @@ import Testing
     @Test func hmacSecretsGivenAsBase64AreDecodedBeforeUse() throws {
         let b64 = try Vectors.text("rfc9421/keys/test-shared-secret.b64")
         let key = try SigningKey(base64Secret: b64)
-        let expectedJWK = "{\"k\":\"" + Base64.urlEncode(Base64.decode(b64.trimmingCharacters(in: .whitespacesAndNewlines))!) + "\",\"kty\":\"oct\"}"
+        let expectedJWK =
+            "{\"k\":\"" + Base64.urlEncode(Base64.decode(b64.trimmingCharacters(in: .whitespacesAndNewlines))!)
+            + "\",\"kty\":\"oct\"}"
         #expect(key.verificationKey.jwk.jsonString == expectedJWK)
         #expect(Base64.urlDecode(key.verificationKey.jwk.k!)!.count == 64)
     }

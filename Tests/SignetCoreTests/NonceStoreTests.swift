@@ -10,9 +10,23 @@ import Testing
     @Test func aPairIsClaimedExactlyOnceUntilItExpires() async throws {
         let store = MemoryNonceStore()
         #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
-        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(10), now: t0.addingTimeInterval(9)))
+        #expect(
+            try await !store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(10),
+                now: t0.addingTimeInterval(9)
+            )
+        )
         #expect(try await store.claim(keyID: "other", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
-        #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(11)))
+        #expect(
+            try await store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(30),
+                now: t0.addingTimeInterval(11)
+            )
+        )
     }
 
     @Test func keyIdAndNonceCannotBeShiftedIntoEachOther() async throws {
@@ -45,7 +59,14 @@ import Testing
         #expect(error?.code == .nonceStoreFull)
         #expect(try await !store.claim(keyID: "k", nonce: "a", until: t0.addingTimeInterval(10), now: t0))
         // Once the claims expire they are swept and room returns.
-        #expect(try await store.claim(keyID: "k", nonce: "d", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(11)))
+        #expect(
+            try await store.claim(
+                keyID: "k",
+                nonce: "d",
+                until: t0.addingTimeInterval(30),
+                now: t0.addingTimeInterval(11)
+            )
+        )
         #expect(store.count == 1)
     }
 }

@@ -124,7 +124,11 @@ import Testing
         policy.selection = .label(try #require(vector.label))
         let related = try vector.relatedRequestRaw.map { try Vectors.message($0) }
         _ = try await MessageVerifier(keys: ring, policy: policy, nonces: nil)
-            .verify(try Self.signedMessage(vector), relatedRequest: related, now: Date(timeIntervalSince1970: 1_618_884_480))
+            .verify(
+                try Self.signedMessage(vector),
+                relatedRequest: related,
+                now: Date(timeIntervalSince1970: 1_618_884_480)
+            )
     }
 
     @Test(arguments: signed)
@@ -140,7 +144,11 @@ import Testing
         message.fields.append(name: "Signature", value: "\(label)=:\(Base64.encode(signature)):")
         let related = try vector.relatedRequestRaw.map { try Vectors.message($0) }
         let error = await #expect(throws: SignetError.self) {
-            try await Self.verifier(label: label).verify(message, relatedRequest: related, now: Date(timeIntervalSince1970: TimeInterval(vector.created)))
+            try await Self.verifier(label: label).verify(
+                message,
+                relatedRequest: related,
+                now: Date(timeIntervalSince1970: TimeInterval(vector.created))
+            )
         }
         #expect(error?.code == .signatureInvalid)
         #expect(error?.signatureBase != nil)
@@ -167,7 +175,12 @@ import Testing
             let expectValid = try #require(variant["expect_valid"] as? Bool)
             let result: Result<VerifiedSignature, any Error>
             do {
-                result = .success(try await Self.verifier(label: "transform").verify(message, now: Date(timeIntervalSince1970: 1_618_884_473)))
+                result = .success(
+                    try await Self.verifier(label: "transform").verify(
+                        message,
+                        now: Date(timeIntervalSince1970: 1_618_884_473)
+                    )
+                )
             } catch {
                 result = .failure(error)
             }
@@ -187,15 +200,27 @@ import Testing
         #expect(error?.code == .signatureInvalid)
         // While the proxy's own signature over the same message verifies.
         let final = try Vectors.message(try json.object("messages").object("s4.3-final").string("raw"))
-        let verified = try await Self.verifier(label: "proxy_sig").verify(final, now: Date(timeIntervalSince1970: 1_618_884_480))
+        let verified = try await Self.verifier(label: "proxy_sig").verify(
+            final,
+            now: Date(timeIntervalSince1970: 1_618_884_480)
+        )
         #expect(verified.keyID == "test-key-rsa")
     }
 
     @Test func signingAndVerifyingRoundTripsForEveryAlgorithm() async throws {
         for (keyID, alg) in Vectors.algorithmOfKey {
             let request = try Vectors.message(Self.all[0].messageRaw)
-            let signer = MessageSigner(key: try Vectors.privateKey(keyID), keyID: keyID, algorithm: try SignatureAlgorithms.standard.require(alg))
-            let signed = try signer.sign(request, components: [.method, .targetURI, .contentDigest], created: Date(timeIntervalSince1970: 1_700_000_000), nonce: "n-\(keyID)")
+            let signer = MessageSigner(
+                key: try Vectors.privateKey(keyID),
+                keyID: keyID,
+                algorithm: try SignatureAlgorithms.standard.require(alg)
+            )
+            let signed = try signer.sign(
+                request,
+                components: [.method, .targetURI, .contentDigest],
+                created: Date(timeIntervalSince1970: 1_700_000_000),
+                nonce: "n-\(keyID)"
+            )
             let verifier = MessageVerifier(keys: try Vectors.keyRing(), nonces: MemoryNonceStore())
             let verified = try await verifier.verify(signed, now: Date(timeIntervalSince1970: 1_700_000_010))
             #expect(verified.algorithm == alg)

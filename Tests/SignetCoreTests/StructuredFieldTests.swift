@@ -22,7 +22,9 @@ import Testing
     }
 
     @Test func membersKeepTheirRawText() throws {
-        let dictionary = try StructuredFieldParser.parseDictionary("sig1=(\"@method\"  \"@path\");created=1, sig2=(\"@status\")")
+        let dictionary = try StructuredFieldParser.parseDictionary(
+            "sig1=(\"@method\"  \"@path\");created=1, sig2=(\"@status\")"
+        )
         #expect(dictionary["sig1"]?.rawValue == "(\"@method\"  \"@path\");created=1")
         #expect(dictionary["sig2"]?.rawValue == "(\"@status\")")
     }
@@ -47,7 +49,8 @@ import Testing
         let many = (0...StructuredFieldParser.maximumMembers).map { "k\($0)=1" }.joined(separator: ", ")
         let error = #expect(throws: SignetError.self) { try StructuredFieldParser.parseDictionary(many) }
         #expect(error?.code == .malformedHeader)
-        let wide = "a=(" + Array(repeating: "1", count: StructuredFieldParser.maximumMembers + 1).joined(separator: " ") + ")"
+        let wide =
+            "a=(" + Array(repeating: "1", count: StructuredFieldParser.maximumMembers + 1).joined(separator: " ") + ")"
         #expect(throws: SignetError.self) { try StructuredFieldParser.parseDictionary(wide) }
     }
 
@@ -61,7 +64,10 @@ import Testing
             if let parsed = try? StructuredFieldParser.parseDictionary(text) {
                 // Whatever parses must serialise and parse back to the same value.
                 if let again = try? StructuredFieldSerializer.serialize(parsed) {
-                    #expect((try? StructuredFieldParser.parseDictionary(again))?.entries.map(\.member) == parsed.entries.map(\.member))
+                    #expect(
+                        (try? StructuredFieldParser.parseDictionary(again))?.entries.map(\.member)
+                            == parsed.entries.map(\.member)
+                    )
                 }
             }
             _ = try? StructuredFieldParser.parseList(text)
@@ -101,7 +107,10 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func rfc4648TestVectors() {
-        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+        for (plain, encoded) in [
+            ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
             #expect(Base64.encode(Array(plain.utf8)) == encoded)
             #expect(Base64.decode(encoded) == Array(plain.utf8))
         }

@@ -46,7 +46,9 @@ enum Vectors {
     }
 
     static func privateKey(_ name: String) throws -> SigningKey {
-        if name == "test-shared-secret" { return try SigningKey(base64Secret: try text("rfc9421/keys/test-shared-secret.b64")) }
+        if name == "test-shared-secret" {
+            return try SigningKey(base64Secret: try text("rfc9421/keys/test-shared-secret.b64"))
+        }
         return try SigningKey(pem: try text("rfc9421/keys/\(name).key.pem"))
     }
 

@@ -31,7 +31,15 @@ import Testing
         label: String = "sig1",
         signer: MessageSigner = signer
     ) throws -> HTTPMessage {
-        try signer.sign(try message ?? request(), label: label, components: components, created: created, expires: expires, nonce: nonce, tag: tag)
+        try signer.sign(
+            try message ?? request(),
+            label: label,
+            components: components,
+            created: created,
+            expires: expires,
+            nonce: nonce,
+            tag: tag
+        )
     }
 
     static func verify(
@@ -64,17 +72,52 @@ import Testing
 
     static let tamperings: [(String, @Sendable (inout HTTPMessage) throws -> Void)] = [
         ("method", { $0.head = .request(method: "PUT", target: $0.target!) }),
-        ("path", { $0.head = .request(method: "POST", target: try RequestTarget(uri: "https://api.example.com/other?game=1")) }),
-        ("query", { $0.head = .request(method: "POST", target: try RequestTarget(uri: "https://api.example.com/scores?game=2")) }),
-        ("authority", { $0.head = .request(method: "POST", target: try RequestTarget(uri: "https://evil.example.com/scores?game=1")) }),
-        ("scheme", { $0.head = .request(method: "POST", target: try RequestTarget(uri: "http://api.example.com/scores?game=1")) }),
+        (
+            "path",
+            {
+                $0.head = .request(
+                    method: "POST",
+                    target: try RequestTarget(uri: "https://api.example.com/other?game=1")
+                )
+            }
+        ),
+        (
+            "query",
+            {
+                $0.head = .request(
+                    method: "POST",
+                    target: try RequestTarget(uri: "https://api.example.com/scores?game=2")
+                )
+            }
+        ),
+        (
+            "authority",
+            {
+                $0.head = .request(
+                    method: "POST",
+                    target: try RequestTarget(uri: "https://evil.example.com/scores?game=1")
+                )
+            }
+        ),
+        (
+            "scheme",
+            {
+                $0.head = .request(
+                    method: "POST",
+                    target: try RequestTarget(uri: "http://api.example.com/scores?game=1")
+                )
+            }
+        ),
         ("content-type", { $0.fields.set(name: "Content-Type", value: "text/plain") }),
         ("x-player", { $0.fields.set(name: "X-Player", value: "enkidu") }),
         ("x-player added line", { $0.fields.append(name: "X-Player", value: "enkidu") }),
-        ("content-digest", {
-            $0.body = Array("{\"score\":999}".utf8)
-            $0.fields.set(name: "Content-Digest", value: ContentDigest.fieldValue(for: $0.body))
-        }),
+        (
+            "content-digest",
+            {
+                $0.body = Array("{\"score\":999}".utf8)
+                $0.fields.set(name: "Content-Digest", value: ContentDigest.fieldValue(for: $0.body))
+            }
+        ),
     ]
 
     @Test(arguments: 0..<tamperings.count)
@@ -125,7 +168,9 @@ import Testing
         let otherKey = try SigningKey.generate(.ed25519)
         var keys = Self.ring
         keys.add(KeyRecord(keyID: "device-2", algorithm: "ed25519", key: otherKey.verificationKey))
-        let other = try Self.signed(signer: MessageSigner(key: otherKey, keyID: "device-2", algorithm: Ed25519Algorithm()))
+        let other = try Self.signed(
+            signer: MessageSigner(key: otherKey, keyID: "device-2", algorithm: Ed25519Algorithm())
+        )
         _ = try await Self.verify(other, keys: keys, nonces: nonces)
     }
 
@@ -146,11 +191,17 @@ import Testing
 
     @Test func tooOldInTheFutureAndExpiredAreRejected() async throws {
         let message = try Self.signed()
-        await Self.expectCode(.createdTooOld) { _ = try await Self.verify(message, at: Self.signedAt.addingTimeInterval(331)) }
+        await Self.expectCode(.createdTooOld) {
+            _ = try await Self.verify(message, at: Self.signedAt.addingTimeInterval(331))
+        }
         _ = try await Self.verify(message, at: Self.signedAt.addingTimeInterval(330))
-        await Self.expectCode(.createdInFuture) { _ = try await Self.verify(message, at: Self.signedAt.addingTimeInterval(-31)) }
+        await Self.expectCode(.createdInFuture) {
+            _ = try await Self.verify(message, at: Self.signedAt.addingTimeInterval(-31))
+        }
         let expiring = try Self.signed(expires: Self.signedAt.addingTimeInterval(10))
-        await Self.expectCode(.expired) { _ = try await Self.verify(expiring, at: Self.signedAt.addingTimeInterval(41)) }
+        await Self.expectCode(.expired) {
+            _ = try await Self.verify(expiring, at: Self.signedAt.addingTimeInterval(41))
+        }
         _ = try await Self.verify(expiring, at: Self.signedAt.addingTimeInterval(40))
     }
 
@@ -159,15 +210,21 @@ import Testing
         let nonces = MemoryNonceStore()
         _ = try await Self.verify(message, nonces: nonces, at: Self.signedAt)
         // Still inside the window: the replay is caught, however late it comes.
-        await Self.expectCode(.nonceReplayed) { _ = try await Self.verify(message, nonces: nonces, at: Self.signedAt.addingTimeInterval(330)) }
+        await Self.expectCode(.nonceReplayed) {
+            _ = try await Self.verify(message, nonces: nonces, at: Self.signedAt.addingTimeInterval(330))
+        }
         // Past the window the age check rejects it before the nonce store is asked.
-        await Self.expectCode(.createdTooOld) { _ = try await Self.verify(message, nonces: nonces, at: Self.signedAt.addingTimeInterval(331)) }
+        await Self.expectCode(.createdTooOld) {
+            _ = try await Self.verify(message, nonces: nonces, at: Self.signedAt.addingTimeInterval(331))
+        }
     }
 
     // MARK: Keys and algorithms
 
     @Test func anUnknownKeyIsRejected() async throws {
-        let message = try Self.signed(signer: MessageSigner(key: Self.key, keyID: "nobody", algorithm: Ed25519Algorithm()))
+        let message = try Self.signed(
+            signer: MessageSigner(key: Self.key, keyID: "nobody", algorithm: Ed25519Algorithm())
+        )
         await Self.expectCode(.unknownKey) { _ = try await Self.verify(message) }
     }
 
@@ -178,9 +235,18 @@ import Testing
     }
 
     @Test func aKeyOutsideItsValidityIsRejected() async throws {
-        let expired = KeyRing([KeyRecord(keyID: "device-1", algorithm: "ed25519", key: Self.key.verificationKey, notAfter: Self.signedAt)])
+        let expired = KeyRing([
+            KeyRecord(keyID: "device-1", algorithm: "ed25519", key: Self.key.verificationKey, notAfter: Self.signedAt)
+        ])
         await Self.expectCode(.keyExpired) { _ = try await Self.verify(try Self.signed(), keys: expired) }
-        let future = KeyRing([KeyRecord(keyID: "device-1", algorithm: "ed25519", key: Self.key.verificationKey, notBefore: Self.signedAt.addingTimeInterval(60))])
+        let future = KeyRing([
+            KeyRecord(
+                keyID: "device-1",
+                algorithm: "ed25519",
+                key: Self.key.verificationKey,
+                notBefore: Self.signedAt.addingTimeInterval(60)
+            )
+        ])
         await Self.expectCode(.keyNotYetValid) { _ = try await Self.verify(try Self.signed(), keys: future) }
     }
 
@@ -206,10 +272,14 @@ import Testing
         var signer = Self.signer
         signer.includeAlgorithm = true
         _ = try await Self.verify(try Self.signed(signer: signer))
-        let lying = try Self.signed().replacingSignatureInput { $0.replacingOccurrences(of: ";keyid=", with: ";alg=\"hmac-sha256\";keyid=") }
+        let lying = try Self.signed().replacingSignatureInput {
+            $0.replacingOccurrences(of: ";keyid=", with: ";alg=\"hmac-sha256\";keyid=")
+        }
         await Self.expectCode(.algMismatch) { _ = try await Self.verify(lying) }
         // A record whose algorithm does not fit its key is refused, not tried.
-        let misfiled = KeyRing([KeyRecord(keyID: "device-1", algorithm: "ecdsa-p256-sha256", key: Self.key.verificationKey)])
+        let misfiled = KeyRing([
+            KeyRecord(keyID: "device-1", algorithm: "ecdsa-p256-sha256", key: Self.key.verificationKey)
+        ])
         await Self.expectCode(.algMismatch) { _ = try await Self.verify(try Self.signed(), keys: misfiled) }
         let unknown = KeyRing([KeyRecord(keyID: "device-1", algorithm: "rot13", key: Self.key.verificationKey)])
         await Self.expectCode(.algUnsupported) { _ = try await Self.verify(try Self.signed(), keys: unknown) }
@@ -234,7 +304,12 @@ import Testing
         var keys = Self.ring
         keys.add(KeyRecord(keyID: "device-2", algorithm: "ecdsa-p256-sha256", key: otherKey.verificationKey))
         let first = try Self.signed()
-        let both = try Self.signed(first, nonce: "nonce-2", label: "sig2", signer: MessageSigner(key: otherKey, keyID: "device-2", algorithm: ECDSAP256SHA256()))
+        let both = try Self.signed(
+            first,
+            nonce: "nonce-2",
+            label: "sig2",
+            signer: MessageSigner(key: otherKey, keyID: "device-2", algorithm: ECDSAP256SHA256())
+        )
         await Self.expectCode(.ambiguousSignature) { _ = try await Self.verify(both, keys: keys) }
         var policy = VerificationPolicy.standard
         policy.selection = .label("sig2")

@@ -12,7 +12,8 @@ public struct ECDSAP256SHA256: SignatureAlgorithm {
         return Array(try privateKey.signature(for: base).rawRepresentation)
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .p256(let publicKey) = key.storage else { throw mismatch(key.type) }
         guard signature.count == 64, let parsed = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
             publicKey.isValidSignature(parsed, for: base)

@@ -12,7 +12,8 @@ public struct ECDSAP384SHA384: SignatureAlgorithm {
         return Array(try privateKey.signature(for: base).rawRepresentation)
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .p384(let publicKey) = key.storage else { throw mismatch(key.type) }
         guard signature.count == 96, let parsed = try? P384.Signing.ECDSASignature(rawRepresentation: signature),
             publicKey.isValidSignature(parsed, for: base)

@@ -12,7 +12,8 @@ public struct Ed25519Algorithm: SignatureAlgorithm {
         return Array(try privateKey.signature(for: base))
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .ed25519(let publicKey) = key.storage else { throw mismatch(key.type) }
         guard publicKey.isValidSignature(signature, for: base) else { throw Self.invalid(name) }
         return .none

@@ -12,7 +12,8 @@ public struct HMACSHA256: SignatureAlgorithm {
         return secret.authenticationCode(for: base)
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .symmetric(let secret) = key.storage else { throw mismatch(key.type) }
         guard ConstantTime.equals(secret.authenticationCode(for: base), signature) else {
             throw Self.invalid(name)

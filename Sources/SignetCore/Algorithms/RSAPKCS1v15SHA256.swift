@@ -15,7 +15,8 @@ public struct RSAPKCS1v15SHA256: SignatureAlgorithm {
         )
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .rsa(let publicKey) = key.storage else { throw mismatch(key.type) }
         let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
         guard publicKey.isValidSignature(parsed, for: SHA256.hash(data: base), padding: .insecurePKCS1v1_5) else {

@@ -14,7 +14,8 @@ public struct RSAPSSSHA512: SignatureAlgorithm {
         return Array(try privateKey.signature(for: SHA512.hash(data: base), padding: .PSS).rawRepresentation)
     }
 
-    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+    public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
+    {
         guard case .rsa(let publicKey) = key.storage else { throw mismatch(key.type) }
         let parsed = _RSA.Signing.RSASignature(rawRepresentation: signature)
         guard publicKey.isValidSignature(parsed, for: SHA512.hash(data: base), padding: .PSS) else {

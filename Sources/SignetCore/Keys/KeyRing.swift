@@ -35,7 +35,9 @@ public struct KeyRing: KeyResolver, Sendable {
     ///
     /// - Throws: `unknown_key`, `key_revoked`, `key_expired` or `key_not_yet_valid`.
     public static func usable(_ records: [KeyRecord], keyID: String, at time: Date) throws -> [KeyRecord] {
-        guard !records.isEmpty else { throw SignetError(.unknownKey, "no key is registered as \(keyID.debugDescription)") }
+        guard !records.isEmpty else {
+            throw SignetError(.unknownKey, "no key is registered as \(keyID.debugDescription)")
+        }
         let usable = records.filter { $0.isUsable(at: time) }
         if !usable.isEmpty { return usable }
         if records.contains(where: \.revoked) {

@@ -31,8 +31,10 @@ enum PEMKeyDecoder {
             case "PUBLIC KEY": return .publicKey(try publicKey(spki: der))
             case "PRIVATE KEY": return .privateKey(try privateKey(pkcs8: der))
             case "EC PRIVATE KEY": return .privateKey(try sec1PrivateKey(der))
-            case "RSA PUBLIC KEY": return .publicKey(VerificationKey(.rsa(try _RSA.Signing.PublicKey(derRepresentation: der))))
-            case "RSA PRIVATE KEY": return .privateKey(SigningKey(.rsa(try _RSA.Signing.PrivateKey(derRepresentation: der))))
+            case "RSA PUBLIC KEY":
+                return .publicKey(VerificationKey(.rsa(try _RSA.Signing.PublicKey(derRepresentation: der))))
+            case "RSA PRIVATE KEY":
+                return .privateKey(SigningKey(.rsa(try _RSA.Signing.PrivateKey(derRepresentation: der))))
             default: throw SignetError(.invalidKey, "unsupported PEM block \(label.debugDescription)")
             }
         } catch let error as SignetError {

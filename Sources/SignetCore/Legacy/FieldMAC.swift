@@ -34,7 +34,9 @@ public struct FieldMAC: Sendable {
     static func message(_ fields: [String]) -> [UInt8] { Array(fields.joined().utf8) }
 
     private func key(_ version: String) throws -> SymmetricKey {
-        guard let key = keys[version] else { throw SignetError(.unknownKey, "no MAC key has version \(version.debugDescription)") }
+        guard let key = keys[version] else {
+            throw SignetError(.unknownKey, "no MAC key has version \(version.debugDescription)")
+        }
         return key
     }
 }

@@ -84,7 +84,9 @@ public struct HTTP1MessageCodec: Sendable {
         var fields: [HTTPFields.Field] = []
         for line in lines {
             if line.first == " " || line.first == "\t" {
-                guard !fields.isEmpty else { throw SignetError(.malformedMessage, "continuation line before any field") }
+                guard !fields.isEmpty else {
+                    throw SignetError(.malformedMessage, "continuation line before any field")
+                }
                 // obs-fold: the fold and surrounding whitespace become one SP.
                 fields[fields.count - 1].value = fields[fields.count - 1].value.trimmingOWS + " " + line.trimmingOWS
                 continue

@@ -73,7 +73,8 @@ public struct RequestTarget: Sendable, Hashable {
     public var targetURI: String {
         switch form {
         case .authority, .asterisk: return "\(scheme)://\(authority)"
-        case .origin, .absolute: return "\(scheme)://\(authority)\(path.isEmpty ? "/" : path)\(query.map { "?" + $0 } ?? "")"
+        case .origin, .absolute:
+            return "\(scheme)://\(authority)\(path.isEmpty ? "/" : path)\(query.map { "?" + $0 } ?? "")"
         }
     }
 

@@ -66,7 +66,10 @@ public struct MessageSigner: Sendable {
         if let existing = message.fields["signature-input"],
             (try StructuredFieldParser.parseDictionary(existing))[label] != nil
         {
-            throw SignetError(.malformedHeader, "the message already has a signature labelled \(label.debugDescription)")
+            throw SignetError(
+                .malformedHeader,
+                "the message already has a signature labelled \(label.debugDescription)"
+            )
         }
         let parameters = SignatureParameters(
             components: components,

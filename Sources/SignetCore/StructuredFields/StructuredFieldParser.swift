@@ -237,7 +237,9 @@ public struct StructuredFieldParser {
         guard peek == UInt8(ascii: ":") else { throw fail("unterminated byte sequence") }
         let encoded = Array(bytes[start..<index])
         index += 1
-        guard let decoded = Base64.decode(encoded, lenient: true) else { throw fail("byte sequence is not valid base64") }
+        guard let decoded = Base64.decode(encoded, lenient: true) else {
+            throw fail("byte sequence is not valid base64")
+        }
         return decoded
     }
 

@@ -57,7 +57,9 @@ public struct MessageVerifier: Sendable {
             throw SignetError(.parameterMissing, "the signature has no keyid")
         }
         let records = try KeyRing.usable(try await keys.records(for: keyID), keyID: keyID, at: now)
-        let candidates = try records.map { record in (record, try algorithm(for: record, messageAlg: parameters.algorithm)) }
+        let candidates = try records.map { record in
+            (record, try algorithm(for: record, messageAlg: parameters.algorithm))
+        }
 
         let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: relatedRequest)
         do {
@@ -180,7 +182,10 @@ public struct MessageVerifier: Sendable {
         }
         let algorithm = try algorithms.require(record.algorithm)
         guard algorithm.keyType == record.key.type else {
-            throw SignetError(.algMismatch, "key \(record.keyID) is \(record.key.type.rawValue), not for \(record.algorithm)")
+            throw SignetError(
+                .algMismatch,
+                "key \(record.keyID) is \(record.key.type.rawValue), not for \(record.algorithm)"
+            )
         }
         return algorithm
     }
@@ -189,7 +194,9 @@ public struct MessageVerifier: Sendable {
         let covered = components.contains { $0.name == "content-digest" && !$0.isFromRelatedRequest }
         let field = message.fields["content-digest"]
         if policy.requireContentDigest, !message.body.isEmpty {
-            guard field != nil else { throw SignetError(.digestMissing, "the message has a body but no Content-Digest") }
+            guard field != nil else {
+                throw SignetError(.digestMissing, "the message has a body but no Content-Digest")
+            }
             guard covered else { throw SignetError(.digestNotCovered, "the signature does not cover content-digest") }
         }
         // A covered digest is always checked against the bytes received, whatever the policy.
@@ -198,7 +205,12 @@ public struct MessageVerifier: Sendable {
 
     private func claimNonce(_ parameters: SignatureParameters, keyID: String, now: Date) async throws {
         guard let nonces, let nonce = parameters.nonce else { return }
-        let claimed = try await nonces.claim(keyID: keyID, nonce: nonce, until: nonceExpiry(parameters, now: now), now: now)
+        let claimed = try await nonces.claim(
+            keyID: keyID,
+            nonce: nonce,
+            until: nonceExpiry(parameters, now: now),
+            now: now
+        )
         guard claimed else { throw SignetError(.nonceReplayed, "nonce \(nonce.debugDescription) was already used") }
     }
 
@@ -207,7 +219,9 @@ public struct MessageVerifier: Sendable {
         var closes: [Int64] = []
         if let created = parameters.created, let maximumAge = policy.maximumAge { closes.append(created + maximumAge) }
         if let expires = parameters.expires { closes.append(expires) }
-        guard let close = closes.min() else { return now.addingTimeInterval(TimeInterval(policy.nonceRetentionFallback)) }
+        guard let close = closes.min() else {
+            return now.addingTimeInterval(TimeInterval(policy.nonceRetentionFallback))
+        }
         return Date(timeIntervalSince1970: TimeInterval(close + policy.clockSkew + 1))
     }
 }
