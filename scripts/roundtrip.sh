@@ -18,17 +18,17 @@ printf 'POST /scores?game=1 HTTP/1.1\r\nHost: api.example.com\r\nContent-Type: a
 cat request.http; echo
 
 echo; echo "== 3. Signed: Content-Digest, Signature-Input, Signature (RFC 9421 + RFC 9530)"
-"$signet" sign --request request.http --key device.key.pem --keyid "$keyid" --nonce > signed.http
+"$signet" sign --request request.http --key device.key.pem --keyid="$keyid" --nonce > signed.http
 cat signed.http; echo
 
 echo; echo "== 4. The server verifies it"
-"$signet" verify --request signed.http --key device.pub.pem --keyid "$keyid" --require-nonce --max-age 300
+"$signet" verify --request signed.http --key device.pub.pem --keyid="$keyid" --require-nonce --max-age 300
 
 echo; echo "== 5. A tampered score is rejected"
 sed 's/"score":100/"score":999/' signed.http > tampered.http
-"$signet" verify --request tampered.http --key device.pub.pem --keyid "$keyid" || echo "(exit $?)"
+"$signet" verify --request tampered.http --key device.pub.pem --keyid="$keyid" || echo "(exit $?)"
 
 echo; echo "== 6. Recomputing the digest does not help: the signature covers it"
 digest=$(printf '{"name":"Gilgamesh","score":999}' | "$signet" digest --alg sha256 --content-digest)
 sed "s|^Content-Digest: .*|Content-Digest: $digest\r|" tampered.http > forged.http
-"$signet" verify --request forged.http --key device.pub.pem --keyid "$keyid" || echo "(exit $?)"
+"$signet" verify --request forged.http --key device.pub.pem --keyid="$keyid" || echo "(exit $?)"

@@ -60,4 +60,11 @@ struct MessageOptions: ParsableArguments {
         let lineEnding = bytes.firstIndex(of: 0x0A).map { $0 > 0 && bytes[$0 - 1] == 0x0D } == true ? "\r\n" : "\n"
         return (try codec.decode(bytes), lineEnding)
     }
+
+    /// The request a response answers, read with the same scheme (for `;req` components).
+    func loadRelatedRequest(_ path: String) throws -> HTTPMessage {
+        var codec = HTTP1MessageCodec()
+        codec.defaultScheme = scheme
+        return try codec.decode(try CLIInput.read(path))
+    }
 }

@@ -84,12 +84,7 @@ struct SignCommand: ParsableCommand {
             includeAlgorithm: includeAlg,
             digestAlgorithm: digestAlgorithm
         )
-        var related: HTTPMessage?
-        if let responseTo {
-            var codec = HTTP1MessageCodec()
-            codec.defaultScheme = input.scheme
-            related = try codec.decode(try CLIInput.read(responseTo))
-        }
+        let related = try responseTo.map(input.loadRelatedRequest)
         let signed = try signer.sign(
             message,
             label: label,

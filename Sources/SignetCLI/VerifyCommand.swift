@@ -59,12 +59,7 @@ struct VerifyCommand: AsyncParsableCommand {
         let time = Date(timeIntervalSince1970: TimeInterval(now ?? Int64(Date().timeIntervalSince1970)))
         do {
             let (message, _) = try input.load()
-            var related: HTTPMessage?
-            if let responseTo {
-                var codec = HTTP1MessageCodec()
-                codec.defaultScheme = input.scheme
-                related = try codec.decode(try CLIInput.read(responseTo))
-            }
+            let related = try responseTo.map(input.loadRelatedRequest)
             var policy = VerificationPolicy.permissive
             policy.requireCreated = true
             policy.requireContentDigest = !allowUncoveredBody

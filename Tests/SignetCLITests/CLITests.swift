@@ -29,9 +29,8 @@ import Testing
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         }
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
-        var signArguments = [
-            "sign", "--request", "req.http", "--key", privateFile, "--keyid", String(keyID), "--nonce",
-        ]
+        // `=` forms: a thumbprint key id (and so the file name) may start with "-".
+        var signArguments = ["sign", "--request", "req.http", "--key=\(privateFile)", "--keyid=\(keyID)", "--nonce"]
         if alg == "rsa-v1_5-sha256" { signArguments += ["--alg", alg] }
         let signed = try CLIRunner.signet(signArguments, in: dir)
         #expect(signed.status == 0, "\(signed.stderr)")
@@ -242,4 +241,41 @@ import Testing
 
 extension Array where Element == String {
     func prefixing(_ values: String...) -> [String] { values + self }
+}
+
+@Suite struct CLIResponseSignatureTests {
+    /// A server signs its response bound to the request (`;req`); the client checks both together.
+    @Test func responsesSignedOverRequestComponentsVerifyOnlyWithThatRequest() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
+        try Data(CLITests.request.utf8).write(to: dir.appendingPathComponent("req.http"))
+        let response = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n\r\n{\"rank\":1}"
+        try Data(response.utf8).write(to: dir.appendingPathComponent("resp.http"))
+        let signed = try CLIRunner.signet(
+            [
+                "sign", "--request", "resp.http", "--response-to", "req.http", "--key",
+                keys.appendingPathComponent("test-key-ecc-p256.key.pem").path, "--keyid", "gateway", "--label",
+                "reqres",
+                "--component", "@status", "--component", "content-digest", "--component", "\"@method\";req",
+                "--component", "\"@target-uri\";req",
+            ],
+            in: dir
+        )
+        #expect(signed.status == 0, "\(signed.stderr)")
+        try Data(signed.stdout.utf8).write(to: dir.appendingPathComponent("signed.http"))
+        let verify = [
+            "verify", "--request", "signed.http", "--key",
+            keys.appendingPathComponent("test-key-ecc-p256.pub.pem").path,
+            "--keyid", "gateway", "--label", "reqres",
+        ]
+        #expect(try CLIRunner.signet(verify + ["--response-to", "req.http"], in: dir).lines.first == "valid")
+        // Without the request, or against another request, the binding fails.
+        #expect(try CLIRunner.signet(verify, in: dir).lines.first == "invalid: component_missing")
+        let other = CLITests.request.replacingOccurrences(of: "game=1", with: "game=2")
+        try Data(other.utf8).write(to: dir.appendingPathComponent("other.http"))
+        #expect(
+            try CLIRunner.signet(verify + ["--response-to", "other.http"], in: dir).lines.first
+                == "invalid: signature_invalid"
+        )
+    }
 }
