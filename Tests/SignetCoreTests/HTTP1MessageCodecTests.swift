@@ -46,4 +46,14 @@ import Testing
         let error = #expect(throws: SignetError.self) { try HTTP1MessageCodec().decode(Array(text.utf8)) }
         #expect(error?.code == .malformedMessage)
     }
+
+    @Test func bodiesAreBounded() throws {
+        var codec = HTTP1MessageCodec()
+        codec.maximumBodyBytes = 4
+        #expect(try codec.decode(Array("POST / HTTP/1.1\nHost: h\n\n1234".utf8)).body.count == 4)
+        let error = #expect(throws: SignetError.self) {
+            try codec.decode(Array("POST / HTTP/1.1\nHost: h\n\n12345".utf8))
+        }
+        #expect(error?.code == .bodyTooLarge)
+    }
 }

@@ -10,6 +10,8 @@ public struct HTTP1MessageCodec: Sendable {
     public var maximumHeaderBytes = 64 * 1024
     /// Most field lines accepted.
     public var maximumFieldLines = 256
+    /// Most body bytes accepted.
+    public var maximumBodyBytes = 16 * 1024 * 1024
     /// The scheme given to origin-form requests, which do not carry one.
     public var defaultScheme = "https"
 
@@ -27,6 +29,9 @@ public struct HTTP1MessageCodec: Sendable {
         guard !lines.isEmpty, !lines[0].isEmpty else { throw SignetError(.malformedMessage, "missing start line") }
         let startLine = lines.removeFirst()
         let fields = try decodeFields(lines)
+        guard bytes.count - bodyStart <= maximumBodyBytes else {
+            throw SignetError(.bodyTooLarge, "body exceeds \(maximumBodyBytes) bytes")
+        }
         var body = Array(bytes[bodyStart...])
         if let length = fields["content-length"] {
             guard let expected = Int(length), expected >= 0 else {

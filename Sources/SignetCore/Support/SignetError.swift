@@ -83,4 +83,13 @@ extension SignetError.Code {
     public static let nonceMissing = Self("nonce_missing")
     public static let nonceReplayed = Self("nonce_replayed")
     public static let nonceStoreFull = Self("nonce_store_full")
+    // Device registration and App Attest (raised by the server and App Attest modules; declared here
+    // so every client can match on them from the start).
+    public static let counterNotIncreasing = Self("counter_not_increasing")
+    public static let challengeUnknown = Self("challenge_unknown")
+    public static let challengeExpired = Self("challenge_expired")
+    public static let attestationChainInvalid = Self("attestation_chain_invalid")
+    public static let attestationNonceMismatch = Self("attestation_nonce_mismatch")
+    public static let appIDMismatch = Self("app_id_mismatch")
+    public static let environmentMismatch = Self("environment_mismatch")
 }
