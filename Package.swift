@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
+        .library(name: "SignetStore", targets: ["SignetStore"]),
+        .library(name: "SignetServer", targets: ["SignetServer"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
     ],
     dependencies: [
@@ -19,6 +21,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Pure: no I/O, no clock. RFC 9421, RFC 9530, keys, policies, pins, seed-compatible MACs.
@@ -31,10 +41,38 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Challenges, devices, nonces: memory, SQLite (embedded default) and PostgreSQL.
+        .target(
+            name: "SignetStore",
+            dependencies: [
+                "SignetCore",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Hummingbird: verification middleware, registration routes, gateway, configuration, metrics.
+        .target(
+            name: "SignetServer",
+            dependencies: [
+                "SignetCore",
+                "SignetStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "SignetCLI",
             dependencies: [
                 "SignetCore",
+                "SignetServer",
+                "SignetStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -44,6 +82,11 @@ let package = Package(
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SignetStoreTests",
+            dependencies: ["SignetCore", "SignetStore"],
             swiftSettings: strict
         ),
         // Runs the built `signet` binary and the Python interop peer as separate processes.

@@ -56,6 +56,18 @@ public final class MemoryNonceStore: NonceStore {
         }
     }
 
+    /// Removes every expired claim now; returns how many went.
+    @discardableResult
+    public func sweep(now: Date) -> Int {
+        state.withLock { state in
+            let before = state.expiries.count
+            state.expiries = state.expiries.filter { $0.value >= now }
+            state.queue = state.queue.filter { state.expiries[$0.key] == $0.expiry }
+            state.head = 0
+            return before - state.expiries.count
+        }
+    }
+
     /// How many claims are held (expired ones included until swept).
     public var count: Int { state.withLock { $0.expiries.count } }
 }

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+/// How a client's key came to be trusted (DESIGN.md "The one idea").
+public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
+    /// A configured HMAC secret.
+    case sharedSecret = "shared-secret"
+    /// A device key registered with proof of possession, not attested.
+    case deviceKey = "device-key"
+    /// A key attested by Apple App Attest.
+    case appAttest = "app-attest"
+    /// A client certificate from Signet's device CA, over mutual TLS.
+    case clientCertificate = "client-certificate"
+
+    private var rank: Int {
+        switch self {
+        case .sharedSecret: 0
+        case .deviceKey: 1
+        case .clientCertificate: 2
+        case .appAttest: 3
+        }
+    }
+
+    public static func < (lhs: TrustLevel, rhs: TrustLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A registered device.
+public struct DeviceRecord: Sendable, Hashable {
+    public enum Status: String, Sendable, Codable {
+        case active, revoked
+    }
+
+    public var deviceID: String
+    /// What the device puts in its signatures' `keyid`.
+    public var keyID: String
+    /// The algorithm its key is used with.
+    public var algorithm: String
+    /// The public key as a JWK (JSON text).
+    public var publicKeyJWK: String
+    public var trustLevel: TrustLevel
+    /// The last accepted signed counter (App Attest); 0 when none yet.
+    public var counter: UInt64
+    public var status: Status
+    public var createdAt: Date
+    public var revokedAt: Date?
+    /// Facts kept from registration (environment, App ID, receipt…).
+    public var attributes: [String: String]
+
+    public init(
+        deviceID: String,
+        keyID: String,
+        algorithm: String,
+        publicKeyJWK: String,
+        trustLevel: TrustLevel,
+        counter: UInt64 = 0,
+        status: Status = .active,
+        createdAt: Date,
+        revokedAt: Date? = nil,
+        attributes: [String: String] = [:]
+    ) {
+        self.deviceID = deviceID
+        self.keyID = keyID
+        self.algorithm = algorithm
+        self.publicKeyJWK = publicKeyJWK
+        self.trustLevel = trustLevel
+        self.counter = counter
+        self.status = status
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.attributes = attributes
+    }
+
+    /// The key record a verifier uses for this device.
+    public func keyRecord() throws -> KeyRecord {
+        let key = try VerificationKey(jwk: try JWK(json: Array(publicKeyJWK.utf8)))
+        return KeyRecord(keyID: keyID, algorithm: algorithm, key: key, revoked: status == .revoked)
+    }
+
+    static func encodeAttributes(_ attributes: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: (try? encoder.encode(attributes)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    static func decodeAttributes(_ text: String) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
+    }
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import Synchronization
+
+/// An in-process ``SignetStorage`` for tests and single-process tools. Nothing survives a restart.
+public final class MemoryStore: SignetStorage {
+    private struct State {
+        var challenges: [String: Date] = [:]
+        var devices: [String: DeviceRecord] = [:]
+        var deviceIDByKeyID: [String: String] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let nonces: MemoryNonceStore
+
+    public init(nonceCapacity: Int = 1_000_000) {
+        self.nonces = MemoryNonceStore(capacity: nonceCapacity)
+    }
+
+    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
+        try state.withLock { state in
+            guard state.challenges.count < limit || state.challenges.values.count(where: { $0 > now }) < limit else {
+                throw SignetError(.rateLimited, "\(limit) challenges are outstanding")
+            }
+            state.challenges[value] = expiresAt
+        }
+    }
+
+    public func consumeChallenge(_ value: String, now: Date) async throws {
+        try state.withLock { state in
+            guard let expiry = state.challenges.removeValue(forKey: value) else {
+                throw SignetError(.challengeUnknown, "the challenge is unknown or already used")
+            }
+            guard expiry > now else { throw SignetError(.challengeExpired, "the challenge expired") }
+        }
+    }
+
+    public func registerDevice(_ device: DeviceRecord) async throws {
+        try state.withLock { state in
+            guard state.devices[device.deviceID] == nil, state.deviceIDByKeyID[device.keyID] == nil else {
+                throw SignetError(.deviceExists, "a device with this id or key id exists")
+            }
+            state.devices[device.deviceID] = device
+            state.deviceIDByKeyID[device.keyID] = device.deviceID
+        }
+    }
+
+    public func device(keyID: String) async throws -> DeviceRecord? {
+        state.withLock { state in state.deviceIDByKeyID[keyID].flatMap { state.devices[$0] } }
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        state.withLock { $0.devices[id] }
+    }
+
+    public func revokeDevice(id: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard state.devices[id] != nil else { return false }
+            state.devices[id]!.status = .revoked
+            state.devices[id]!.revokedAt = time
+            return true
+        }
+    }
+
+    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+        state.withLock { state in
+            guard let device = state.devices[deviceID], value > device.counter else { return false }
+            state.devices[deviceID]!.counter = value
+            return true
+        }
+    }
+
+    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+        try await nonces.claim(keyID: keyID, nonce: nonce, until: expiry, now: now)
+    }
+
+    public func sweep(now: Date) async throws -> Int {
+        let challenges = state.withLock { state in
+            let before = state.challenges.count
+            state.challenges = state.challenges.filter { $0.value > now }
+            return before - state.challenges.count
+        }
+        return challenges + nonces.sweep(now: now)
+    }
+
+    public func shutdown() async throws {}
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import PostgresNIO
+import SignetCore
+
+/// ``SignetStorage`` on PostgreSQL, for several gateway instances sharing one state.
+///
+/// The same single-statement guards as ``SQLiteStore``; PostgreSQL's row locks make each atomic
+/// across instances. Migrations run under an advisory lock so instances starting together do not race.
+public final class PostgresStore: SignetStorage {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+        self.client = client
+        self.runner = runner
+        self.logger = logger
+    }
+
+    /// Connects with a URL `postgres://user:password@host:port/database` and applies migrations.
+    public static func connect(url: String, logger: Logger = Logger(label: "signet.store.postgres")) async throws
+        -> PostgresStore
+    {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+            let host = components.host, let user = components.user
+        else { throw SignetError(.storeUnavailable, "not a postgres:// URL") }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let configuration = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: user,
+            password: components.password?.removingPercentEncoding,
+            database: database.isEmpty ? nil : database,
+            tls: .disable
+        )
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        let store = PostgresStore(client: client, runner: runner, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            runner.cancel()
+            throw SignetError(.storeUnavailable, "PostgreSQL at \(host): \(String(reflecting: error))")
+        }
+        return store
+    }
+
+    // MARK: Migrations
+
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE challenges (value TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX challenges_expiry ON challenges (expires_at)",
+            """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY, key_id TEXT NOT NULL UNIQUE, algorithm TEXT NOT NULL,
+                public_key_jwk TEXT NOT NULL, trust_level TEXT NOT NULL, counter BIGINT NOT NULL DEFAULT 0,
+                status TEXT NOT NULL, created_at BIGINT NOT NULL, revoked_at BIGINT, attributes TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE nonces (key_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at BIGINT NOT NULL,
+                PRIMARY KEY (key_id, nonce))
+            """,
+            "CREATE INDEX nonces_expiry ON nonces (expires_at)",
+        ]
+    ]
+
+    private func migrate() async throws {
+        try await client.withConnection { connection in
+            _ = try await connection.query("SELECT pg_advisory_lock(9421)", logger: logger)
+            do {
+                _ = try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS signet_schema (version INTEGER NOT NULL)",
+                    logger: logger
+                )
+                var current = 0
+                for try await version in try await connection.query(
+                    "SELECT COALESCE(MAX(version), 0) FROM signet_schema",
+                    logger: logger
+                ).decode(Int.self) {
+                    current = version
+                }
+                for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
+                    _ = try await connection.query("BEGIN", logger: logger)
+                    do {
+                        for step in steps { _ = try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger) }
+                        let version = index + 1
+                        _ = try await connection.query("INSERT INTO signet_schema (version) VALUES (\(version))", logger: logger)
+                        _ = try await connection.query("COMMIT", logger: logger)
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
+                throw error
+            }
+            _ = try await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
+        }
+    }
+
+    // MARK: Challenges
+
+    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
+        let expiry = Self.millis(expiresAt)
+        let cutoff = Self.millis(now)
+        let inserted = try await count(
+            """
+            INSERT INTO challenges (value, expires_at)
+            SELECT \(value), \(expiry) WHERE (SELECT COUNT(*) FROM challenges WHERE expires_at > \(cutoff)) < \(limit)
+            RETURNING 1
+            """
+        )
+        guard inserted > 0 else { throw SignetError(.rateLimited, "\(limit) challenges are outstanding") }
+    }
+
+    public func consumeChallenge(_ value: String, now: Date) async throws {
+        var expiry: Int64?
+        try await perform { client, logger in
+            for try await value in try await client.query(
+                "DELETE FROM challenges WHERE value = \(value) RETURNING expires_at",
+                logger: logger
+            ).decode(Int64.self) {
+                expiry = value
+            }
+        }
+        guard let expiry else { throw SignetError(.challengeUnknown, "the challenge is unknown or already used") }
+        guard expiry > Self.millis(now) else { throw SignetError(.challengeExpired, "the challenge expired") }
+    }
+
+    // MARK: Devices
+
+    public func registerDevice(_ device: DeviceRecord) async throws {
+        let counter = Int64(device.counter)
+        let created = Self.millis(device.createdAt)
+        let revoked = device.revokedAt.map(Self.millis)
+        let attributes = DeviceRecord.encodeAttributes(device.attributes)
+        let inserted = try await count(
+            """
+            INSERT INTO devices (device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status,
+                created_at, revoked_at, attributes)
+            VALUES (\(device.deviceID), \(device.keyID), \(device.algorithm), \(device.publicKeyJWK),
+                \(device.trustLevel.rawValue), \(counter), \(device.status.rawValue), \(created), \(revoked),
+                \(attributes))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+        )
+        guard inserted > 0 else { throw SignetError(.deviceExists, "a device with this id or key id exists") }
+    }
+
+    public func device(keyID: String) async throws -> DeviceRecord? {
+        try await devices(
+            """
+            SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
+                revoked_at, attributes FROM devices WHERE key_id = \(keyID)
+            """
+        ).first
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await devices(
+            """
+            SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
+                revoked_at, attributes FROM devices WHERE device_id = \(id)
+            """
+        ).first
+    }
+
+    public func revokeDevice(id: String, at time: Date) async throws -> Bool {
+        let millis = Self.millis(time)
+        return try await count(
+            """
+            UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, \(millis))
+            WHERE device_id = \(id) RETURNING 1
+            """
+        ) > 0
+    }
+
+    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+        let counter = Int64(value)
+        return try await count(
+            "UPDATE devices SET counter = \(counter) WHERE device_id = \(deviceID) AND counter < \(counter) RETURNING 1"
+        ) > 0
+    }
+
+    private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
+        var result: [DeviceRecord] = []
+        try await perform { client, logger in
+            let rows = try await client.query(query, logger: logger)
+            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes) in rows.decode(
+                (String, String, String, String, String, Int64, String, Int64, Int64?, String).self
+            ) {
+                guard let trustLevel = TrustLevel(rawValue: trust), let state = DeviceRecord.Status(rawValue: status)
+                else { throw SignetError(.storeUnavailable, "a devices row is invalid") }
+                result.append(
+                    DeviceRecord(
+                        deviceID: id,
+                        keyID: keyID,
+                        algorithm: algorithm,
+                        publicKeyJWK: jwk,
+                        trustLevel: trustLevel,
+                        counter: UInt64(counter),
+                        status: state,
+                        createdAt: Self.date(millis: created),
+                        revokedAt: revoked.map(Self.date(millis:)),
+                        attributes: DeviceRecord.decodeAttributes(attributes)
+                    )
+                )
+            }
+        }
+        return result
+    }
+
+    // MARK: Nonces
+
+    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+        let expires = Self.millis(expiry)
+        let cutoff = Self.millis(now)
+        return try await count(
+            """
+            INSERT INTO nonces (key_id, nonce, expires_at) VALUES (\(keyID), \(nonce), \(expires))
+            ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at
+            WHERE nonces.expires_at < \(cutoff)
+            RETURNING 1
+            """
+        ) > 0
+    }
+
+    // MARK: Maintenance
+
+    public func sweep(now: Date) async throws -> Int {
+        let cutoff = Self.millis(now)
+        let challenges = try await count("DELETE FROM challenges WHERE expires_at <= \(cutoff) RETURNING 1")
+        let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
+        return challenges + nonces
+    }
+
+    public func shutdown() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    /// Removes every row (for tests that share one database).
+    public func truncateForTesting() async throws {
+        _ = try await count("TRUNCATE challenges, devices, nonces")
+    }
+
+    // MARK: Helpers
+
+    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
+
+    /// Runs a statement and counts the rows it returned.
+    private func count(_ query: PostgresQuery) async throws -> Int {
+        var rows = 0
+        try await perform { client, logger in
+            for try await _ in try await client.query(query, logger: logger) { rows += 1 }
+        }
+        return rows
+    }
+
+    private func perform(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
+        do {
+            try await body(client, logger)
+        } catch let error as SignetError {
+            throw error
+        } catch {
+            throw SignetError(.storeUnavailable, "PostgreSQL: \(String(reflecting: error))")
+        }
+    }
+}

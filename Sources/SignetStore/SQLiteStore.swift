@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import SQLiteNIO
+import SignetCore
+
+/// The embedded default ``SignetStorage``: one SQLite file, created on first start, WAL journal.
+///
+/// Every replay guard is one statement, so SQLite's own locking makes it atomic: a challenge is a
+/// `DELETE … RETURNING`, a nonce an `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING`, a
+/// counter an `UPDATE … WHERE counter < new`.
+public final class SQLiteStore: SignetStorage {
+    private let connection: SQLiteConnection
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Opens (creating if needed) the database at `path` and applies pending migrations.
+    public static func open(path: String, logger: Logger = Logger(label: "signet.store.sqlite")) async throws -> SQLiteStore {
+        let connection: SQLiteConnection
+        do {
+            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        } catch {
+            throw SignetError(.storeUnavailable, "cannot open SQLite database at \(path): \(error)")
+        }
+        let store = SQLiteStore(connection: connection)
+        try await store.run("PRAGMA journal_mode=WAL")
+        // NORMAL in WAL mode survives a process crash (the kill -9 case); FULL would add an fsync per
+        // commit to also survive power loss.
+        try await store.run("PRAGMA synchronous=NORMAL")
+        try await store.run("PRAGMA busy_timeout=5000")
+        try await store.migrate()
+        return store
+    }
+
+    // MARK: Migrations
+
+    /// Versioned schema steps; each runs once, in order, recorded in `signet_schema`.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE challenges (value TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)
+            """,
+            "CREATE INDEX challenges_expiry ON challenges (expires_at)",
+            """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY, key_id TEXT NOT NULL UNIQUE, algorithm TEXT NOT NULL,
+                public_key_jwk TEXT NOT NULL, trust_level TEXT NOT NULL, counter INTEGER NOT NULL DEFAULT 0,
+                status TEXT NOT NULL, created_at INTEGER NOT NULL, revoked_at INTEGER, attributes TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE nonces (key_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL,
+                PRIMARY KEY (key_id, nonce)) WITHOUT ROWID
+            """,
+            "CREATE INDEX nonces_expiry ON nonces (expires_at)",
+        ]
+    ]
+
+    private func migrate() async throws {
+        try await run("CREATE TABLE IF NOT EXISTS signet_schema (version INTEGER NOT NULL)")
+        let rows = try await query("SELECT MAX(version) AS version FROM signet_schema")
+        let current = rows.first?.column("version")?.integer ?? 0
+        for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
+            try await run("BEGIN IMMEDIATE")
+            do {
+                for step in steps { try await run(step) }
+                try await run("INSERT INTO signet_schema (version) VALUES (?)", [.integer(index + 1)])
+                try await run("COMMIT")
+            } catch {
+                try? await run("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    // MARK: Challenges
+
+    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
+        // The count and the insert are one statement: concurrent issuers cannot overshoot the cap.
+        let rows = try await query(
+            """
+            INSERT INTO challenges (value, expires_at)
+            SELECT ?, ? WHERE (SELECT COUNT(*) FROM challenges WHERE expires_at > ?) < ?
+            RETURNING value
+            """,
+            [.text(value), .integer(Self.millis(expiresAt)), .integer(Self.millis(now)), .integer(limit)]
+        )
+        guard !rows.isEmpty else { throw SignetError(.rateLimited, "\(limit) challenges are outstanding") }
+    }
+
+    public func consumeChallenge(_ value: String, now: Date) async throws {
+        let rows = try await query("DELETE FROM challenges WHERE value = ? RETURNING expires_at", [.text(value)])
+        guard let expiry = rows.first?.column("expires_at")?.integer else {
+            throw SignetError(.challengeUnknown, "the challenge is unknown or already used")
+        }
+        guard expiry > Self.millis(now) else { throw SignetError(.challengeExpired, "the challenge expired") }
+    }
+
+    // MARK: Devices
+
+    public func registerDevice(_ device: DeviceRecord) async throws {
+        let rows = try await query(
+            """
+            INSERT INTO devices (device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status,
+                created_at, revoked_at, attributes)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING device_id
+            """,
+            [
+                .text(device.deviceID), .text(device.keyID), .text(device.algorithm), .text(device.publicKeyJWK),
+                .text(device.trustLevel.rawValue), .integer(Int(device.counter)), .text(device.status.rawValue),
+                .integer(Self.millis(device.createdAt)), device.revokedAt.map { .integer(Self.millis($0)) } ?? .null,
+                .text(DeviceRecord.encodeAttributes(device.attributes)),
+            ]
+        )
+        guard !rows.isEmpty else { throw SignetError(.deviceExists, "a device with this id or key id exists") }
+    }
+
+    public func device(keyID: String) async throws -> DeviceRecord? {
+        try await query("SELECT * FROM devices WHERE key_id = ?", [.text(keyID)]).first.map(Self.device)
+    }
+
+    public func device(id: String) async throws -> DeviceRecord? {
+        try await query("SELECT * FROM devices WHERE device_id = ?", [.text(id)]).first.map(Self.device)
+    }
+
+    public func revokeDevice(id: String, at time: Date) async throws -> Bool {
+        let rows = try await query(
+            "UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, ?) WHERE device_id = ? RETURNING device_id",
+            [.integer(Self.millis(time)), .text(id)]
+        )
+        return !rows.isEmpty
+    }
+
+    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+        let rows = try await query(
+            "UPDATE devices SET counter = ? WHERE device_id = ? AND counter < ? RETURNING device_id",
+            [.integer(Int(value)), .text(deviceID), .integer(Int(value))]
+        )
+        return !rows.isEmpty
+    }
+
+    private static func device(_ row: SQLiteRow) throws -> DeviceRecord {
+        guard let id = row.column("device_id")?.string, let keyID = row.column("key_id")?.string,
+            let algorithm = row.column("algorithm")?.string, let jwk = row.column("public_key_jwk")?.string,
+            let trust = row.column("trust_level")?.string.flatMap(TrustLevel.init(rawValue:)),
+            let counter = row.column("counter")?.integer,
+            let status = row.column("status")?.string.flatMap(DeviceRecord.Status.init(rawValue:)),
+            let created = row.column("created_at")?.integer
+        else { throw SignetError(.storeUnavailable, "a devices row is incomplete") }
+        return DeviceRecord(
+            deviceID: id,
+            keyID: keyID,
+            algorithm: algorithm,
+            publicKeyJWK: jwk,
+            trustLevel: trust,
+            counter: UInt64(counter),
+            status: status,
+            createdAt: date(millis: created),
+            revokedAt: row.column("revoked_at")?.integer.map(date(millis:)),
+            attributes: DeviceRecord.decodeAttributes(row.column("attributes")?.string ?? "{}")
+        )
+    }
+
+    // MARK: Nonces
+
+    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+        // A new pair is inserted; an existing pair is taken over only if its claim has expired.
+        let rows = try await query(
+            """
+            INSERT INTO nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)
+            ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
+            WHERE nonces.expires_at < ?
+            RETURNING 1 AS claimed
+            """,
+            [.text(keyID), .text(nonce), .integer(Self.millis(expiry)), .integer(Self.millis(now))]
+        )
+        return !rows.isEmpty
+    }
+
+    // MARK: Maintenance
+
+    public func sweep(now: Date) async throws -> Int {
+        let cutoff = SQLiteData.integer(Self.millis(now))
+        let challenges = try await query("DELETE FROM challenges WHERE expires_at <= ? RETURNING 1", [cutoff])
+        let nonces = try await query("DELETE FROM nonces WHERE expires_at < ? RETURNING 1", [cutoff])
+        return challenges.count + nonces.count
+    }
+
+    public func shutdown() async throws {
+        try await connection.close()
+    }
+
+    // MARK: Helpers
+
+    static func millis(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+    static func date(millis: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
+
+    private func run(_ sql: String, _ binds: [SQLiteData] = []) async throws {
+        _ = try await query(sql, binds)
+    }
+
+    private func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        do {
+            return try await connection.query(sql, binds)
+        } catch let error as SignetError {
+            throw error
+        } catch {
+            throw SignetError(.storeUnavailable, "SQLite: \(error)")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+/// One-time server challenges (DESIGN.md lifecycle step 1).
+public protocol ChallengeStore: Sendable {
+    /// Stores a new challenge, unless `limit` unexpired ones are outstanding (`rate_limited`), so an
+    /// unauthenticated flood cannot grow the store without bound.
+    func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws
+
+    /// Consumes a challenge exactly once: of concurrent calls with one value, one succeeds.
+    ///
+    /// - Throws: `challenge_unknown` (never issued, or already used) or `challenge_expired`.
+    func consumeChallenge(_ value: String, now: Date) async throws
+}
+
+/// Registered devices: public key, algorithm, trust level, counter, status.
+public protocol DeviceStore: Sendable {
+    /// Adds a device. Throws `device_exists` when its device id or key id is taken.
+    func registerDevice(_ device: DeviceRecord) async throws
+    func device(keyID: String) async throws -> DeviceRecord?
+    func device(id: String) async throws -> DeviceRecord?
+    /// Marks the device revoked; `false` when there is no such device.
+    func revokeDevice(id: String, at time: Date) async throws -> Bool
+    /// Sets the counter to `value` only if `value` is greater than the stored one (compare-and-set in
+    /// the store, never read-then-write). `false` when it is not greater.
+    func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool
+}
+
+/// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
+public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore {
+    /// Deletes expired challenges and nonces; returns how many rows went.
+    func sweep(now: Date) async throws -> Int
+    /// Releases connections.
+    func shutdown() async throws
+}
+
+extension SignetError.Code {
+    /// Too many outstanding challenges, or too many from one source.
+    public static let rateLimited = Self("rate_limited")
+    /// A device with this id or key id is already registered.
+    public static let deviceExists = Self("device_exists")
+    /// The store could not be reached or answered with an error.
+    public static let storeUnavailable = Self("store_unavailable")
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetStore
+import Testing
+
+/// One conformance suite, run unchanged against every ``SignetStorage``: memory, SQLite, PostgreSQL.
+// Serialized: the PostgreSQL runs share one database, which each test empties first.
+@Suite(.serialized) struct StoreConformanceTests {
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case memory, sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    static let kinds: [Kind] = Kind.allCases.filter { $0 != .postgres || TestPostgres.url != nil }
+
+    /// A fresh, empty store of `kind`.
+    static func makeStore(_ kind: Kind) async throws -> any SignetStorage {
+        switch kind {
+        case .memory: return MemoryStore()
+        case .sqlite:
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("signet-store-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            return try await SQLiteStore.open(path: dir.appendingPathComponent("signet.sqlite").path)
+        case .postgres:
+            let store = try await PostgresStore.connect(url: try #require(TestPostgres.url))
+            try await store.truncateForTesting()
+            return store
+        }
+    }
+
+    let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func device(_ id: String, keyID: String? = nil, counter: UInt64 = 0) throws -> DeviceRecord {
+        let key = try SigningKey.generate(.p256)
+        return DeviceRecord(
+            deviceID: id,
+            keyID: keyID ?? "key-\(id)",
+            algorithm: "ecdsa-p256-sha256",
+            publicKeyJWK: key.verificationKey.jwk.jsonString,
+            trustLevel: .deviceKey,
+            counter: counter,
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000),
+            attributes: ["environment": "development", "note": "ünïcode"]
+        )
+    }
+
+    static func expectCode(_ code: SignetError.Code, _ body: () async throws -> Void) async {
+        let error = await #expect(throws: SignetError.self) { try await body() }
+        #expect(error?.code == code)
+    }
+
+    // MARK: Challenges
+
+    @Test(arguments: kinds)
+    func aChallengeIsConsumedExactlyOnce(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        try await store.issueChallenge("c1", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
+        try await store.consumeChallenge("c1", now: t0.addingTimeInterval(1))
+        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c1", now: self.t0) }
+        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("never", now: self.t0) }
+    }
+
+    @Test(arguments: kinds)
+    func anExpiredChallengeIsRejectedAndGone(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        try await store.issueChallenge("c2", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
+        await Self.expectCode(.challengeExpired) { try await store.consumeChallenge("c2", now: self.t0.addingTimeInterval(61)) }
+        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c2", now: self.t0) }
+    }
+
+    @Test(arguments: kinds)
+    func outstandingChallengesAreCapped(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        for index in 0..<3 {
+            try await store.issueChallenge("cap\(index)", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 3)
+        }
+        await Self.expectCode(.rateLimited) {
+            try await store.issueChallenge("cap3", expiresAt: self.t0.addingTimeInterval(60), now: self.t0, limit: 3)
+        }
+        // Expired ones do not count.
+        try await store.issueChallenge("cap4", expiresAt: t0.addingTimeInterval(200), now: t0.addingTimeInterval(61), limit: 3)
+        #expect(try await store.sweep(now: t0.addingTimeInterval(61)) == 3)
+    }
+
+    @Test(arguments: kinds)
+    func concurrentConsumersOfOneChallengeSucceedOnce(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        try await store.issueChallenge("race", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
+        let now = t0
+        let wins = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 {
+                group.addTask { (try? await store.consumeChallenge("race", now: now)) != nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+    }
+
+    // MARK: Devices
+
+    @Test(arguments: kinds)
+    func devicesRegisterLookUpAndRevoke(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        let device = try Self.device("d1")
+        try await store.registerDevice(device)
+        #expect(try await store.device(id: "d1") == device)
+        #expect(try await store.device(keyID: "key-d1") == device)
+        #expect(try await store.device(keyID: "nope") == nil)
+        await Self.expectCode(.deviceExists) { try await store.registerDevice(try Self.device("d1", keyID: "other")) }
+        await Self.expectCode(.deviceExists) { try await store.registerDevice(try Self.device("d2", keyID: "key-d1")) }
+        #expect(try await store.revokeDevice(id: "d1", at: t0.addingTimeInterval(5)))
+        #expect(try await !store.revokeDevice(id: "nope", at: t0))
+        let revoked = try #require(try await store.device(id: "d1"))
+        #expect(revoked.status == .revoked)
+        #expect(revoked.revokedAt == t0.addingTimeInterval(5))
+        #expect(try revoked.keyRecord().revoked)
+    }
+
+    @Test(arguments: kinds)
+    func countersOnlyMoveForward(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        try await store.registerDevice(try Self.device("c", counter: 5))
+        #expect(try await !store.advanceCounter(deviceID: "c", to: 5))
+        #expect(try await !store.advanceCounter(deviceID: "c", to: 4))
+        #expect(try await store.advanceCounter(deviceID: "c", to: 6))
+        #expect(try await !store.advanceCounter(deviceID: "missing", to: 9))
+        #expect(try await store.device(id: "c")?.counter == 6)
+        // Concurrent advances to the same value: exactly one wins.
+        let wins = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<50 { group.addTask { (try? await store.advanceCounter(deviceID: "c", to: 7)) == true } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+    }
+
+    // MARK: Nonces
+
+    @Test(arguments: kinds)
+    func aNonceIsClaimedOnceUntilItExpires(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
+        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(20), now: t0.addingTimeInterval(9)))
+        #expect(try await store.claim(keyID: "k2", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
+        #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(11)))
+        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(12)))
+        // Sweeping removes expired claims only: the live one still blocks its replay.
+        _ = try await store.sweep(now: t0.addingTimeInterval(25))
+        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(40), now: t0.addingTimeInterval(26)))
+        #expect(try await store.claim(keyID: "k2", nonce: "n", until: t0.addingTimeInterval(40), now: t0.addingTimeInterval(26)))
+    }
+
+    @Test(arguments: kinds)
+    func concurrentClaimsOfOneNonceSucceedOnce(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        let expiry = t0.addingTimeInterval(60)
+        let now = t0
+        let wins = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<100 {
+                group.addTask { (try? await store.claim(keyID: "k", nonce: "race", until: expiry, now: now)) == true }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(wins == 1)
+    }
+}
+
+/// The PostgreSQL server `scripts/test.sh` starts (`SIGNET_POSTGRES_URL`); CI must have one.
+enum TestPostgres {
+    static let url: String? = {
+        if let url = ProcessInfo.processInfo.environment["SIGNET_POSTGRES_URL"], !url.isEmpty { return url }
+        precondition(ProcessInfo.processInfo.environment["CI"] == nil, "CI must provide SIGNET_POSTGRES_URL")
+        return nil
+    }()
+}

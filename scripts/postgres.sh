@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server on loopback for the tests, without a service manager.
+#   scripts/postgres.sh start DIR PORT   -> prints the postgres:// URL
+#   scripts/postgres.sh stop DIR
+set -euo pipefail
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -n "$bin" ] || { echo "PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+case "$1" in
+start)
+  dir="$2"; port="$3"
+  mkdir -p "$dir"
+  [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    # The password goes through a real file the server user can read (initdb refuses root).
+    echo signet > "$dir/pw"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir/pw"
+    as_postgres "$bin/initdb" -D "$dir/data" -U signet --pwfile="$dir/pw" --auth=scram-sha-256 >"$dir/initdb.log"
+  fi
+  as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null
+  PGPASSWORD=signet "$bin/psql" -h 127.0.0.1 -p "$port" -U signet -d postgres -qtAc \
+    "SELECT 1 FROM pg_database WHERE datname = 'signet'" | grep -q 1 ||
+    PGPASSWORD=signet "$bin/psql" -h 127.0.0.1 -p "$port" -U signet -d postgres -qc "CREATE DATABASE signet"
+  echo "postgres://signet:signet@127.0.0.1:$port/signet"
+  ;;
+stop)
+  as_postgres "$bin/pg_ctl" -D "$2/data" -m fast -w stop >/dev/null
+  ;;
+*) echo "usage: $0 start DIR PORT | stop DIR" >&2; exit 2 ;;
+esac
