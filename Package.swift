@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "SignetCore",
                 "SignetStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

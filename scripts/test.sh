@@ -12,6 +12,17 @@ if ! "$venv/bin/python" -c 'import http_message_signatures, requests' 2>/dev/nul
 fi
 export SIGNET_PYTHON="$PWD/$venv/bin/python"
 
+# A throwaway PostgreSQL on loopback for the PostgreSQL store and multi-instance tests, when the
+# server binaries are installed (CI installs them) and no server was given.
+if [ -z "${SIGNET_POSTGRES_URL:-}" ] && ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  pgdir=$(mktemp -d /tmp/signet-pg.XXXXXX)
+  chmod 755 "$pgdir"
+  port=$((20000 + RANDOM % 20000))
+  SIGNET_POSTGRES_URL=$(scripts/postgres.sh start "$pgdir/pg" "$port")
+  export SIGNET_POSTGRES_URL
+  trap 'scripts/postgres.sh stop "$pgdir/pg" || true; rm -rf "$pgdir"' EXIT
+fi
+
 # Build the products too: the CLI tests run the `signet` binary.
 swift build
 swift test

@@ -30,7 +30,7 @@ struct MessageOptions: ParsableArguments {
     func load() throws -> (message: HTTPMessage, lineEnding: String) {
         if let url {
             guard request == nil else { throw ValidationError("give either --request or --url, not both") }
-            var fields = HTTPFields()
+            var fields = MessageFields()
             for header in headers {
                 guard let colon = header.firstIndex(of: ":") else {
                     throw ValidationError("--header needs \"Name: value\"")

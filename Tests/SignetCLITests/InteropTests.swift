@@ -93,7 +93,7 @@ struct InteropTests {
         let message = try HTTPMessage.request(
             method: signed.method,
             uri: signed.url,
-            fields: HTTPFields(signed.headers.map { HTTPFields.Field(name: $0[0], value: $0[1]) }),
+            fields: MessageFields(signed.headers.map { MessageFields.Field(name: $0[0], value: $0[1]) }),
             body: Base64.decode(signed.body_b64)!
         )
         let ring = KeyRing([KeyRecord(keyID: "interop", algorithm: alg, key: key.verificationKey)])

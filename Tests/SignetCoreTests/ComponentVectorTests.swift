@@ -79,7 +79,7 @@ import Testing
             try file.objects("examples").first { $0["component_identifier"] as? String == "\"@signature-params\"" }
         )
         let expected = try example.string("expected_value")
-        let fields: HTTPFields = [("Signature-Input", "sig1=" + expected), ("Signature", "sig1=:AAAA:")]
+        let fields: MessageFields = [("Signature-Input", "sig1=" + expected), ("Signature", "sig1=:AAAA:")]
         let entry = try #require(try SignatureFields(fields).entries.first)
         #expect(try entry.parameters.serialized == expected)
         // A member with unusual but valid spacing and order stays exactly as sent.

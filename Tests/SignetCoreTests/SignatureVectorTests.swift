@@ -97,7 +97,7 @@ import Testing
             let expected = try #require(vector.signatureBase)
             let paramsLine = try #require(expected.split(separator: "\n").last)
             let value = String(paramsLine.dropFirst("\"@signature-params\": ".count))
-            let fields: HTTPFields = [("Signature-Input", "x=" + value), ("Signature", "x=:AA==:")]
+            let fields: MessageFields = [("Signature-Input", "x=" + value), ("Signature", "x=:AA==:")]
             parameters = try #require(try SignatureFields(fields).entries.first).parameters
         }
         let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: related)

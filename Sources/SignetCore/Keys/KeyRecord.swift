@@ -13,6 +13,8 @@ public struct KeyRecord: Sendable {
     public var notBefore: Date?
     public var notAfter: Date?
     public var revoked: Bool
+    /// What the key's owner wants to know once it verified (device id, trust level…); never key material.
+    public var attributes: [String: String]
 
     public init(
         keyID: String,
@@ -20,7 +22,8 @@ public struct KeyRecord: Sendable {
         key: VerificationKey,
         notBefore: Date? = nil,
         notAfter: Date? = nil,
-        revoked: Bool = false
+        revoked: Bool = false,
+        attributes: [String: String] = [:]
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -28,6 +31,7 @@ public struct KeyRecord: Sendable {
         self.notBefore = notBefore
         self.notAfter = notAfter
         self.revoked = revoked
+        self.attributes = attributes
     }
 
     /// Whether the record may verify a signature at `time`.

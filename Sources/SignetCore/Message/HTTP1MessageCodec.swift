@@ -85,8 +85,8 @@ public struct HTTP1MessageCodec: Sendable {
         return (end, bytes.count)
     }
 
-    private func decodeFields(_ lines: [String]) throws -> HTTPFields {
-        var fields: [HTTPFields.Field] = []
+    private func decodeFields(_ lines: [String]) throws -> MessageFields {
+        var fields: [MessageFields.Field] = []
         for line in lines {
             if line.first == " " || line.first == "\t" {
                 guard !fields.isEmpty else {
@@ -108,10 +108,10 @@ public struct HTTP1MessageCodec: Sendable {
                 throw SignetError(.headerTooLarge, "more than \(maximumFieldLines) field lines")
             }
         }
-        return HTTPFields(fields)
+        return MessageFields(fields)
     }
 
-    private func decodeHead(_ line: String, fields: HTTPFields) throws -> HTTPMessage.Head {
+    private func decodeHead(_ line: String, fields: MessageFields) throws -> HTTPMessage.Head {
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         if parts[0].hasPrefix("HTTP/") {
             guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]) else {

@@ -8,11 +8,11 @@ public struct HTTPMessage: Sendable, Hashable {
     }
 
     public var head: Head
-    public var fields: HTTPFields
+    public var fields: MessageFields
     /// The content bytes as transferred (after any Content-Encoding); empty when there is none.
     public var body: [UInt8]
 
-    public init(head: Head, fields: HTTPFields = [], body: [UInt8] = []) {
+    public init(head: Head, fields: MessageFields = [], body: [UInt8] = []) {
         self.head = head
         self.fields = fields
         self.body = body
@@ -22,13 +22,13 @@ public struct HTTPMessage: Sendable, Hashable {
     public static func request(
         method: String,
         uri: String,
-        fields: HTTPFields = [],
+        fields: MessageFields = [],
         body: [UInt8] = []
     ) throws -> HTTPMessage {
         HTTPMessage(head: .request(method: method, target: try RequestTarget(uri: uri)), fields: fields, body: body)
     }
 
-    public static func response(status: Int, fields: HTTPFields = [], body: [UInt8] = []) -> HTTPMessage {
+    public static func response(status: Int, fields: MessageFields = [], body: [UInt8] = []) -> HTTPMessage {
         HTTPMessage(head: .response(status: status), fields: fields, body: body)
     }
 

@@ -66,11 +66,13 @@ public struct MessageVerifier: Sendable {
             try checkDigest(message, components: parameters.components)
             var evidence: AlgorithmEvidence?
             var algorithmName = ""
+            var attributes: [String: String] = [:]
             var lastError: (any Error)?
             for (record, algorithm) in candidates {
                 do {
                     evidence = try algorithm.verify(entry.signature, over: base.bytes, with: record.key)
                     algorithmName = algorithm.name
+                    attributes = record.attributes
                     break
                 } catch {
                     lastError = error
@@ -87,6 +89,7 @@ public struct MessageVerifier: Sendable {
                 expires: parameters.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 nonce: parameters.nonce,
                 tag: parameters.tag,
+                keyAttributes: attributes,
                 evidence: evidence,
                 signatureBase: base.text
             )

@@ -4,7 +4,7 @@
 ///
 /// Kept as lines, not a dictionary: RFC 9421 combines repeated fields in their received order
 /// (`;bs` even encodes each line separately), so the order and multiplicity matter.
-public struct HTTPFields: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral {
+public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral {
     public struct Field: Sendable, Hashable {
         public var name: String
         public var value: String

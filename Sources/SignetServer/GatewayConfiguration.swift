@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetStore
+
+/// Everything `signet serve` reads: a JSON file, then `SIGNET_*` environment variables on top.
+///
+/// See `docs/gateway.md` for a commented sample.
+public struct GatewayConfiguration: Codable, Sendable {
+    public struct Listen: Codable, Sendable {
+        public var host: String = "127.0.0.1"
+        public var port: Int = 8080
+        public init(host: String = "127.0.0.1", port: Int = 8080) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// Where state lives: exactly one of the three.
+    public struct Store: Codable, Sendable {
+        public var sqlite: String?
+        public var postgres: String?
+        public var memory: Bool?
+        public init(sqlite: String? = nil, postgres: String? = nil, memory: Bool? = nil) {
+            self.sqlite = sqlite
+            self.postgres = postgres
+            self.memory = memory
+        }
+    }
+
+    public struct Route: Codable, Sendable {
+        /// A path prefix; the longest matching prefix wins.
+        public var prefix: String
+        /// Methods the rule covers; all when absent.
+        public var methods: [String]?
+        /// `open`, `verified`, a trust level (`device-key`, `app-attest`, `client-certificate`,
+        /// `shared-secret`) as a minimum, or `legacy-query-hmac`.
+        public var access: String
+        /// For `legacy-query-hmac`: the shared secret's key id.
+        public var keyId: String?
+
+        public init(prefix: String, methods: [String]? = nil, access: String, keyId: String? = nil) {
+            self.prefix = prefix
+            self.methods = methods
+            self.access = access
+            self.keyId = keyId
+        }
+    }
+
+    public struct SharedSecret: Codable, Sendable {
+        public var keyId: String
+        /// The secret, base64; decoded before use.
+        public var secretBase64: String
+        public var notBefore: Date?
+        public var notAfter: Date?
+        public init(keyId: String, secretBase64: String, notBefore: Date? = nil, notAfter: Date? = nil) {
+            self.keyId = keyId
+            self.secretBase64 = secretBase64
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+    }
+
+    public struct Policy: Codable, Sendable {
+        public var maxAgeSeconds: Int64 = 300
+        public var clockSkewSeconds: Int64 = 30
+        public var requireNonce: Bool = true
+        public init() {}
+    }
+
+    public struct ResponseSigning: Codable, Sendable {
+        /// Private key file (PEM or JWK) of the gateway.
+        public var keyFile: String
+        public var keyId: String
+        public init(keyFile: String, keyId: String) {
+            self.keyFile = keyFile
+            self.keyId = keyId
+        }
+    }
+
+    public var listen = Listen()
+    /// The protected backend, e.g. `http://127.0.0.1:9000`.
+    public var upstream: String
+    /// Scheme and authority clients sign (`https`, `api.example.com`) when a proxy terminates TLS.
+    public var publicScheme: String = "http"
+    public var publicAuthority: String?
+    public var store = Store(sqlite: "signet.sqlite")
+    public var routes: [Route] = [Route(prefix: "/", access: "verified")]
+    public var sharedSecrets: [SharedSecret] = []
+    /// Whether `POST /signet/v1/devices` registers keys that no attestation vouches for.
+    public var allowUnattestedDevices = true
+    public var challengeTTLSeconds: Int = 120
+    public var maxOutstandingChallenges: Int = 10_000
+    public var challengesPerSourcePerMinute: Int = 60
+    public var maxBodyBytes: Int = 1 << 20
+    public var policy = Policy()
+    public var responseSigning: ResponseSigning?
+    /// Bearer token for the admin API (device revocation); the admin API is off without one.
+    public var adminToken: String?
+    /// Adds the signature base to problem responses. Never in production.
+    public var debug = false
+    public var sweepIntervalSeconds: Int = 30
+
+    public init(upstream: String) {
+        self.upstream = upstream
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
+            challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
+            responseSigning, adminToken, debug, sweepIntervalSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        upstream = try c.decode(String.self, forKey: .upstream)
+        listen = try c.decodeIfPresent(Listen.self, forKey: .listen) ?? listen
+        publicScheme = try c.decodeIfPresent(String.self, forKey: .publicScheme) ?? publicScheme
+        publicAuthority = try c.decodeIfPresent(String.self, forKey: .publicAuthority)
+        store = try c.decodeIfPresent(Store.self, forKey: .store) ?? store
+        routes = try c.decodeIfPresent([Route].self, forKey: .routes) ?? routes
+        sharedSecrets = try c.decodeIfPresent([SharedSecret].self, forKey: .sharedSecrets) ?? []
+        allowUnattestedDevices = try c.decodeIfPresent(Bool.self, forKey: .allowUnattestedDevices) ?? true
+        challengeTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .challengeTTLSeconds) ?? challengeTTLSeconds
+        maxOutstandingChallenges =
+            try c.decodeIfPresent(Int.self, forKey: .maxOutstandingChallenges) ?? maxOutstandingChallenges
+        challengesPerSourcePerMinute =
+            try c.decodeIfPresent(Int.self, forKey: .challengesPerSourcePerMinute) ?? challengesPerSourcePerMinute
+        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
+        policy = try c.decodeIfPresent(Policy.self, forKey: .policy) ?? policy
+        responseSigning = try c.decodeIfPresent(ResponseSigning.self, forKey: .responseSigning)
+        adminToken = try c.decodeIfPresent(String.self, forKey: .adminToken)
+        debug = try c.decodeIfPresent(Bool.self, forKey: .debug) ?? false
+        sweepIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .sweepIntervalSeconds) ?? sweepIntervalSeconds
+    }
+
+    /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
+    /// `SIGNET_STORE` (a file path or a `postgres://` URL), `SIGNET_PUBLIC_SCHEME`,
+    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN` and `SIGNET_DEBUG`.
+    public static func load(file: String?, environment: [String: String]) throws -> GatewayConfiguration {
+        var configuration: GatewayConfiguration
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw SignetError(.malformedMessage, "cannot read configuration file \(file)")
+            }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            do {
+                configuration = try decoder.decode(GatewayConfiguration.self, from: data)
+            } catch {
+                throw SignetError(.malformedMessage, "configuration \(file): \(error)")
+            }
+        } else if let upstream = environment["SIGNET_UPSTREAM"] {
+            configuration = GatewayConfiguration(upstream: upstream)
+        } else {
+            throw SignetError(.malformedMessage, "give --config FILE or SIGNET_UPSTREAM")
+        }
+        if let host = environment["SIGNET_LISTEN_HOST"] { configuration.listen.host = host }
+        if let port = environment["SIGNET_LISTEN_PORT"].flatMap(Int.init) { configuration.listen.port = port }
+        if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
+        if let store = environment["SIGNET_STORE"] {
+            configuration.store = store.hasPrefix("postgres") ? Store(postgres: store) : Store(sqlite: store)
+        }
+        if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { configuration.publicScheme = scheme }
+        if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { configuration.publicAuthority = authority }
+        if let token = environment["SIGNET_ADMIN_TOKEN"] { configuration.adminToken = token }
+        if let debug = environment["SIGNET_DEBUG"] { configuration.debug = ["1", "true", "yes"].contains(debug) }
+        try configuration.validate()
+        return configuration
+    }
+
+    /// Checks what can be checked before starting.
+    public func validate() throws {
+        let stores = [store.sqlite != nil, store.postgres != nil, store.memory == true].filter { $0 }.count
+        guard stores == 1 else { throw SignetError(.malformedMessage, "configure exactly one store") }
+        guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
+            throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
+        }
+        for route in routes { _ = try route.requirement() }
+    }
+}
+
+extension GatewayConfiguration.Route {
+    func requirement() throws -> AccessRequirement {
+        switch access {
+        case "open": return .open
+        case "verified": return .verified
+        case "legacy-query-hmac":
+            guard let keyId else { throw SignetError(.malformedMessage, "legacy-query-hmac route \(prefix) needs keyId") }
+            return .legacyQueryHMAC(keyID: keyId)
+        default:
+            guard let level = TrustLevel(rawValue: access) else {
+                throw SignetError(.malformedMessage, "unknown access \(access.debugDescription) for \(prefix)")
+            }
+            return .trustLevel(level)
+        }
+    }
+}

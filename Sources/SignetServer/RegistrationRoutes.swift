@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SignetCore
+import SignetStore
+
+/// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `DELETE /signet/v1/devices/{id}`.
+///
+/// These answer before anyone is authenticated, so each is bounded: the body size is checked before
+/// parsing, challenges are capped in number and per source, and nothing is stored until the request
+/// has proved something (a device is stored only after its proof of possession verified).
+struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
+    let store: any SignetStorage
+    let configuration: GatewayConfiguration
+    let limiter: SourceRateLimiter
+    let metrics: SignetMetrics
+    let clock: @Sendable () -> Date
+
+    static var maximumRegistrationBytes: Int { 16 * 1024 }
+    static var allowedAlgorithms: Set<String> { ["ecdsa-p256-sha256", "ed25519"] }
+
+    func add(to router: Router<Context>) {
+        router.post("/signet/v1/challenges") { request, context in
+            try await answer(debug: configuration.debug) { try await issueChallenge(context: context) }
+        }
+        router.post("/signet/v1/devices") { request, context in
+            var request = request
+            return try await answer(debug: configuration.debug) { try await register(&request) }
+        }
+        router.delete("/signet/v1/devices/:id") { request, context in
+            try await answer(debug: configuration.debug) {
+                try await revoke(request, id: context.parameters.get("id") ?? "")
+            }
+        }
+    }
+
+    private func answer(debug: Bool, _ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as SignetError {
+            metrics.record(outcome: "rejected", reason: error.code.rawValue)
+            return ProblemResponse.make(error, debug: debug)
+        }
+    }
+
+    // MARK: Challenges
+
+    private func issueChallenge(context: Context) async throws -> Response {
+        let now = clock()
+        guard limiter.allow(context.remoteAddress, now: now) else {
+            throw SignetError(.rateLimited, "too many challenges from this source")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let value = Base64.urlEncode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+        let expiresAt = now.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
+        try await store.issueChallenge(value, expiresAt: expiresAt, now: now, limit: configuration.maxOutstandingChallenges)
+        return try Self.json(["challenge": value, "expiresAt": Self.rfc3339(expiresAt)], status: .created)
+    }
+
+    // MARK: Device keys
+
+    private func register(_ request: inout Request) async throws -> Response {
+        guard configuration.allowUnattestedDevices else {
+            throw SignetError(.trustLevelInsufficient, "this server registers attested devices only")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maximumRegistrationBytes)
+        } catch {
+            throw SignetError(.bodyTooLarge, "a registration is at most \(Self.maximumRegistrationBytes) bytes")
+        }
+        let registration = try DeviceRegistration(json: Array(buffer: body))
+        guard Self.allowedAlgorithms.contains(registration.algorithm) else {
+            throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
+        }
+        let algorithm = try SignatureAlgorithms.standard.require(registration.algorithm)
+        guard algorithm.keyType == registration.key.type else {
+            throw SignetError(.algMismatch, "the key is \(registration.key.type.rawValue), not for \(registration.algorithm)")
+        }
+        let now = clock()
+        // Consume first: every attempt uses up its challenge, right or wrong.
+        try await store.consumeChallenge(registration.challenge, now: now)
+        guard registration.proves(with: algorithm) else {
+            throw SignetError(.signatureInvalid, "the signature over the challenge does not verify with this key")
+        }
+        var jwk = registration.key.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        jwk.alg = registration.algorithm
+        let deviceID = "dev_" + Nonce.random()
+        try await store.registerDevice(
+            DeviceRecord(
+                deviceID: deviceID,
+                keyID: keyID,
+                algorithm: registration.algorithm,
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .deviceKey,
+                createdAt: now
+            )
+        )
+        metrics.record(outcome: "registered", reason: nil)
+        return try Self.json(
+            ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue],
+            status: .created
+        )
+    }
+
+    // MARK: Admin
+
+    private func revoke(_ request: Request, id: String) async throws -> Response {
+        guard let token = configuration.adminToken else {
+            throw SignetError(.notFound, "the admin API is not enabled")
+        }
+        let presented = request.headers[.authorization] ?? ""
+        guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
+            throw SignetError(.signatureInvalid, "the admin token is missing or wrong")
+        }
+        guard try await store.revokeDevice(id: id, at: clock()) else {
+            throw SignetError(.notFound, "no device \(id.debugDescription)")
+        }
+        return Response(status: .noContent)
+    }
+
+    // MARK: Helpers
+
+    static func json(_ object: [String: String], status: HTTPResponse.Status) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        var headers = HTTPTypes.HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func rfc3339(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}
+
+/// The body of `POST /signet/v1/devices`.
+struct DeviceRegistration {
+    let challenge: String
+    let algorithm: String
+    let key: VerificationKey
+    let signature: [UInt8]
+
+    init(json bytes: [UInt8]) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw SignetError(.malformedMessage, "the registration is not a JSON object")
+        }
+        guard let challenge = object["challenge"] as? String, let algorithm = object["alg"] as? String,
+            let signatureText = object["signature"] as? String
+        else { throw SignetError(.malformedMessage, "challenge, alg, publicKey and signature are required") }
+        switch object["publicKey"] {
+        case let jwk as [String: Any]:
+            let data = try JSONSerialization.data(withJSONObject: jwk)
+            key = try VerificationKey(jwk: try JWK(json: Array(data)))
+        case let pem as String:
+            key = try VerificationKey(pem: pem)
+        default:
+            throw SignetError(.malformedMessage, "publicKey must be a JWK object or a PEM string")
+        }
+        guard let signature = Base64.urlDecode(signatureText) ?? Base64.decode(signatureText) else {
+            throw SignetError(.malformedMessage, "signature must be base64url")
+        }
+        self.challenge = challenge
+        self.algorithm = algorithm
+        self.signature = signature
+    }
+
+    /// Whether the signature over the challenge's UTF-8 bytes verifies. P-256 signatures may come raw
+    /// (r‖s, RFC 9421 style) or DER (what CryptoKit's `derRepresentation` gives).
+    func proves(with algorithm: any SignatureAlgorithm) -> Bool {
+        let message = Array(challenge.utf8)
+        if (try? algorithm.verify(signature, over: message, with: key)) != nil { return true }
+        if key.type == .p256, let publicKey = key.p256PublicKey,
+            let der = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+        {
+            return publicKey.isValidSignature(der, for: message)
+        }
+        return false
+    }
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SignetCore
+import SignetStore
+
+/// The Signet gateway: registration routes, `/healthz`, `/metrics`, and a verifying reverse proxy in
+/// front of the configured upstream.
+///
+/// ```swift
+/// let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+/// try await gateway.application().runService()
+/// ```
+public struct SignetGateway: Sendable {
+    public let configuration: GatewayConfiguration
+    public let store: any SignetStorage
+    public let metrics: SignetMetrics
+    public let logger: Logger
+    let requestVerifier: SignetRequestVerifier
+    let routes: RouteTable
+    let sharedSecrets: [String: [UInt8]]
+    let responseSigner: MessageSigner?
+    let clock: @Sendable () -> Date
+
+    public init(
+        configuration: GatewayConfiguration,
+        store: any SignetStorage,
+        logger: Logger,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        self.metrics = SignetMetrics()
+        self.clock = clock
+        self.routes = try RouteTable(configuration.routes)
+
+        var ring = KeyRing()
+        var secrets: [String: [UInt8]] = [:]
+        for secret in configuration.sharedSecrets {
+            let key = try SigningKey(base64Secret: secret.secretBase64)
+            ring.add(
+                KeyRecord(
+                    keyID: secret.keyId,
+                    algorithm: "hmac-sha256",
+                    key: key.verificationKey,
+                    notBefore: secret.notBefore,
+                    notAfter: secret.notAfter
+                )
+            )
+            secrets[secret.keyId] = Base64.decode(secret.secretBase64.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        self.sharedSecrets = secrets
+
+        var policy = VerificationPolicy.standard
+        policy.maximumAge = configuration.policy.maxAgeSeconds
+        policy.clockSkew = configuration.policy.clockSkewSeconds
+        policy.requireNonce = configuration.policy.requireNonce
+        let verifier = MessageVerifier(
+            keys: StoreKeyResolver(devices: store, sharedSecrets: ring),
+            policy: policy,
+            nonces: store
+        )
+        self.requestVerifier = SignetRequestVerifier(
+            verifier: verifier,
+            publicScheme: configuration.publicScheme,
+            publicAuthority: configuration.publicAuthority,
+            maximumBodyBytes: configuration.maxBodyBytes
+        )
+        if let signing = configuration.responseSigning {
+            guard let text = FileManager.default.contents(atPath: signing.keyFile) else {
+                throw SignetError(.invalidKey, "cannot read the response signing key \(signing.keyFile)")
+            }
+            let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
+            let algorithm = try SignatureAlgorithms.standard.require(Self.defaultAlgorithm(for: key.type))
+            responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
+        } else {
+            responseSigner = nil
+        }
+    }
+
+    static func defaultAlgorithm(for type: KeyType) -> String {
+        switch type {
+        case .symmetric: "hmac-sha256"
+        case .p256: "ecdsa-p256-sha256"
+        case .p384: "ecdsa-p384-sha384"
+        case .ed25519: "ed25519"
+        case .rsa: "rsa-pss-sha512"
+        }
+    }
+
+    /// The Hummingbird application; `onServerRunning` receives the bound port.
+    public func application(
+        httpClient: HTTPClient = .shared,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let router = Router(context: SignetRequestContext.self)
+        let proxy = GatewayProxy(
+            client: httpClient,
+            upstream: configuration.upstream.hasSuffix("/") ? String(configuration.upstream.dropLast()) : configuration.upstream,
+            responseSigner: responseSigner,
+            maximumSignedResponseBytes: 8 << 20
+        )
+        RegistrationRoutes<SignetRequestContext>(
+            store: store,
+            configuration: configuration,
+            limiter: SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute),
+            metrics: metrics,
+            clock: clock
+        ).add(to: router)
+        router.get("/healthz") { _, _ in "ok\n" }
+        let metrics = self.metrics
+        router.get("/metrics") { _, _ in metrics.exposition() }
+        let gateway = self
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
+            router.on("**", method: method) { request, context in
+                try await gateway.handle(request, context: context, proxy: proxy)
+            }
+        }
+        var app = Application(
+            router: router,
+            configuration: .init(
+                address: .hostname(configuration.listen.host, port: configuration.listen.port),
+                serverName: "signet"
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        app.addServices(
+            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger)
+        )
+        return app
+    }
+
+    /// Verifies (per the route table) and forwards one request.
+    func handle(_ request: Request, context: SignetRequestContext, proxy: GatewayProxy) async throws -> Response {
+        let path = request.head.path ?? "/"
+        let requirement = routes.requirement(method: request.method.rawValue, path: path)
+        var request = request
+        var identity: SignetIdentity?
+        var signedMessage: HTTPMessage?
+        do {
+            switch requirement {
+            case .open:
+                metrics.record(outcome: "open", reason: nil)
+            case .legacyQueryHMAC(let keyID):
+                identity = try verifyLegacy(request, keyID: keyID)
+                metrics.record(outcome: "accepted", reason: nil)
+            case .verified, .trustLevel:
+                let started = ContinuousClock.now
+                let message = try await requestVerifier.message(for: &request)
+                let verified = SignetIdentity(try await requestVerifier.verifier.verify(message, now: clock()))
+                try requirement.check(verified)
+                metrics.recordVerification(ContinuousClock.now - started)
+                metrics.record(outcome: "accepted", reason: nil)
+                identity = verified
+                signedMessage = message
+            }
+            return try await proxy.forward(request, identity: identity, signedRequest: signedMessage, logger: context.logger)
+        } catch let error as SignetError {
+            metrics.record(outcome: "rejected", reason: error.code.rawValue)
+            context.logger.info(
+                "signet rejected request",
+                metadata: ["reason": .string(error.code.rawValue), "method": .string(request.method.rawValue), "path": .string(path)]
+            )
+            return ProblemResponse.make(error, debug: configuration.debug)
+        }
+    }
+
+    /// The seed high-score scheme on a route configured for it (no replay protection of its own).
+    private func verifyLegacy(_ request: Request, keyID: String) throws -> SignetIdentity {
+        guard let secret = sharedSecrets[keyID] else {
+            throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")
+        }
+        _ = try LegacyQueryHMAC(key: secret).verify(query: request.uri.query ?? "")
+        return SignetIdentity(deviceID: nil, keyID: keyID, trustLevel: .sharedSecret, algorithm: "legacy-query-hmac")
+    }
+}

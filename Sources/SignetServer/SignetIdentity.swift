@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetStore
+
+/// Who a verified request came from, as the middleware established it.
+public struct SignetIdentity: Sendable, Hashable {
+    /// The registered device, or `nil` for a shared-secret client.
+    public var deviceID: String?
+    public var keyID: String
+    public var trustLevel: TrustLevel
+    public var algorithm: String
+    public var components: [String]
+    public var nonce: String?
+    public var created: Date?
+
+    public init(
+        deviceID: String?,
+        keyID: String,
+        trustLevel: TrustLevel,
+        algorithm: String,
+        components: [String] = [],
+        nonce: String? = nil,
+        created: Date? = nil
+    ) {
+        self.deviceID = deviceID
+        self.keyID = keyID
+        self.trustLevel = trustLevel
+        self.algorithm = algorithm
+        self.components = components
+        self.nonce = nonce
+        self.created = created
+    }
+
+    init(_ verified: VerifiedSignature) {
+        self.init(
+            deviceID: verified.keyAttributes[StoreKeyResolver.deviceIDAttribute],
+            keyID: verified.keyID,
+            trustLevel: verified.keyAttributes[StoreKeyResolver.trustLevelAttribute].flatMap(TrustLevel.init(rawValue:))
+                ?? .sharedSecret,
+            algorithm: verified.algorithm,
+            components: verified.components.map(\.description),
+            nonce: verified.nonce,
+            created: verified.created
+        )
+    }
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+import CoreMetrics
+import Prometheus
+
+/// Request outcomes and verification latency, exposed at `/metrics` in Prometheus text format.
+///
+/// Each gateway owns its registry (no process-wide bootstrap), so several can run in one process.
+public final class SignetMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+
+    public init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1),
+        ]
+        self.factory = factory
+    }
+
+    /// Counts one request by outcome (`accepted`, `rejected`, `public`) and reason code.
+    public func record(outcome: String, reason: String?) {
+        Counter(
+            label: "signet_requests_total",
+            dimensions: [("outcome", outcome), ("reason", reason ?? "none")],
+            factory: factory
+        ).increment()
+    }
+
+    /// Records how long verification took.
+    public func recordVerification(_ duration: Duration) {
+        Timer(label: "signet_verification_seconds", dimensions: [], factory: factory).recordNanoseconds(
+            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        )
+    }
+
+    /// The Prometheus exposition text.
+    public func exposition() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+}
