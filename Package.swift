@@ -68,13 +68,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The seeds' high-score service: an upstream that knows nothing of Signet, for the demo and tests.
+        .target(
+            name: "ExampleScores",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "SignetCLI",
             dependencies: [
                 "SignetCore",
                 "SignetServer",
                 "SignetStore",
+                "ExampleScores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],

@@ -186,7 +186,9 @@ extension GatewayConfiguration.Route {
         case "open": return .open
         case "verified": return .verified
         case "legacy-query-hmac":
-            guard let keyId else { throw SignetError(.malformedMessage, "legacy-query-hmac route \(prefix) needs keyId") }
+            guard let keyId else {
+                throw SignetError(.malformedMessage, "legacy-query-hmac route \(prefix) needs keyId")
+            }
             return .legacyQueryHMAC(keyID: keyId)
         default:
             guard let level = TrustLevel(rawValue: access) else {

@@ -57,7 +57,12 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         var generator = SystemRandomNumberGenerator()
         let value = Base64.urlEncode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let expiresAt = now.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
-        try await store.issueChallenge(value, expiresAt: expiresAt, now: now, limit: configuration.maxOutstandingChallenges)
+        try await store.issueChallenge(
+            value,
+            expiresAt: expiresAt,
+            now: now,
+            limit: configuration.maxOutstandingChallenges
+        )
         return try Self.json(["challenge": value, "expiresAt": Self.rfc3339(expiresAt)], status: .created)
     }
 
@@ -79,7 +84,10 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         }
         let algorithm = try SignatureAlgorithms.standard.require(registration.algorithm)
         guard algorithm.keyType == registration.key.type else {
-            throw SignetError(.algMismatch, "the key is \(registration.key.type.rawValue), not for \(registration.algorithm)")
+            throw SignetError(
+                .algMismatch,
+                "the key is \(registration.key.type.rawValue), not for \(registration.algorithm)"
+            )
         }
         let now = clock()
         // Consume first: every attempt uses up its challenge, right or wrong.

@@ -12,7 +12,11 @@ struct RouteTable: Sendable {
 
     init(_ routes: [GatewayConfiguration.Route]) throws {
         entries = try routes.map {
-            Entry(prefix: $0.prefix, methods: $0.methods.map { Set($0.map { $0.uppercased() }) }, requirement: try $0.requirement())
+            Entry(
+                prefix: $0.prefix,
+                methods: $0.methods.map { Set($0.map { $0.uppercased() }) },
+                requirement: try $0.requirement()
+            )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
     }

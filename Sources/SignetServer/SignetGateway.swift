@@ -102,7 +102,8 @@ public struct SignetGateway: Sendable {
         let router = Router(context: SignetRequestContext.self)
         let proxy = GatewayProxy(
             client: httpClient,
-            upstream: configuration.upstream.hasSuffix("/") ? String(configuration.upstream.dropLast()) : configuration.upstream,
+            upstream: configuration.upstream.hasSuffix("/")
+                ? String(configuration.upstream.dropLast()) : configuration.upstream,
             responseSigner: responseSigner,
             maximumSignedResponseBytes: 8 << 20
         )
@@ -161,12 +162,20 @@ public struct SignetGateway: Sendable {
                 identity = verified
                 signedMessage = message
             }
-            return try await proxy.forward(request, identity: identity, signedRequest: signedMessage, logger: context.logger)
+            return try await proxy.forward(
+                request,
+                identity: identity,
+                signedRequest: signedMessage,
+                logger: context.logger
+            )
         } catch let error as SignetError {
             metrics.record(outcome: "rejected", reason: error.code.rawValue)
             context.logger.info(
                 "signet rejected request",
-                metadata: ["reason": .string(error.code.rawValue), "method": .string(request.method.rawValue), "path": .string(path)]
+                metadata: [
+                    "reason": .string(error.code.rawValue), "method": .string(request.method.rawValue),
+                    "path": .string(path),
+                ]
             )
             return ProblemResponse.make(error, debug: configuration.debug)
         }

@@ -19,7 +19,12 @@ public struct SignetRequestVerifier: Sendable {
     public var publicAuthority: String?
     public var maximumBodyBytes: Int
 
-    public init(verifier: MessageVerifier, publicScheme: String, publicAuthority: String? = nil, maximumBodyBytes: Int = 1 << 20) {
+    public init(
+        verifier: MessageVerifier,
+        publicScheme: String,
+        publicAuthority: String? = nil,
+        maximumBodyBytes: Int = 1 << 20
+    ) {
         self.verifier = verifier
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
@@ -43,7 +48,8 @@ public struct SignetRequestVerifier: Sendable {
         return try Self.message(request.head, body: body, scheme: publicScheme, authority: publicAuthority)
     }
 
-    static func message(_ head: HTTPRequest, body: ByteBuffer, scheme: String, authority: String?) throws -> HTTPMessage {
+    static func message(_ head: HTTPRequest, body: ByteBuffer, scheme: String, authority: String?) throws -> HTTPMessage
+    {
         guard let host = authority ?? head.authority else {
             throw SignetError(.malformedMessage, "the request has no Host")
         }

@@ -86,9 +86,14 @@ public final class PostgresStore: SignetStorage {
                 for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
                     _ = try await connection.query("BEGIN", logger: logger)
                     do {
-                        for step in steps { _ = try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger) }
+                        for step in steps {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
+                        }
                         let version = index + 1
-                        _ = try await connection.query("INSERT INTO signet_schema (version) VALUES (\(version))", logger: logger)
+                        _ = try await connection.query(
+                            "INSERT INTO signet_schema (version) VALUES (\(version))",
+                            logger: logger
+                        )
                         _ = try await connection.query("COMMIT", logger: logger)
                     } catch {
                         _ = try? await connection.query("ROLLBACK", logger: logger)
@@ -191,9 +196,11 @@ public final class PostgresStore: SignetStorage {
         var result: [DeviceRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes) in rows.decode(
-                (String, String, String, String, String, Int64, String, Int64, Int64?, String).self
-            ) {
+            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes)
+                in rows.decode(
+                    (String, String, String, String, String, Int64, String, Int64, Int64?, String).self
+                )
+            {
                 guard let trustLevel = TrustLevel(rawValue: trust), let state = DeviceRecord.Status(rawValue: status)
                 else { throw SignetError(.storeUnavailable, "a devices row is invalid") }
                 result.append(

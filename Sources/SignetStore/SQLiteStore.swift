@@ -17,7 +17,9 @@ public final class SQLiteStore: SignetStorage {
     }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public static func open(path: String, logger: Logger = Logger(label: "signet.store.sqlite")) async throws -> SQLiteStore {
+    public static func open(path: String, logger: Logger = Logger(label: "signet.store.sqlite")) async throws
+        -> SQLiteStore
+    {
         let connection: SQLiteConnection
         do {
             connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)

@@ -67,7 +67,9 @@ import Testing
         let store = try await Self.makeStore(kind)
         defer { Task { try await store.shutdown() } }
         try await store.issueChallenge("c2", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
-        await Self.expectCode(.challengeExpired) { try await store.consumeChallenge("c2", now: self.t0.addingTimeInterval(61)) }
+        await Self.expectCode(.challengeExpired) {
+            try await store.consumeChallenge("c2", now: self.t0.addingTimeInterval(61))
+        }
         await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c2", now: self.t0) }
     }
 
@@ -82,7 +84,12 @@ import Testing
             try await store.issueChallenge("cap3", expiresAt: self.t0.addingTimeInterval(60), now: self.t0, limit: 3)
         }
         // Expired ones do not count.
-        try await store.issueChallenge("cap4", expiresAt: t0.addingTimeInterval(200), now: t0.addingTimeInterval(61), limit: 3)
+        try await store.issueChallenge(
+            "cap4",
+            expiresAt: t0.addingTimeInterval(200),
+            now: t0.addingTimeInterval(61),
+            limit: 3
+        )
         #expect(try await store.sweep(now: t0.addingTimeInterval(61)) == 3)
     }
 
@@ -147,14 +154,49 @@ import Testing
         let store = try await Self.makeStore(kind)
         defer { Task { try await store.shutdown() } }
         #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
-        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(20), now: t0.addingTimeInterval(9)))
+        #expect(
+            try await !store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(20),
+                now: t0.addingTimeInterval(9)
+            )
+        )
         #expect(try await store.claim(keyID: "k2", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
-        #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(11)))
-        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(30), now: t0.addingTimeInterval(12)))
+        #expect(
+            try await store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(30),
+                now: t0.addingTimeInterval(11)
+            )
+        )
+        #expect(
+            try await !store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(30),
+                now: t0.addingTimeInterval(12)
+            )
+        )
         // Sweeping removes expired claims only: the live one still blocks its replay.
         _ = try await store.sweep(now: t0.addingTimeInterval(25))
-        #expect(try await !store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(40), now: t0.addingTimeInterval(26)))
-        #expect(try await store.claim(keyID: "k2", nonce: "n", until: t0.addingTimeInterval(40), now: t0.addingTimeInterval(26)))
+        #expect(
+            try await !store.claim(
+                keyID: "k",
+                nonce: "n",
+                until: t0.addingTimeInterval(40),
+                now: t0.addingTimeInterval(26)
+            )
+        )
+        #expect(
+            try await store.claim(
+                keyID: "k2",
+                nonce: "n",
+                until: t0.addingTimeInterval(40),
+                now: t0.addingTimeInterval(26)
+            )
+        )
     }
 
     @Test(arguments: kinds)

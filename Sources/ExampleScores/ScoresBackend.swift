@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Synchronization
+
+/// The seed articles' high-score service, as an upstream that knows nothing of Signet: it trusts the
+/// `Signet-Device` and `Signet-Key-Id` fields because only the gateway can reach it.
+///
+/// - `POST /scores` `{"name": "…", "score": 100}` → 201 with the stored entry
+/// - `GET /scores/top` → the ten best
+/// - `GET /legacy/score?msg=…&hmac=…` → the seed's own query form (the gateway checks the HMAC)
+/// - `GET /scores/received` → how many scores arrived (for exactly-once tests)
+/// - `GET /echo/headers` → the header fields it received, as JSON
+public final class ScoresBackend: Sendable {
+    public struct Entry: Codable, Sendable, Equatable {
+        public var name: String
+        public var score: Int
+        public var player: String?
+    }
+
+    private let entries = Mutex<[Entry]>([])
+    private let received = Atomic<Int>(0)
+
+    public init() {}
+
+    public var receivedCount: Int { received.load(ordering: .relaxed) }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let backend = self
+        router.post("/scores") { request, context in
+            let entry = try await request.decode(as: Entry.self, context: context)
+            return try backend.store(
+                entry,
+                player: request.headers[HTTPField.Name("Signet-Device")!]
+                    ?? request.headers[HTTPField.Name("Signet-Key-Id")!]
+            )
+        }
+        router.get("/legacy/score") { request, _ in
+            guard let message = request.uri.queryParameters.get("msg"),
+                let entry = try? JSONDecoder().decode(Entry.self, from: Data(message.utf8))
+            else { return Response(status: .badRequest) }
+            return try backend.store(entry, player: request.headers[HTTPField.Name("Signet-Key-Id")!])
+        }
+        router.get("/scores/top") { _, _ in
+            let top = backend.entries.withLock { Array($0.sorted { $0.score > $1.score }.prefix(10)) }
+            return try Self.json(top, status: .ok)
+        }
+        router.get("/scores/received") { _, _ in "\(backend.receivedCount)" }
+        router.get("/echo/headers") { request, _ in
+            var fields: [String: String] = [:]
+            for field in request.headers { fields[field.name.canonicalName] = field.value }
+            return try Self.json(fields, status: .ok)
+        }
+        return router
+    }
+
+    private func store(_ entry: Entry, player: String?) throws -> Response {
+        var stored = entry
+        stored.player = player
+        entries.withLock { $0.append(stored) }
+        received.add(1, ordering: .relaxed)
+        return try Self.json(stored, status: .created)
+    }
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: .init(bytes: try encoder.encode(value)))
+        )
+    }
+
+    /// The backend as an application on `host:port` (0 picks a free port, reported to `onServerRunning`).
+    public func application(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger = Logger(label: "scores"),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: port), serverName: "scores"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+}

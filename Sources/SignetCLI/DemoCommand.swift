@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import AsyncHTTPClient
+import ExampleScores
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetStore
+
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the example high-score backend and the gateway on loopback, then play a device.",
+        discussion: """
+            The gateway keeps its state in a SQLite file in a temporary folder. The device gets a challenge, \
+            registers a P-256 key, submits a signed score, then a tampered score, a replay and an unsigned \
+            request, which are rejected with their reason codes.
+            """
+    )
+
+    @Flag(help: "Keep both servers running after the walkthrough (Ctrl-C to stop).")
+    var keepRunning = false
+
+    func run() async throws {
+        var logger = Logger(label: "signet.demo")
+        logger.logLevel = .warning
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let backend = ScoresBackend()
+        let backendServer = try await BackgroundServer.start(logger: logger) {
+            backend.application(logger: logger, onServerRunning: $0)
+        }
+
+        let gatewayKey = try SigningKey.generate(.ed25519)
+        let keyFile = folder.appendingPathComponent("gateway.key.pem").path
+        try Data((gatewayKey.pemRepresentation ?? "").utf8).write(to: URL(fileURLWithPath: keyFile))
+        let legacySecret = Array("a9bk342nziAFD234".utf8)
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+        configuration.listen.port = 0
+        configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
+        configuration.routes = [
+            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
+            .init(prefix: "/legacy/score", access: "legacy-query-hmac", keyId: "highscore-legacy"),
+            .init(prefix: "/", access: "verified"),
+        ]
+        configuration.sharedSecrets = [.init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret))]
+        configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
+        let store = try await configuration.store.open(logger: logger)
+        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+        let gatewayServer = try await BackgroundServer.start(logger: logger) {
+            gateway.application(onServerRunning: $0)
+        }
+        let base = "http://127.0.0.1:\(gatewayServer.port)"
+        print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
+        print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)\n")
+
+        let walkthrough = DemoWalkthrough(
+            base: base,
+            gatewayKey: gatewayKey.verificationKey,
+            legacySecret: legacySecret
+        )
+        do {
+            try await walkthrough.run()
+        } catch {
+            print("demo failed: \(error)")
+            await gatewayServer.stop()
+            await backendServer.stop()
+            try? await store.shutdown()
+            throw ExitCode(1)
+        }
+        if keepRunning {
+            print("\nservers keep running; press Ctrl-C to stop")
+            let (signals, continuation) = AsyncStream.makeStream(of: Void.self)
+            let source = DispatchSource.makeSignalSource(signal: SIGINT)
+            signal(SIGINT, SIG_IGN)
+            source.setEventHandler { continuation.finish() }
+            source.resume()
+            for await _ in signals {}
+        }
+        await gatewayServer.stop()
+        await backendServer.stop()
+        try await store.shutdown()
+    }
+}

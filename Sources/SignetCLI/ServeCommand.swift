@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import SignetCore
+import SignetServer
+import SignetStore
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the Signet gateway in front of an upstream (see docs/gateway.md for the configuration).",
+        discussion: """
+            Reads the JSON configuration, then SIGNET_* environment variables (SIGNET_UPSTREAM, SIGNET_STORE, \
+            SIGNET_LISTEN_HOST, SIGNET_LISTEN_PORT, SIGNET_PUBLIC_SCHEME, SIGNET_PUBLIC_AUTHORITY, \
+            SIGNET_ADMIN_TOKEN, SIGNET_DEBUG). Stops gracefully on SIGTERM or SIGINT.
+            """
+    )
+
+    @Option(help: "Configuration file (JSON).")
+    var config: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        var configuredLogger = Logger(label: "signet")
+        configuredLogger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let logger = configuredLogger
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try GatewayConfiguration.load(
+                file: config,
+                environment: ProcessInfo.processInfo.environment
+            )
+        } catch let error as SignetError {
+            throw ValidationError(error.reason)
+        }
+        let store = try await configuration.store.open(logger: logger)
+        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+        let upstream = configuration.upstream
+        let app = gateway.application { port in
+            logger.notice(
+                "signet gateway listening",
+                metadata: ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
+            )
+            FileHandle.standardOutput.write(
+                Data("signet gateway listening on http://\(configuration.listen.host):\(port) -> \(upstream)\n".utf8)
+            )
+        }
+        do {
+            try await app.runService()
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
+    }
+}
