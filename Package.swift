@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
@@ -101,6 +102,18 @@ let package = Package(
         .testTarget(
             name: "SignetStoreTests",
             dependencies: ["SignetCore", "SignetStore"],
+            swiftSettings: strict
+        ),
+        // The gateway over real HTTP on loopback: SQLite, PostgreSQL with two instances, the CLI.
+        .testTarget(
+            name: "SignetServerTests",
+            dependencies: [
+                "SignetCore", "SignetStore", "SignetServer", "ExampleScores",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: strict
         ),
         // Runs the built `signet` binary and the Python interop peer as separate processes.

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import ExampleScores
+import Foundation
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetStore
+import Testing
+
+/// The gateway over real HTTP on loopback, in front of the example backend, with a SQLite store.
+@Suite struct GatewayEndToEndTests {
+    @Test func aRegisteredDeviceReachesTheBackendAndTheResponseIsSigned() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let answer = try await GatewayHarness.send(signed)
+        #expect(answer.status == 201, "\(answer.text)")
+        #expect(answer.json["player"] as? String == device.deviceID)
+        #expect(harness.backend.receivedCount == 1)
+
+        // The response signature verifies only together with the request it answers.
+        var fields = MessageFields()
+        for header in answer.headers { fields.append(name: header.name, value: header.value) }
+        let response = HTTPMessage.response(status: answer.status, fields: fields, body: answer.body)
+        var policy = VerificationPolicy.permissive
+        policy.selection = .label("gateway")
+        let verifier = MessageVerifier(
+            keys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: harness.gatewayKey.verificationKey)]),
+            policy: policy,
+            nonces: nil
+        )
+        let verified = try await verifier.verify(response, relatedRequest: signed, now: Date())
+        #expect(verified.covers(.contentDigest))
+        let other = try device.signer.sign(
+            try harness.scorePost("{\"name\":\"x\",\"score\":1}"),
+            created: Date(),
+            nonce: "other"
+        )
+        let error = await #expect(throws: SignetError.self) {
+            try await verifier.verify(response, relatedRequest: other, now: Date())
+        }
+        #expect(error?.code == .signatureInvalid)
+    }
+
+    @Test func theCLIVerifiesTheGatewaysResponseSignature() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register(.ed25519)
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let answer = try await GatewayHarness.send(signed)
+        try #require(answer.status == 201)
+        let folder = harness.folder
+        var response = "HTTP/1.1 201 Created\r\n"
+        for header in answer.headers { response += "\(header.name): \(header.value)\r\n" }
+        try Data((response + "\r\n").utf8 + answer.body).write(to: folder.appendingPathComponent("response.http"))
+        try Data(HTTP1MessageCodec().encode(signed)).write(to: folder.appendingPathComponent("request.http"))
+        try Data(harness.gatewayKey.verificationKey.pemRepresentation!.utf8).write(
+            to: folder.appendingPathComponent("gateway.pub.pem")
+        )
+        let result = try CLIProcess.run(
+            [
+                "verify", "--request", "response.http", "--response-to", "request.http", "--scheme", "http",
+                "--key", "gateway.pub.pem", "--keyid", "gateway", "--label", "gateway",
+            ],
+            in: folder
+        )
+        #expect(result.stdout.hasPrefix("valid\n"), "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test func everyRejectionIsProblemJSONWithItsReason() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(signed).status == 201)
+
+        var tampered = signed
+        tampered.body = Array("{\"name\":\"Gilgamesh\",\"score\":999}".utf8)
+        var forged = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        forged.fields.set(name: "Content-Type", value: "text/plain")
+        forged = try forged.replacingSignatureBytes()
+        let old = try device.signer.sign(
+            try harness.scorePost(),
+            created: Date().addingTimeInterval(-3600),
+            nonce: Nonce.random()
+        )
+        let future = try device.signer.sign(
+            try harness.scorePost(),
+            created: Date().addingTimeInterval(3600),
+            nonce: Nonce.random()
+        )
+        let noNonce = try device.signer.sign(try harness.scorePost(), created: Date())
+        let stranger = try MessageSigner(
+            key: try SigningKey.generate(.p256),
+            keyID: "nobody",
+            algorithm: ECDSAP256SHA256()
+        )
+        .sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let undigested = try device.signer.sign(
+            try harness.scorePost(),
+            components: [.method, .targetURI],
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let narrow = try device.signer.sign(
+            try harness.scorePost(),
+            components: [.method, .contentDigest],
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        var garbled = signed
+        garbled.fields.set(name: "Signature-Input", value: "sig1=(\"@method\";created=oops")
+
+        let cases: [(String, HTTPMessage, String, Int)] = [
+            ("tampered body", tampered, "digest_mismatch", 401),
+            ("replay", signed, "nonce_replayed", 401),
+            ("unsigned", try harness.scorePost(), "signature_missing", 401),
+            ("bad signature", forged, "signature_invalid", 401),
+            ("too old", old, "created_too_old", 401),
+            ("future", future, "created_in_future", 401),
+            ("no nonce", noNonce, "nonce_missing", 401),
+            ("unknown key", stranger, "unknown_key", 401),
+            ("body without digest", undigested, "digest_missing", 401),
+            ("target not covered", narrow, "component_not_covered", 401),
+            ("malformed", garbled, "malformed_header", 400),
+        ]
+        for (name, message, reason, status) in cases {
+            let answer = try await GatewayHarness.send(message)
+            #expect(answer.status == status, "\(name): \(answer.text)")
+            #expect(answer.reason == reason, "\(name): \(answer.text)")
+            #expect(answer.headers.first(name: "content-type") == "application/problem+json", "\(name)")
+            #expect(answer.json["type"] as? String == "urn:signet:reason:\(reason)", "\(name)")
+            #expect(answer.json["title"] is String && answer.json["status"] as? Int == status, "\(name)")
+        }
+        // Debug mode shows the signature base the gateway built.
+        let debug = try await GatewayHarness.send(tampered.withFreshNonce(device))
+        #expect((debug.json["signatureBase"] as? String)?.contains("\"@method\": POST") == true)
+        #expect(harness.backend.receivedCount == 1)
+    }
+
+    @Test func spoofedSignetFieldsAreReplacedByTheVerifiedIdentity() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let request = try HTTPMessage.request(
+            method: "GET",
+            uri: harness.base + "/echo/headers",
+            fields: [("Signet-Device", "dev_admin"), ("Signet-Trust-Level", "app-attest"), ("signet-extra", "x")]
+        )
+        let answer = try await GatewayHarness.send(
+            try device.signer.sign(request, created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 200)
+        let seen = answer.json as? [String: String] ?? [:]
+        #expect(seen["signet-device"] == device.deviceID)
+        #expect(seen["signet-trust-level"] == "device-key")
+        #expect(seen["signet-key-id"] == device.keyID)
+        #expect(seen["signet-extra"] == nil)
+        // On an open route the spoofed fields are removed too, and none are added.
+        let open = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/scores/top",
+            headers: [("Signet-Device", "dev_admin")]
+        )
+        #expect(open.status == 200)
+    }
+
+    @Test func registrationRejectionsAndTheChallengeIsUsedOnce() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let p256 = P256.Signing.PrivateKey()
+        let key = try SigningKey(pem: p256.pemRepresentation)
+        let devices = harness.base + "/signet/v1/devices"
+        let json = [("Content-Type", "application/json")]
+
+        let challenge = try await harness.challenge()
+        let wrongProof = try harness.registration(
+            key: key,
+            alg: "ecdsa-p256-sha256",
+            challenge: challenge,
+            signature: Array(repeating: 1, count: 64)
+        )
+        var answer = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: wrongProof)
+        #expect(answer.status == 401 && answer.reason == "signature_invalid", "\(answer.text)")
+        // The challenge went with the failed attempt.
+        let good = try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: challenge)
+        answer = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: good)
+        #expect(answer.reason == "challenge_unknown")
+
+        let fresh = try await harness.challenge()
+        let zeros = [UInt8](repeating: 0, count: 64)
+        let cases: [([UInt8], String, Int)] = [
+            (
+                try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: "never-issued"),
+                "challenge_unknown", 401
+            ),
+            (
+                try harness.registration(key: key, alg: "ed25519", challenge: fresh, signature: zeros), "alg_mismatch",
+                401
+            ),
+            (
+                try harness.registration(key: key, alg: "hmac-sha256", challenge: fresh, signature: zeros),
+                "alg_unsupported", 401
+            ),
+            (Array("{\"challenge\":1}".utf8), "malformed_message", 400),
+            (Array("not json".utf8), "malformed_message", 400),
+            (Array(repeating: UInt8(ascii: " "), count: 20_000), "body_too_large", 413),
+        ]
+        for (body, reason, status) in cases {
+            let answer = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: body)
+            #expect(answer.status == status && answer.reason == reason, "\(reason): \(answer.text)")
+        }
+        // DER-encoded P-256 proofs (CryptoKit's derRepresentation) are accepted too.
+        let derChallenge = try await harness.challenge()
+        let der = Array(try p256.signature(for: Array(derChallenge.utf8)).derRepresentation)
+        answer = try await GatewayHarness.send(
+            method: "POST",
+            url: devices,
+            headers: json,
+            body: try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: derChallenge, signature: der)
+        )
+        #expect(answer.status == 201, "\(answer.text)")
+        // The same key cannot be registered twice.
+        let again = try harness.registration(
+            key: key,
+            alg: "ecdsa-p256-sha256",
+            challenge: try await harness.challenge()
+        )
+        answer = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: again)
+        #expect(answer.status == 409 && answer.reason == "device_exists")
+    }
+
+    @Test func unattestedRegistrationCanBeTurnedOff() async throws {
+        let harness = try await GatewayHarness.start { $0.allowUnattestedDevices = false }
+        defer { Task { await harness.stop() } }
+        let body = try harness.registration(
+            key: try SigningKey.generate(.ed25519),
+            alg: "ed25519",
+            challenge: try await harness.challenge()
+        )
+        let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/devices", body: body)
+        #expect(answer.status == 403 && answer.reason == "trust_level_insufficient")
+    }
+
+    @Test func challengesAreCappedPerSource() async throws {
+        let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 3 }
+        defer { Task { await harness.stop() } }
+        for _ in 0..<3 { _ = try await harness.challenge() }
+        let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
+        #expect(answer.status == 429 && answer.reason == "rate_limited")
+    }
+
+    @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let revoke = harness.base + "/signet/v1/devices/\(device.deviceID)"
+        var answer = try await GatewayHarness.send(
+            method: "DELETE",
+            url: revoke,
+            headers: [("Authorization", "Bearer wrong")]
+        )
+        #expect(answer.status == 401)
+        answer = try await GatewayHarness.send(
+            method: "DELETE",
+            url: revoke,
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(answer.status == 204)
+        answer = try await GatewayHarness.send(
+            method: "DELETE",
+            url: harness.base + "/signet/v1/devices/dev_none",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(answer.status == 404 && answer.reason == "not_found")
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        answer = try await GatewayHarness.send(signed)
+        #expect(answer.status == 401 && answer.reason == "key_revoked")
+    }
+
+    @Test func routesDemandTheirTrustLevel() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault")
+        let answer = try await GatewayHarness.send(
+            try device.signer.sign(request, created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 403 && answer.reason == "trust_level_insufficient")
+    }
+
+    @Test func sharedSecretClientsAndTheLegacyScheme() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let bank = MessageSigner(
+            key: try SigningKey(secret: GatewayHarness.bankSecret),
+            keyID: "bank-v1",
+            algorithm: HMACSHA256()
+        )
+        let answer = try await GatewayHarness.send(
+            try bank.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 201 && answer.json["player"] as? String == "bank-v1")
+
+        let legacy = LegacyQueryHMAC(key: GatewayHarness.legacySecret)
+        let query = legacy.query(for: "{\"name\":\"Enkidu\",\"score\":90}")
+        var result = try await GatewayHarness.send(method: "GET", url: harness.base + "/legacy/score?" + query)
+        #expect(result.status == 201)
+        let badQuery = query.replacingOccurrences(of: "90", with: "99")
+        result = try await GatewayHarness.send(method: "GET", url: harness.base + "/legacy/score?" + badQuery)
+        #expect(result.status == 401 && result.reason == "signature_invalid")
+    }
+
+    @Test func healthAndMetrics() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
+        _ = try await GatewayHarness.send(try harness.scorePost())
+        let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics").text
+        #expect(
+            metrics.contains("signet_requests_total{outcome=\"rejected\",reason=\"signature_missing\"} 1"),
+            "\(metrics)"
+        )
+    }
+}
+
+extension HTTPMessage {
+    /// The same message with its signature bytes replaced by zeros of the same length.
+    func replacingSignatureBytes() throws -> HTTPMessage {
+        var copy = self
+        let value = try #require(copy.fields["signature"])
+        let label = value.prefix { $0 != "=" }
+        copy.fields.set(name: "Signature", value: "\(label)=:\(Base64.encode([UInt8](repeating: 0, count: 64))):")
+        return copy
+    }
+
+    func withFreshNonce(_ device: GatewayHarness.Device) throws -> HTTPMessage {
+        var original = self
+        let body = original.body
+        original.fields.removeAll("signature")
+        original.fields.removeAll("signature-input")
+        original.fields.removeAll("content-digest")
+        original.body = Array("{\"name\":\"Gilgamesh\",\"score\":100}".utf8)
+        var signed = try device.signer.sign(original, created: Date(), nonce: Nonce.random())
+        signed.body = body
+        return signed
+    }
+}
