@@ -251,9 +251,35 @@ public final class PostgresStore: SignetStorage {
         await runner.value
     }
 
-    /// Removes every row (for tests that share one database).
-    public func truncateForTesting() async throws {
-        _ = try await count("TRUNCATE challenges, devices, nonces")
+    /// Creates database `name` on the server `url` points at (its own database is used to connect)
+    /// and returns the URL of the new one. For provisioning and for tests that need isolation.
+    public static func createDatabase(url: String, named name: String, logger: Logger = Logger(label: "signet.store.postgres"))
+        async throws -> String
+    {
+        guard name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }),
+            var components = URLComponents(string: url), let host = components.host, let user = components.user
+        else { throw SignetError(.storeUnavailable, "invalid database name or URL") }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        let client = PostgresClient(
+            configuration: .init(
+                host: host,
+                port: components.port ?? 5432,
+                username: user,
+                password: components.password?.removingPercentEncoding,
+                database: database.isEmpty ? nil : database,
+                tls: .disable
+            ),
+            backgroundLogger: logger
+        )
+        let runner = Task { await client.run() }
+        defer { runner.cancel() }
+        do {
+            _ = try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        } catch {
+            throw SignetError(.storeUnavailable, "cannot create database \(name): \(String(reflecting: error))")
+        }
+        components.path = "/" + name
+        return components.string ?? url
     }
 
     // MARK: Helpers

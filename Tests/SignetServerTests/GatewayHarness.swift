@@ -203,7 +203,8 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// The PostgreSQL server `scripts/test.sh` starts; CI must have one.
+/// The PostgreSQL server `scripts/test.sh` starts; CI must have one. Tests needing it are skipped
+/// (never silently in CI) when it is absent.
 enum TestPostgres {
     static let url: String? = {
         if let url = ProcessInfo.processInfo.environment["SIGNET_POSTGRES_URL"], !url.isEmpty { return url }

@@ -5,8 +5,7 @@ import SignetStore
 import Testing
 
 /// One conformance suite, run unchanged against every ``SignetStorage``: memory, SQLite, PostgreSQL.
-// Serialized: the PostgreSQL runs share one database, which each test empties first.
-@Suite(.serialized) struct StoreConformanceTests {
+@Suite struct StoreConformanceTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case memory, sqlite, postgres
         var testDescription: String { rawValue }
@@ -23,9 +22,12 @@ import Testing
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             return try await SQLiteStore.open(path: dir.appendingPathComponent("signet.sqlite").path)
         case .postgres:
-            let store = try await PostgresStore.connect(url: try #require(TestPostgres.url))
-            try await store.truncateForTesting()
-            return store
+            // A database of its own per test: tests run in parallel.
+            let url = try await PostgresStore.createDatabase(
+                url: try #require(TestPostgres.url),
+                named: "signet_t_\(UInt64.random(in: 0...UInt64.max))"
+            )
+            return try await PostgresStore.connect(url: url)
         }
     }
 
