@@ -27,6 +27,9 @@ public final class ScoresBackend: Sendable {
 
     public var receivedCount: Int { received.load(ordering: .relaxed) }
 
+    /// Every stored entry, in arrival order.
+    public var allEntries: [Entry] { entries.withLock { $0 } }
+
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         let backend = self

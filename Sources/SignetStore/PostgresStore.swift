@@ -253,10 +253,16 @@ public final class PostgresStore: SignetStorage {
 
     /// Creates database `name` on the server `url` points at (its own database is used to connect)
     /// and returns the URL of the new one. For provisioning and for tests that need isolation.
-    public static func createDatabase(url: String, named name: String, logger: Logger = Logger(label: "signet.store.postgres"))
+    public static func createDatabase(
+        url: String,
+        named name: String,
+        logger: Logger = Logger(label: "signet.store.postgres")
+    )
         async throws -> String
     {
-        guard name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }),
+        guard
+            name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+            ),
             var components = URLComponents(string: url), let host = components.host, let user = components.user
         else { throw SignetError(.storeUnavailable, "invalid database name or URL") }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path

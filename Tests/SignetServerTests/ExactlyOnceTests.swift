@@ -46,7 +46,10 @@ import Testing
     @Test(.enabled(if: TestPostgres.url != nil, "no PostgreSQL server (SIGNET_POSTGRES_URL)"))
     func twoGatewaysSharingPostgreSQLLetExactlyOneCopyThrough() async throws {
         let server = try #require(TestPostgres.url)
-        let url = try await PostgresStore.createDatabase(url: server, named: "signet_race_\(UInt64.random(in: 0...UInt64.max))")
+        let url = try await PostgresStore.createDatabase(
+            url: server,
+            named: "signet_race_\(UInt64.random(in: 0...UInt64.max))"
+        )
         // Both instances sit behind one public name, as behind a load balancer.
         let harness = try await GatewayHarness.start(store: .postgres(url), instances: 2) {
             $0.debug = false

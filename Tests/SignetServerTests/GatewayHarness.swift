@@ -118,24 +118,29 @@ final class GatewayHarness: Sendable {
     }
 
     /// Sends a SignetCore message as it is (its own URL decides which gateway).
-    static func send(_ message: HTTPMessage) async throws -> Answer {
+    static func send(_ message: HTTPMessage, timeout: TimeAmount = .seconds(30)) async throws -> Answer {
         let headers = message.fields.lines.filter { !["host", "content-length"].contains($0.name.lowercased()) }
         return try await send(
             method: message.method!,
             url: message.target!.targetURI,
             headers: headers.map { ($0.name, $0.value) },
-            body: message.body
+            body: message.body,
+            timeout: timeout
         )
     }
 
-    static func send(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws
-        -> Answer
-    {
+    static func send(
+        method: String,
+        url: String,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        timeout: TimeAmount = .seconds(30)
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body, !body.isEmpty || method == "POST" { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 4 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: bytes))
     }
