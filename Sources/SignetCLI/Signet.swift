@@ -8,7 +8,7 @@ struct Signet: AsyncParsableCommand {
         abstract: "Sign and verify HTTP messages (RFC 9421), digests (RFC 9530), pins and seed-compatible MACs.",
         subcommands: [
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
-            PinCommand.self, BenchCommand.self, ServeCommand.self, DemoCommand.self,
+            PinCommand.self, BenchCommand.self, ServeCommand.self, DemoCommand.self, GatewayBenchCommand.self,
         ]
     )
 }

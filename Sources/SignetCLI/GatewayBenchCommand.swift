@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import ExampleScores
+import Foundation
+import Logging
+import SignetCore
+import SignetServer
+import SignetStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+struct GatewayBenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-gateway",
+        abstract: "Load-test the gateway with wrk: verified requests versus the same gateway passing through.",
+        discussion: """
+            Starts the example backend and two gateways on loopback (SQLite store): one verifying every \
+            request, one with every route open. wrk sends pre-signed POSTs (Ed25519, Content-Digest, a fresh \
+            nonce each, so no request is a replay) to each in turn, and the command prints throughput, p50 \
+            and p99 latency, the ratio and the added p99. Needs wrk (apt-get install wrk). Build with \
+            -c release: `swift run -c release signet bench-gateway`.
+            """
+    )
+
+    @Option(help: "Seconds per run.")
+    var duration: Int = 10
+
+    @Option(help: "Open connections.")
+    var connections: Int = 32
+
+    @Option(help: "wrk threads.")
+    var threads: Int = 1
+
+    func run() async throws {
+        var logger = Logger(label: "signet.bench")
+        logger.logLevel = .error
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let backend = ScoresBackend()
+        let backendServer = try await BackgroundServer.start(logger: logger) {
+            backend.application(logger: logger, onServerRunning: $0)
+        }
+        func gateway(open: Bool, name: String) async throws -> (BackgroundServer, any SignetStorage) {
+            var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+            configuration.listen.port = 0
+            configuration.publicAuthority = "bench.example.com"
+            configuration.store = .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
+            configuration.routes = [.init(prefix: "/", access: open ? "open" : "verified")]
+            let store = try await configuration.store.open(logger: logger)
+            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+            return (
+                try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }, store
+            )
+        }
+        let (verifying, verifyingStore) = try await gateway(open: false, name: "verifying")
+        let (passing, passingStore) = try await gateway(open: true, name: "passing")
+
+        // A registered device and one pre-signed request per expected send.
+        let key = try SigningKey.generate(.ed25519)
+        var jwk = key.verificationKey.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        try await verifyingStore.registerDevice(
+            DeviceRecord(
+                deviceID: "dev_bench",
+                keyID: keyID,
+                algorithm: "ed25519",
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .deviceKey,
+                createdAt: Date()
+            )
+        )
+        let count = min(duration * 15_000, 400_000)
+        print("signing \(count) requests…")
+        let signer = MessageSigner(key: key, keyID: keyID, algorithm: Ed25519Algorithm())
+        var lines: [String] = []
+        lines.reserveCapacity(count)
+        let now = Date()
+        for index in 0..<count {
+            let body = "{\"name\":\"player\(index % 1000)\",\"score\":\(index)}"
+            let request = try HTTPMessage.request(
+                method: "POST",
+                uri: "http://bench.example.com/scores",
+                fields: [("Content-Type", "application/json")],
+                body: Array(body.utf8)
+            )
+            let signed = try signer.sign(request, created: now, nonce: "n\(index)")
+            lines.append(([body] + signed.fields.lines.map { "\($0.name): \($0.value)" }).joined(separator: "\t"))
+        }
+        let requestsFile = folder.appendingPathComponent("requests.tsv").path
+        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: requestsFile))
+        let script = folder.appendingPathComponent("signed.lua").path
+        try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
+
+        print("wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores, same pre-signed requests for both\n")
+        let open = try WrkRun(
+            port: passing.port,
+            duration: duration,
+            connections: connections,
+            threads: threads,
+            script: script,
+            requests: requestsFile
+        )
+        let verified = try WrkRun(
+            port: verifying.port,
+            duration: duration,
+            connections: connections,
+            threads: threads,
+            script: script,
+            requests: requestsFile
+        )
+        print(
+            "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
+                + "p99".padding(12, left: true) + "   non-2xx"
+        )
+        for (name, run) in [("pass-through (open)", open), ("verified", verified)] {
+            print(
+                name.padding(24) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
+                    + WrkRun.format(run.p50).padding(12, left: true) + WrkRun.format(run.p99).padding(12, left: true)
+                    + "   \(run.non2xx)"
+            )
+        }
+        print(
+            String(
+                format: "\nverified / pass-through throughput: %.2f; added p99: %@",
+                verified.requestsPerSecond / open.requestsPerSecond,
+                WrkRun.format(verified.p99 - open.p99)
+            )
+        )
+        if verified.non2xx > 0 {
+            print("warning: \(verified.non2xx) verified requests were not accepted (more requests than pre-signed?)")
+        }
+
+        await verifying.stop()
+        await passing.stop()
+        await backendServer.stop()
+        try await verifyingStore.shutdown()
+        try await passingStore.shutdown()
+    }
+
+    /// Each wrk thread takes every n-th pre-signed request, so no two threads send the same nonce.
+    static let luaScript = """
+        local counter = 0
+        function setup(thread)
+          thread:set("id", counter)
+          counter = counter + 1
+        end
+        function init(args)
+          local threads = tonumber(args[1])
+          requests = {}
+          local index = 0
+          for line in io.lines(args[2]) do
+            if index % threads == id then table.insert(requests, line) end
+            index = index + 1
+          end
+          position = 0
+        end
+        function request()
+          position = position + 1
+          if position > #requests then position = 1 end
+          local fields = {}
+          for field in string.gmatch(requests[position], "[^\\t]+") do table.insert(fields, field) end
+          local headers = {}
+          for k = 2, #fields do
+            local name, value = string.match(fields[k], "^([^:]+): (.*)$")
+            headers[name] = value
+          end
+          return wrk.format("POST", "/scores", headers, fields[1])
+        end
+        """
+}
+
+/// One wrk run and the figures read from its output.
+struct WrkRun {
+    var requestsPerSecond: Double
+    var p50: Double
+    var p99: Double
+    var non2xx: Int
+
+    init(port: Int, duration: Int, connections: Int, threads: Int, script: String, requests: String) throws {
+        let output = try Self.run([
+            "-t\(threads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script,
+            "http://127.0.0.1:\(port)/scores", "--", String(threads), requests,
+        ])
+        func value(after prefix: String) -> Substring? {
+            output.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(prefix) }?
+                .trimmingCharacters(in: .whitespaces).dropFirst(prefix.count).drop(while: { $0 == " " })
+        }
+        guard let rps = value(after: "Requests/sec:").flatMap({ Double($0) }) else {
+            throw ValidationError("unexpected wrk output:\n\(output)")
+        }
+        requestsPerSecond = rps
+        p50 = value(after: "50%").map { Self.seconds(String($0)) } ?? .nan
+        p99 = value(after: "99%").map { Self.seconds(String($0)) } ?? .nan
+        non2xx = value(after: "Non-2xx or 3xx responses:").flatMap { Int($0) } ?? 0
+    }
+
+    static func seconds(_ text: String) -> Double {
+        let number = Double(text.prefix { $0.isNumber || $0 == "." }) ?? .nan
+        if text.hasSuffix("us") { return number / 1e6 }
+        if text.hasSuffix("ms") { return number / 1e3 }
+        if text.hasSuffix("m") { return number * 60 }
+        return number
+    }
+
+    static func format(_ seconds: Double) -> String {
+        abs(seconds) < 1e-3 ? String(format: "%.0f µs", seconds * 1e6) : String(format: "%.2f ms", seconds * 1e3)
+    }
+
+    private static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["wrk"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ValidationError(
+                "wrk failed (is it installed? apt-get install wrk):\n\(String(decoding: data, as: UTF8.self))"
+            )
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
