@@ -68,6 +68,9 @@ public struct SignetRequestVerifier: Sendable {
             )
         }
         var fields = MessageFields()
+        // HTTP/1.1 carries the authority as a Host field; HTTPTypes moves it into the head. Put it
+        // back so a signature covering "host" sees what was on the wire.
+        if let wireHost = head.authority { fields.append(name: "Host", value: wireHost) }
         for field in head.headerFields { fields.append(name: field.name.rawName, value: field.value) }
         return HTTPMessage(
             head: .request(method: head.method.rawValue, target: target),

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetServer
+import SignetStore
+import Testing
+
+@Suite struct GatewayConfigurationTests {
+    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/signet.sample.json").path
+
+    @Test func theDocumentedSampleLoads() throws {
+        let configuration = try GatewayConfiguration.load(file: Self.sample, environment: [:])
+        #expect(configuration.upstream == "http://127.0.0.1:9000")
+        #expect(configuration.publicAuthority == "api.example.com")
+        #expect(configuration.store.sqlite == "signet.sqlite")
+        #expect(configuration.routes.count == 4)
+        #expect(configuration.sharedSecrets.first { $0.keyId == "bank-v2" }?.notAfter != nil)
+        #expect(configuration.responseSigning?.keyId == "gateway")
+    }
+
+    @Test func environmentVariablesOverrideTheFile() throws {
+        let configuration = try GatewayConfiguration.load(
+            file: Self.sample,
+            environment: [
+                "SIGNET_LISTEN_PORT": "9999", "SIGNET_STORE": "postgres://u:p@db:5432/signet",
+                "SIGNET_PUBLIC_AUTHORITY": "edge.example.com", "SIGNET_DEBUG": "1", "SIGNET_UPSTREAM": "https://api.internal",
+            ]
+        )
+        #expect(configuration.listen.port == 9999)
+        #expect(configuration.store.postgres == "postgres://u:p@db:5432/signet")
+        #expect(configuration.store.sqlite == nil)
+        #expect(configuration.publicAuthority == "edge.example.com")
+        #expect(configuration.debug)
+        #expect(configuration.upstream == "https://api.internal")
+        // The environment alone is enough.
+        let minimal = try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://127.0.0.1:1"])
+        #expect(minimal.store.sqlite == "signet.sqlite")
+    }
+
+    @Test(arguments: [
+        "{}",
+        "{\"upstream\": \"ftp://x\"}",
+        "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"everyone\"}]}",
+        "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"legacy-query-hmac\"}]}",
+        "{\"upstream\": \"http://x\", \"store\": {\"sqlite\": \"a\", \"postgres\": \"postgres://b\"}}",
+        "not json",
+    ])
+    func invalidConfigurationsAreRefusedWithAReason(_ text: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        #expect(error?.code == .malformedMessage)
+    }
+}
+
+@Suite struct RouteTableTests {
+    @Test func theLongestMatchingPrefixDecidesAndUnmatchedPathsAreVerified() throws {
+        let table = try RouteTableProbe.make([
+            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
+            .init(prefix: "/scores", access: "device-key"),
+            .init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "k"),
+        ])
+        #expect(table("GET", "/scores/top") == "open")
+        #expect(table("GET", "/scores/top?n=3") == "open")
+        #expect(table("POST", "/scores/top") == "device-key")
+        #expect(table("POST", "/scores") == "device-key")
+        #expect(table("GET", "/scoresheet") == "verified")
+        #expect(table("GET", "/legacy/score?msg=x") == "legacy")
+        #expect(table("GET", "/other") == "verified")
+    }
+}

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+@testable import SignetServer
+
+/// Reads the internal route table as short names, for the route tests.
+enum RouteTableProbe {
+    static func make(_ routes: [GatewayConfiguration.Route]) throws -> (String, String) -> String {
+        let table = try RouteTable(routes)
+        return { method, path in
+            switch table.requirement(method: method, path: path) {
+            case .open: "open"
+            case .verified: "verified"
+            case .trustLevel(let level): level.rawValue
+            case .legacyQueryHMAC: "legacy"
+            }
+        }
+    }
+}
