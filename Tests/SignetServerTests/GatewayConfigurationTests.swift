@@ -24,7 +24,8 @@ import Testing
             file: Self.sample,
             environment: [
                 "SIGNET_LISTEN_PORT": "9999", "SIGNET_STORE": "postgres://u:p@db:5432/signet",
-                "SIGNET_PUBLIC_AUTHORITY": "edge.example.com", "SIGNET_DEBUG": "1", "SIGNET_UPSTREAM": "https://api.internal",
+                "SIGNET_PUBLIC_AUTHORITY": "edge.example.com", "SIGNET_DEBUG": "1",
+                "SIGNET_UPSTREAM": "https://api.internal",
             ]
         )
         #expect(configuration.listen.port == 9999)
@@ -47,10 +48,14 @@ import Testing
         "not json",
     ])
     func invalidConfigurationsAreRefusedWithAReason(_ text: String) throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "signet-config-\(UUID().uuidString).json"
+        )
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        let error = #expect(throws: SignetError.self) {
+            try GatewayConfiguration.load(file: file.path, environment: [:])
+        }
         #expect(error?.code == .malformedMessage)
     }
 }

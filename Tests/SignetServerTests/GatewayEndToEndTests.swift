@@ -172,8 +172,17 @@ import Testing
         defer { Task { await harness.stop() } }
         let device = try await harness.register(.ed25519)
         let authority = "127.0.0.1:\(harness.gateways[0].port)"
-        let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/headers", fields: [("Host", authority)])
-        let signed = try device.signer.sign(request, components: [.method, .targetURI, "host"], created: Date(), nonce: Nonce.random())
+        let request = try HTTPMessage.request(
+            method: "GET",
+            uri: harness.base + "/echo/headers",
+            fields: [("Host", authority)]
+        )
+        let signed = try device.signer.sign(
+            request,
+            components: [.method, .targetURI, "host"],
+            created: Date(),
+            nonce: Nonce.random()
+        )
         #expect(try await GatewayHarness.send(signed).status == 200)
     }
 

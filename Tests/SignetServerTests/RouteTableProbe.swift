@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import SignetStore
+
 @testable import SignetServer
 
 /// Reads the internal route table as short names, for the route tests.
