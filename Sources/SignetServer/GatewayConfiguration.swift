@@ -100,6 +100,9 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// Adds the signature base to problem responses. Never in production.
     public var debug = false
     public var sweepIntervalSeconds: Int = 30
+    /// How long a resolved device key is reused before the store is asked again; a revocation made
+    /// through another instance takes effect within this time. 0 turns the cache off.
+    public var deviceCacheMilliseconds: Int = 2000
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -108,7 +111,7 @@ public struct GatewayConfiguration: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
             challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
-            responseSigning, adminToken, debug, sweepIntervalSeconds
+            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -132,6 +135,8 @@ public struct GatewayConfiguration: Codable, Sendable {
         adminToken = try c.decodeIfPresent(String.self, forKey: .adminToken)
         debug = try c.decodeIfPresent(Bool.self, forKey: .debug) ?? false
         sweepIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .sweepIntervalSeconds) ?? sweepIntervalSeconds
+        deviceCacheMilliseconds =
+            try c.decodeIfPresent(Int.self, forKey: .deviceCacheMilliseconds) ?? deviceCacheMilliseconds
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,

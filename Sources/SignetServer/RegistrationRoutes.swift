@@ -18,6 +18,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let configuration: GatewayConfiguration
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
+    let keyCache: DeviceKeyCache
     let clock: @Sendable () -> Date
 
     static var maximumRegistrationBytes: Int { 16 * 1024 }
@@ -130,6 +131,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         guard try await store.revokeDevice(id: id, at: clock()) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }
+        keyCache.invalidateAll()
         return Response(status: .noContent)
     }
 

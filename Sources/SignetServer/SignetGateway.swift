@@ -24,6 +24,7 @@ public struct SignetGateway: Sendable {
     let routes: RouteTable
     let sharedSecrets: [String: [UInt8]]
     let responseSigner: MessageSigner?
+    let keyCache: DeviceKeyCache
     let clock: @Sendable () -> Date
 
     public init(
@@ -61,8 +62,13 @@ public struct SignetGateway: Sendable {
         policy.maximumAge = configuration.policy.maxAgeSeconds
         policy.clockSkew = configuration.policy.clockSkewSeconds
         policy.requireNonce = configuration.policy.requireNonce
+        let keyCache = DeviceKeyCache(
+            StoreKeyResolver(devices: store, sharedSecrets: ring),
+            lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
+        )
+        self.keyCache = keyCache
         let verifier = MessageVerifier(
-            keys: StoreKeyResolver(devices: store, sharedSecrets: ring),
+            keys: keyCache,
             policy: policy,
             nonces: store
         )
@@ -112,6 +118,7 @@ public struct SignetGateway: Sendable {
             configuration: configuration,
             limiter: SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute),
             metrics: metrics,
+            keyCache: keyCache,
             clock: clock
         ).add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }

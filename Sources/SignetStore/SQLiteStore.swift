@@ -11,9 +11,11 @@ import SignetCore
 /// counter an `UPDATE … WHERE counter < new`.
 public final class SQLiteStore: SignetStorage {
     private let connection: SQLiteConnection
+    private let nonces: SQLiteNonceBatcher
 
     private init(connection: SQLiteConnection) {
         self.connection = connection
+        self.nonces = SQLiteNonceBatcher(connection: connection)
     }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
@@ -169,16 +171,8 @@ public final class SQLiteStore: SignetStorage {
 
     public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         // A new pair is inserted; an existing pair is taken over only if its claim has expired.
-        let rows = try await query(
-            """
-            INSERT INTO nonces (key_id, nonce, expires_at) VALUES (?, ?, ?)
-            ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
-            WHERE nonces.expires_at < ?
-            RETURNING 1 AS claimed
-            """,
-            [.text(keyID), .text(nonce), .integer(Self.millis(expiry)), .integer(Self.millis(now))]
-        )
-        return !rows.isEmpty
+        // Concurrent claims are written together (group commit), see SQLiteNonceBatcher.
+        try await nonces.claim(keyID: keyID, nonce: nonce, expiry: Self.millis(expiry), now: Self.millis(now))
     }
 
     // MARK: Maintenance

@@ -215,6 +215,26 @@ import Testing
         }
         #expect(wins == 1)
     }
+
+    @Test(arguments: kinds)
+    func concurrentClaimsOfDistinctNoncesAllSucceed(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        let expiry = t0.addingTimeInterval(60)
+        let now = t0
+        // Many claims at once, two per nonce: SQLite writes them in batches; each nonce is won once.
+        let wins = await withTaskGroup(of: String?.self) { group in
+            for index in 0..<600 {
+                group.addTask {
+                    (try? await store.claim(keyID: "k", nonce: "n\(index % 300)", until: expiry, now: now)) == true
+                        ? "n\(index % 300)" : nil
+                }
+            }
+            return await group.reduce(into: [String]()) { if let nonce = $1 { $0.append(nonce) } }
+        }
+        #expect(wins.count == 300)
+        #expect(Set(wins).count == 300)
+    }
 }
 
 /// The PostgreSQL server `scripts/test.sh` starts (`SIGNET_POSTGRES_URL`); CI must have one.
