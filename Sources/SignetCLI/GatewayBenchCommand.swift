@@ -33,6 +33,12 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Option(help: "wrk threads.")
     var threads: Int = 1
 
+    @Option(help: "Store of the gateways: sqlite (the embedded default) or memory.")
+    var store: String = "sqlite"
+
+    @Option(help: "Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret).")
+    var alg: String = "ed25519"
+
     func run() async throws {
         var logger = Logger(label: "signet.bench")
         logger.logLevel = .error
@@ -48,8 +54,10 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
             configuration.listen.port = 0
             configuration.publicAuthority = "bench.example.com"
-            configuration.store = .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
+            configuration.store =
+                self.store == "memory" ? .init(memory: true) : .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
             configuration.routes = [.init(prefix: "/", access: open ? "open" : "verified")]
+            configuration.sharedSecrets = [.init(keyId: "bench-hmac", secretBase64: Base64.encode(Self.benchSecret))]
             let store = try await configuration.store.open(logger: logger)
             let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
             return (
@@ -59,24 +67,33 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let (verifying, verifyingStore) = try await gateway(open: false, name: "verifying")
         let (passing, passingStore) = try await gateway(open: true, name: "passing")
 
-        // A registered device and one pre-signed request per expected send.
-        let key = try SigningKey.generate(.ed25519)
-        var jwk = key.verificationKey.jwk
-        let keyID = try jwk.thumbprint
-        jwk.kid = keyID
-        try await verifyingStore.registerDevice(
-            DeviceRecord(
-                deviceID: "dev_bench",
-                keyID: keyID,
-                algorithm: "ed25519",
-                publicKeyJWK: jwk.jsonString,
-                trustLevel: .deviceKey,
-                createdAt: Date()
+        // A registered device (or a configured shared secret) and one pre-signed request per send.
+        let algorithm = try SignatureAlgorithms.standard.require(alg)
+        let signer: MessageSigner
+        switch alg {
+        case "hmac-sha256":
+            signer = MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm)
+        case "ed25519", "ecdsa-p256-sha256":
+            let key = try SigningKey.generate(algorithm.keyType)
+            var jwk = key.verificationKey.jwk
+            let keyID = try jwk.thumbprint
+            jwk.kid = keyID
+            try await verifyingStore.registerDevice(
+                DeviceRecord(
+                    deviceID: "dev_bench",
+                    keyID: keyID,
+                    algorithm: alg,
+                    publicKeyJWK: jwk.jsonString,
+                    trustLevel: .deviceKey,
+                    createdAt: Date()
+                )
             )
-        )
+            signer = MessageSigner(key: key, keyID: keyID, algorithm: algorithm)
+        default:
+            throw ValidationError("--alg is ed25519, ecdsa-p256-sha256 or hmac-sha256")
+        }
         let count = min(duration * 15_000, 400_000)
         print("signing \(count) requests…")
-        let signer = MessageSigner(key: key, keyID: keyID, algorithm: Ed25519Algorithm())
         var lines: [String] = []
         lines.reserveCapacity(count)
         let now = Date()
@@ -96,7 +113,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let script = folder.appendingPathComponent("signed.lua").path
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
 
-        print("wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores, same pre-signed requests for both\n")
+        print("wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores signed with \(alg), same requests for both\n")
         let open = try WrkRun(
             port: passing.port,
             duration: duration,
@@ -141,6 +158,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         try await verifyingStore.shutdown()
         try await passingStore.shutdown()
     }
+
+    static let benchSecret = Array("signet-bench-shared-secret-32byt".utf8)
 
     /// Each wrk thread takes every n-th pre-signed request, so no two threads send the same nonce.
     static let luaScript = """
