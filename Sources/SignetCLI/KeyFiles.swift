@@ -6,17 +6,6 @@ import SignetCore
 /// Loads keys the way the CLI's `--key` option takes them: a PEM, JWK or base64-secret file, or a
 /// directory of such files named after their key ids.
 enum KeyFiles {
-    /// The algorithm a key type is used with when `--alg` does not say (RSA defaults to PSS).
-    static func defaultAlgorithm(for type: KeyType) -> String {
-        switch type {
-        case .symmetric: "hmac-sha256"
-        case .p256: "ecdsa-p256-sha256"
-        case .p384: "ecdsa-p384-sha384"
-        case .ed25519: "ed25519"
-        case .rsa: "rsa-pss-sha512"
-        }
-    }
-
     /// Suffixes `signet keygen` writes, in order of preference (a JWK names its algorithm); the rest
     /// of the file name is the key id.
     static let suffixes = [
@@ -57,6 +46,6 @@ enum KeyFiles {
         let key = try VerificationKey(text: text)
         let jwkAlg =
             text.trimmingCharacters(in: .whitespaces).hasPrefix("{") ? (try? JWK(json: Array(text.utf8)))?.alg : nil
-        return KeyRecord(keyID: keyID, algorithm: algorithm ?? jwkAlg ?? defaultAlgorithm(for: key.type), key: key)
+        return KeyRecord(keyID: keyID, algorithm: algorithm ?? jwkAlg ?? key.type.defaultAlgorithm, key: key)
     }
 }

@@ -73,7 +73,7 @@ struct SignCommand: ParsableCommand {
             message.fields.append(name: "Content-Length", value: String(message.body.count))
         }
         let signingKey = try KeyFiles.signingKey(path: key)
-        let algorithm = try SignatureAlgorithms.standard.require(alg ?? KeyFiles.defaultAlgorithm(for: signingKey.type))
+        let algorithm = try SignatureAlgorithms.standard.require(alg ?? signingKey.type.defaultAlgorithm)
         guard let digestAlgorithm = ContentDigest.Algorithm(rawValue: digest) else {
             throw ValidationError("--digest is sha-256 or sha-512")
         }

@@ -83,20 +83,10 @@ public struct SignetGateway: Sendable {
                 throw SignetError(.invalidKey, "cannot read the response signing key \(signing.keyFile)")
             }
             let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
-            let algorithm = try SignatureAlgorithms.standard.require(Self.defaultAlgorithm(for: key.type))
+            let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
             responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
         } else {
             responseSigner = nil
-        }
-    }
-
-    static func defaultAlgorithm(for type: KeyType) -> String {
-        switch type {
-        case .symmetric: "hmac-sha256"
-        case .p256: "ecdsa-p256-sha256"
-        case .p384: "ecdsa-p384-sha384"
-        case .ed25519: "ed25519"
-        case .rsa: "rsa-pss-sha512"
         }
     }
 
