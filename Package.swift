@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
+        .library(name: "SignetAppAttest", targets: ["SignetAppAttest"]),
         .library(name: "SignetStore", targets: ["SignetStore"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
@@ -39,6 +40,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        // App Attest: bounded CBOR, authenticator data, attestation and assertion verifiers, the
+        // `apple-app-attest` RFC 9421 algorithm.
+        .target(
+            name: "SignetAppAttest",
+            dependencies: [
+                "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
             ],
             swiftSettings: strict
         ),
@@ -97,6 +110,15 @@ let package = Package(
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SignetAppAttestTests",
+            dependencies: [
+                "SignetCore", "SignetAppAttest",
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -55,7 +55,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             configuration.listen.port = 0
             configuration.publicAuthority = "bench.example.com"
             configuration.store =
-                self.store == "memory" ? .init(memory: true) : .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
+                self.store == "memory"
+                ? .init(memory: true) : .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
             configuration.routes = [.init(prefix: "/", access: open ? "open" : "verified")]
             configuration.sharedSecrets = [.init(keyId: "bench-hmac", secretBase64: Base64.encode(Self.benchSecret))]
             let store = try await configuration.store.open(logger: logger)
@@ -72,7 +73,11 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let signer: MessageSigner
         switch alg {
         case "hmac-sha256":
-            signer = MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm)
+            signer = MessageSigner(
+                key: try SigningKey(secret: Self.benchSecret),
+                keyID: "bench-hmac",
+                algorithm: algorithm
+            )
         case "ed25519", "ecdsa-p256-sha256":
             let key = try SigningKey.generate(algorithm.keyType)
             var jwk = key.verificationKey.jwk
@@ -113,7 +118,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let script = folder.appendingPathComponent("signed.lua").path
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
 
-        print("wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores signed with \(alg), same requests for both\n")
+        print(
+            "wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores signed with \(alg), same requests for both\n"
+        )
         let open = try WrkRun(
             port: passing.port,
             duration: duration,

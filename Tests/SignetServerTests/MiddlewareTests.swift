@@ -37,7 +37,8 @@ import Testing
             api.post("transfer") { request, context -> String in
                 var request = request
                 let body = try await request.collectBody(upTo: 1024)
-                return "\(context.signetIdentity?.deviceID ?? "-") \(context.signetIdentity?.trustLevel.rawValue ?? "-") \(String(buffer: body))"
+                return
+                    "\(context.signetIdentity?.deviceID ?? "-") \(context.signetIdentity?.trustLevel.rawValue ?? "-") \(String(buffer: body))"
             }
             return Application(
                 router: router,
@@ -49,7 +50,11 @@ import Testing
         defer { Task { await server.stop() } }
         let base = "http://127.0.0.1:\(server.port)"
         let signer = MessageSigner(key: key, keyID: "key-1", algorithm: Ed25519Algorithm())
-        let request = try HTTPMessage.request(method: "POST", uri: "https://api.example.com/api/transfer", body: Array("100".utf8))
+        let request = try HTTPMessage.request(
+            method: "POST",
+            uri: "https://api.example.com/api/transfer",
+            body: Array("100".utf8)
+        )
         let signed = try signer.sign(request, created: Date(), nonce: Nonce.random())
         let ok = try await GatewayHarness.send(signed.sent(to: base))
         #expect(ok.status == 200)
