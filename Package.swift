@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetAppAttest", targets: ["SignetAppAttest"]),
+        .library(name: "SignetSimulator", targets: ["SignetSimulator"]),
         .library(name: "SignetStore", targets: ["SignetStore"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
@@ -49,6 +50,17 @@ let package = Package(
             name: "SignetAppAttest",
             dependencies: [
                 "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        // A software App Attest device and development CA, for tests and the demo.
+        .target(
+            name: "SignetSimulator",
+            dependencies: [
+                "SignetCore", "SignetAppAttest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -115,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "SignetAppAttestTests",
             dependencies: [
-                "SignetCore", "SignetAppAttest",
+                "SignetCore", "SignetAppAttest", "SignetSimulator",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// A software stand-in for Apple's App Attestation CA: a root and an intermediate that issue leaf
+/// certificates carrying the nonce extension (1.2.840.113635.100.8.2), in Apple's layout.
+///
+/// - Important: A server trusts this root only when configured to (tests, `signet demo`); never by
+///   default.
+public struct DevelopmentAttestationCA: Sendable {
+    public let root: Certificate
+    public let intermediate: Certificate
+    private let rootKey: P384.Signing.PrivateKey
+    private let intermediateKey: P384.Signing.PrivateKey
+
+    public init(now: Date = Date()) throws {
+        rootKey = P384.Signing.PrivateKey()
+        intermediateKey = P384.Signing.PrivateKey()
+        let rootName = try DistinguishedName {
+            CommonName("Signet Simulator App Attestation Root CA")
+            OrganizationName("Signet")
+        }
+        let intermediateName = try DistinguishedName {
+            CommonName("Signet Simulator App Attestation CA 1")
+            OrganizationName("Signet")
+        }
+        root = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(rootKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            issuer: rootName,
+            subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA384,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+        intermediate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(intermediateKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: rootName,
+            subject: intermediateName,
+            signatureAlgorithm: .ecdsaWithSHA384,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+    }
+
+    /// The root as PEM, for a server's `trustedRoots` in development.
+    public var rootPEM: String {
+        get throws { try root.serializeAsPEM().pemString }
+    }
+
+    /// A leaf for `publicKey` whose nonce extension holds `nonce`; like Apple's, it lives 3 days.
+    public func issueLeaf(publicKey: P256.Signing.PublicKey, nonce: [UInt8], now: Date) throws -> Certificate {
+        // extnValue = SEQUENCE { [1] EXPLICIT OCTET STRING(nonce) }
+        let nonceValue: [UInt8] =
+            [0x30, UInt8(nonce.count + 4), 0xA1, UInt8(nonce.count + 2), 0x04, UInt8(nonce.count)] + nonce
+        let subject = try DistinguishedName {
+            CommonName(
+                Array(SHA256.hash(data: Array(publicKey.x963Representation))).map { String(format: "%02x", $0) }
+                    .joined()
+            )
+            OrganizationName("Signet Simulator")
+        }
+        return try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(publicKey),
+            notValidBefore: now.addingTimeInterval(-60),
+            notValidAfter: now.addingTimeInterval(3 * 86_400),
+            issuer: intermediate.subject,
+            subject: subject,
+            signatureAlgorithm: .ecdsaWithSHA384,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                Certificate.Extension(
+                    oid: [1, 2, 840, 113_635, 100, 8, 2],
+                    critical: false,
+                    value: ArraySlice(nonceValue)
+                )
+            },
+            issuerPrivateKey: .init(intermediateKey)
+        )
+    }
+}

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetAppAttest
+import SignetCore
+import SwiftASN1
+import Synchronization
+import X509
+
+/// A software App Attest device: a P-256 key, attestations from a ``DevelopmentAttestationCA`` and
+/// assertions with a monotonic counter, byte-compatible with Apple's formats. App Attest does not
+/// run in Apple's own simulator; this lets tests and `signet demo` exercise the real verification path.
+public final class SimulatedAppAttestDevice: Sendable {
+    public let appID: String
+    public let environment: AppAttestPolicy.Environment
+    private let ca: DevelopmentAttestationCA
+    private let privateKey: P256.Signing.PrivateKey
+    private let counter = Mutex<UInt32>(0)
+
+    public init(appID: String, environment: AppAttestPolicy.Environment = .development, ca: DevelopmentAttestationCA) {
+        self.appID = appID
+        self.environment = environment
+        self.ca = ca
+        self.privateKey = P256.Signing.PrivateKey()
+    }
+
+    /// The key id as `DCAppAttestService` gives it: base64 of SHA256 of the 65-byte point.
+    public var keyID: String { Base64.encode(keyIDBytes) }
+
+    private var keyIDBytes: [UInt8] { Array(SHA256.hash(data: Array(privateKey.publicKey.x963Representation))) }
+
+    /// `attestKey(_:clientDataHash:)`: an attestation object for `clientDataHash`.
+    public func attest(clientDataHash: [UInt8], now: Date = Date()) throws -> [UInt8] {
+        let point = Array(privateKey.publicKey.x963Representation)
+        let aaguid =
+            environment == .development
+            ? Array("appattestdevelop".utf8) : Array("appattest".utf8) + [UInt8](repeating: 0, count: 7)
+        let cose = CBOREncoder.encode(
+            .map([
+                (.unsigned(1), .unsigned(2)), (.unsigned(3), .negative(6)), (.negative(0), .unsigned(1)),
+                (.negative(1), .bytes(Array(point[1...32]))), (.negative(2), .bytes(Array(point[33...]))),
+            ])
+        )
+        let authData =
+            Array(SHA256.hash(data: Array(appID.utf8))) + [0x40, 0, 0, 0, 0] + aaguid + [0, 32] + keyIDBytes + cose
+        let nonce = Array(SHA256.hash(data: authData + clientDataHash))
+        let leaf = try ca.issueLeaf(publicKey: privateKey.publicKey, nonce: nonce, now: now)
+        var leafDER = DER.Serializer()
+        try leafDER.serialize(leaf)
+        var intermediateDER = DER.Serializer()
+        try intermediateDER.serialize(ca.intermediate)
+        return CBOREncoder.encode(
+            .map([
+                (.text("fmt"), .text("apple-appattest")),
+                (
+                    .text("attStmt"),
+                    .map([
+                        (
+                            .text("x5c"),
+                            .array([.bytes(leafDER.serializedBytes), .bytes(intermediateDER.serializedBytes)])
+                        ),
+                        (.text("receipt"), .bytes(Array("simulated receipt".utf8))),
+                    ])
+                ),
+                (.text("authData"), .bytes(authData)),
+            ])
+        )
+    }
+
+    /// `generateAssertion(_:clientDataHash:)` over `SHA256(clientData)`; the counter goes up by one.
+    public func assertion(clientData: [UInt8]) throws -> [UInt8] {
+        let count = counter.withLock { value -> UInt32 in
+            value += 1
+            return value
+        }
+        return try assertion(clientData: clientData, counter: count)
+    }
+
+    /// An assertion with a chosen counter (to test rollback and reordering).
+    public func assertion(clientData: [UInt8], counter: UInt32) throws -> [UInt8] {
+        let authData =
+            Array(SHA256.hash(data: Array(appID.utf8))) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+        let nonce = Array(SHA256.hash(data: authData + Array(SHA256.hash(data: clientData))))
+        let signature = try privateKey.signature(for: Data(nonce)).derRepresentation
+        return CBOREncoder.encode(
+            .map([(.text("signature"), .bytes(Array(signature))), (.text("authenticatorData"), .bytes(authData))])
+        )
+    }
+}
+
+/// Signs RFC 9421 messages with a simulated device: the `apple-app-attest` algorithm's client side.
+public struct SimulatedAppAttestSigner: Sendable {
+    public let device: SimulatedAppAttestDevice
+
+    public init(device: SimulatedAppAttestDevice) {
+        self.device = device
+    }
+
+    /// Signs `message`: the signature base is the assertion's clientData.
+    public func sign(
+        _ message: HTTPMessage,
+        components: [ComponentIdentifier]? = nil,
+        created: Date,
+        nonce: String?,
+        label: String = "sig1"
+    ) throws -> HTTPMessage {
+        let signer = MessageSigner(
+            key: try SigningKey.generate(.p256),  // unused: the algorithm below signs with the device
+            keyID: device.keyID,
+            algorithm: DeviceAlgorithm(device: device),
+            includeAlgorithm: true
+        )
+        return try signer.sign(message, label: label, components: components, created: created, nonce: nonce)
+    }
+
+    private struct DeviceAlgorithm: SignatureAlgorithm {
+        let device: SimulatedAppAttestDevice
+        var name: String { "apple-app-attest" }
+        var keyType: KeyType { .p256 }
+        func sign(_ base: [UInt8], with key: SigningKey) throws -> [UInt8] { try device.assertion(clientData: base) }
+        func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+            throw SignetError(.algUnsupported, "the simulator signs only")
+        }
+    }
+}
