@@ -84,7 +84,10 @@ let package = Package(
             dependencies: [
                 "SignetCore",
                 "SignetStore",
+                "SignetAppAttest",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -109,6 +112,8 @@ let package = Package(
                 "SignetCore",
                 "SignetServer",
                 "SignetStore",
+                "SignetAppAttest",
+                "SignetSimulator",
                 "ExampleScores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -142,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetCore", "SignetStore", "SignetServer", "ExampleScores",
+                "SignetCore", "SignetStore", "SignetServer", "ExampleScores", "SignetSimulator", "SignetAppAttest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -78,6 +78,29 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
+    /// App Attest registration and the `apple-app-attest` algorithm; off when absent.
+    public struct AppAttest: Codable, Sendable {
+        /// Accepted App IDs, `TEAMID.bundle.id`.
+        public var appIDs: [String]
+        public var allowDevelopment: Bool?
+        /// `sha256` (clientDataHash = SHA256(challenge), the default) or `raw` (the challenge bytes).
+        public var clientDataHash: String?
+        /// PEM file of extra trusted roots (the simulator's, in development). Apple's root is used
+        /// when this is absent; when present, only these roots are trusted.
+        public var trustedRootsFile: String?
+        public init(
+            appIDs: [String],
+            allowDevelopment: Bool? = nil,
+            clientDataHash: String? = nil,
+            trustedRootsFile: String? = nil
+        ) {
+            self.appIDs = appIDs
+            self.allowDevelopment = allowDevelopment
+            self.clientDataHash = clientDataHash
+            self.trustedRootsFile = trustedRootsFile
+        }
+    }
+
     public var listen = Listen()
     /// The protected backend, e.g. `http://127.0.0.1:9000`.
     public var upstream: String
@@ -103,6 +126,7 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// How long a resolved device key is reused before the store is asked again; a revocation made
     /// through another instance takes effect within this time. 0 turns the cache off.
     public var deviceCacheMilliseconds: Int = 2000
+    public var appAttest: AppAttest?
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -111,7 +135,7 @@ public struct GatewayConfiguration: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
             challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
-            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds
+            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds, appAttest
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,6 +161,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         sweepIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .sweepIntervalSeconds) ?? sweepIntervalSeconds
         deviceCacheMilliseconds =
             try c.decodeIfPresent(Int.self, forKey: .deviceCacheMilliseconds) ?? deviceCacheMilliseconds
+        appAttest = try c.decodeIfPresent(AppAttest.self, forKey: .appAttest)
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import SignetAppAttest
 import SignetCore
 import SignetStore
 
@@ -11,7 +12,7 @@ public enum ProblemResponse {
     /// The HTTP status for a reason code.
     public static func status(for code: SignetError.Code) -> HTTPResponse.Status {
         switch code {
-        case .malformedHeader, .malformedMessage, .componentUnsupported: .badRequest
+        case .malformedHeader, .malformedMessage, .componentUnsupported, .malformedCBOR: .badRequest
         case .headerTooLarge: .requestHeaderFieldsTooLarge
         case .bodyTooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests

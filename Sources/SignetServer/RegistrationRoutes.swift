@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import SignetAppAttest
 import SignetCore
 import SignetStore
 
@@ -19,6 +20,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
     let keyCache: DeviceKeyCache
+    let attestationVerifier: AppAttestAttestationVerifier?
     let clock: @Sendable () -> Date
 
     static var maximumRegistrationBytes: Int { 16 * 1024 }
@@ -31,6 +33,10 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         router.post("/signet/v1/devices") { request, context in
             var request = request
             return try await answer(debug: configuration.debug) { try await register(&request) }
+        }
+        router.post("/signet/v1/devices/attest") { request, context in
+            var request = request
+            return try await answer(debug: configuration.debug) { try await registerAttested(&request) }
         }
         router.delete("/signet/v1/devices/:id") { request, context in
             try await answer(debug: configuration.debug) {
@@ -114,6 +120,58 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         metrics.record(outcome: "registered", reason: nil)
         return try Self.json(
             ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue],
+            status: .created
+        )
+    }
+
+    // MARK: App Attest
+
+    /// `{"keyId": "<base64>", "attestation": "<base64>", "challenge": "…"}`: the device's
+    /// `clientDataHash` is SHA256 of the challenge string's UTF-8 bytes (or the bytes themselves when
+    /// configured `raw`).
+    private func registerAttested(_ request: inout Request) async throws -> Response {
+        guard let attestationVerifier else { throw SignetError(.notFound, "App Attest is not configured") }
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maximumRegistrationBytes)
+        } catch {
+            throw SignetError(.bodyTooLarge, "a registration is at most \(Self.maximumRegistrationBytes) bytes")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
+            let keyID = object["keyId"] as? String, let challenge = object["challenge"] as? String,
+            let attestationText = object["attestation"] as? String,
+            let attestation = Base64.decode(attestationText) ?? Base64.urlDecode(attestationText)
+        else { throw SignetError(.malformedMessage, "keyId, attestation (base64) and challenge are required") }
+        let now = clock()
+        try await store.consumeChallenge(challenge, now: now)
+        let verified = try await attestationVerifier.verify(
+            attestation: attestation,
+            keyID: keyID,
+            challenge: Array(challenge.utf8),
+            at: now
+        )
+        var jwk = verified.publicKey.jwk
+        jwk.kid = verified.keyID
+        jwk.alg = "apple-app-attest"
+        let deviceID = "dev_" + Nonce.random()
+        try await store.registerDevice(
+            DeviceRecord(
+                deviceID: deviceID,
+                keyID: verified.keyID,
+                algorithm: "apple-app-attest",
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .appAttest,
+                createdAt: now,
+                attributes: [
+                    "environment": verified.environment.rawValue, "app_id": verified.appID,
+                    "receipt": Base64.encode(verified.receipt),
+                    "leaf_not_after": Self.rfc3339(verified.leafNotAfter),
+                ]
+            )
+        )
+        metrics.record(outcome: "attested", reason: nil)
+        return try Self.json(
+            ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue],
             status: .created
         )
     }

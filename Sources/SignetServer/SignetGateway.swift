@@ -5,8 +5,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import SignetAppAttest
 import SignetCore
 import SignetStore
+import SwiftASN1
+import X509
 
 /// The Signet gateway: registration routes, `/healthz`, `/metrics`, and a verifying reverse proxy in
 /// front of the configured upstream.
@@ -25,6 +28,7 @@ public struct SignetGateway: Sendable {
     let sharedSecrets: [String: [UInt8]]
     let responseSigner: MessageSigner?
     let keyCache: DeviceKeyCache
+    let attestationVerifier: AppAttestAttestationVerifier?
     let clock: @Sendable () -> Date
 
     public init(
@@ -67,8 +71,23 @@ public struct SignetGateway: Sendable {
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
         self.keyCache = keyCache
+        var algorithms = SignatureAlgorithms.standard
+        if let appAttest = configuration.appAttest {
+            let roots = try appAttest.trustedRootsFile.map(Self.certificates(pemFile:))
+            let attestPolicy = try AppAttestPolicy(
+                appIDs: Set(appAttest.appIDs),
+                allowDevelopment: appAttest.allowDevelopment ?? false,
+                clientDataHash: appAttest.clientDataHash == "raw" ? .rawChallenge : .sha256OfChallenge,
+                roots: roots
+            )
+            attestationVerifier = AppAttestAttestationVerifier(policy: attestPolicy)
+            algorithms = algorithms.registering(AppAttestAlgorithm(appIDs: Set(appAttest.appIDs)))
+        } else {
+            attestationVerifier = nil
+        }
         let verifier = MessageVerifier(
             keys: keyCache,
+            algorithms: algorithms,
             policy: policy,
             nonces: store
         )
@@ -76,7 +95,8 @@ public struct SignetGateway: Sendable {
             verifier: verifier,
             publicScheme: configuration.publicScheme,
             publicAuthority: configuration.publicAuthority,
-            maximumBodyBytes: configuration.maxBodyBytes
+            maximumBodyBytes: configuration.maxBodyBytes,
+            counters: store
         )
         if let signing = configuration.responseSigning {
             guard let text = FileManager.default.contents(atPath: signing.keyFile) else {
@@ -87,6 +107,15 @@ public struct SignetGateway: Sendable {
             responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
         } else {
             responseSigner = nil
+        }
+    }
+
+    static func certificates(pemFile: String) throws -> [Certificate] {
+        guard let data = FileManager.default.contents(atPath: pemFile),
+            let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
+        else { throw SignetError(.malformedMessage, "cannot read trusted roots from \(pemFile)") }
+        return try documents.filter { $0.discriminator == "CERTIFICATE" }.map {
+            try Certificate(derEncoded: $0.derBytes)
         }
     }
 
@@ -109,6 +138,7 @@ public struct SignetGateway: Sendable {
             limiter: SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute),
             metrics: metrics,
             keyCache: keyCache,
+            attestationVerifier: attestationVerifier,
             clock: clock
         ).add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
@@ -152,7 +182,7 @@ public struct SignetGateway: Sendable {
             case .verified, .trustLevel:
                 let started = ContinuousClock.now
                 let message = try await requestVerifier.message(for: &request)
-                let verified = SignetIdentity(try await requestVerifier.verifier.verify(message, now: clock()))
+                let verified = try await requestVerifier.verify(message: message, now: clock())
                 try requirement.check(verified)
                 metrics.recordVerification(ContinuousClock.now - started)
                 metrics.record(outcome: "accepted", reason: nil)

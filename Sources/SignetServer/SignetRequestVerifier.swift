@@ -18,23 +18,42 @@ public struct SignetRequestVerifier: Sendable {
     /// The authority clients address; `nil` takes the request's own `Host`.
     public var publicAuthority: String?
     public var maximumBodyBytes: Int
+    /// Where signed counters (App Attest) are advanced, atomically; `nil` when no algorithm has one.
+    public var counters: (any DeviceStore)?
 
     public init(
         verifier: MessageVerifier,
         publicScheme: String,
         publicAuthority: String? = nil,
-        maximumBodyBytes: Int = 1 << 20
+        maximumBodyBytes: Int = 1 << 20,
+        counters: (any DeviceStore)? = nil
     ) {
         self.verifier = verifier
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
         self.maximumBodyBytes = maximumBodyBytes
+        self.counters = counters
     }
 
     /// Verifies `request`, leaving its body collected in it for whoever handles it next.
     public func verify(_ request: inout Request, now: Date) async throws -> SignetIdentity {
-        let message = try await message(for: &request)
-        return SignetIdentity(try await verifier.verify(message, now: now))
+        try await verify(message: try await message(for: &request), now: now)
+    }
+
+    /// Verifies a message and, when its signature carries a counter, advances the device's stored
+    /// counter (compare-and-set in the store): a counter not above the stored one is rejected.
+    public func verify(message: HTTPMessage, now: Date) async throws -> SignetIdentity {
+        let verified = try await verifier.verify(message, now: now)
+        let identity = SignetIdentity(verified)
+        if let counter = verified.evidence.counter {
+            guard let counters, let deviceID = identity.deviceID else {
+                throw SignetError(.counterNotIncreasing, "no store to advance the signed counter in")
+            }
+            guard try await counters.advanceCounter(deviceID: deviceID, to: counter) else {
+                throw SignetError(.counterNotIncreasing, "counter \(counter) is not above the stored one")
+            }
+        }
+        return identity
     }
 
     /// The SignetCore view of `request`, body included.

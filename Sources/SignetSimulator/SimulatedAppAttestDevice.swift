@@ -102,12 +102,13 @@ public struct SimulatedAppAttestSigner: Sendable {
         components: [ComponentIdentifier]? = nil,
         created: Date,
         nonce: String?,
-        label: String = "sig1"
+        label: String = "sig1",
+        counter: UInt32? = nil
     ) throws -> HTTPMessage {
         let signer = MessageSigner(
             key: try SigningKey.generate(.p256),  // unused: the algorithm below signs with the device
             keyID: device.keyID,
-            algorithm: DeviceAlgorithm(device: device),
+            algorithm: DeviceAlgorithm(device: device, counter: counter),
             includeAlgorithm: true
         )
         return try signer.sign(message, label: label, components: components, created: created, nonce: nonce)
@@ -115,9 +116,14 @@ public struct SimulatedAppAttestSigner: Sendable {
 
     private struct DeviceAlgorithm: SignatureAlgorithm {
         let device: SimulatedAppAttestDevice
+        /// A chosen counter (to test rollback); the device's next one otherwise.
+        let counter: UInt32?
         var name: String { "apple-app-attest" }
         var keyType: KeyType { .p256 }
-        func sign(_ base: [UInt8], with key: SigningKey) throws -> [UInt8] { try device.assertion(clientData: base) }
+        func sign(_ base: [UInt8], with key: SigningKey) throws -> [UInt8] {
+            if let counter { return try device.assertion(clientData: base, counter: counter) }
+            return try device.assertion(clientData: base)
+        }
         func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
             throw SignetError(.algUnsupported, "the simulator signs only")
         }

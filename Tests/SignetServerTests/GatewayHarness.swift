@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
+import Crypto
 import ExampleScores
 import Foundation
 import Logging
@@ -7,6 +8,7 @@ import NIOCore
 import NIOHTTP1
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetStore
 
 /// The example backend and one or more gateways on loopback, talking real HTTP.
@@ -18,6 +20,8 @@ final class GatewayHarness: Sendable {
     let gatewayKey: SigningKey
     let folder: URL
     static let adminToken = "admin-secret-token"
+    static let appID = "ABCDE12345.dev.signet.scores"
+    static let simulatorCA = try! DevelopmentAttestationCA()
     static let legacySecret = Array("a9bk342nziAFD234".utf8)
     static let bankSecret = Array("065a62448fb75fce3764dcbe68f9908d".utf8)
 
@@ -62,6 +66,10 @@ final class GatewayHarness: Sendable {
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
         configuration.adminToken = adminToken
         configuration.debug = true
+        // App Attest with the simulator's CA as the (only) trusted root, as in development.
+        let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
+        try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
+        configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)
         adjust(&configuration)
         var stores: [any SignetStorage] = []
         var gateways: [BackgroundServer] = []
@@ -190,6 +198,21 @@ final class GatewayHarness: Sendable {
             keyID: keyID,
             deviceID: deviceID,
             algorithm: try SignatureAlgorithms.standard.require(alg)
+        )
+    }
+
+    /// Attests a simulated device through `POST /signet/v1/devices/attest`; returns its device id.
+    func attest(_ device: SimulatedAppAttestDevice, gateway: Int = 0) async throws -> Answer {
+        let challenge = try await challenge(gateway: gateway)
+        let attestation = try device.attest(clientDataHash: Array(SHA256.hash(data: Array(challenge.utf8))))
+        let body: [String: Any] = [
+            "keyId": device.keyID, "attestation": Base64.encode(attestation), "challenge": challenge,
+        ]
+        return try await Self.send(
+            method: "POST",
+            url: url(gateway) + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: body))
         )
     }
 

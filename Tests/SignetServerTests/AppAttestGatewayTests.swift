@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import ExampleScores
+import Foundation
+import SignetCore
+import SignetServer
+import SignetSimulator
+import Testing
+
+/// A simulated App Attest device through the real verification path: attestation, then requests
+/// signed with assertions as the `apple-app-attest` RFC 9421 algorithm.
+@Suite struct AppAttestGatewayTests {
+    @Test func anAttestedDeviceSignsWithAssertionsAndCountersOnlyMoveForward() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let registered = try await harness.attest(device)
+        #expect(registered.status == 201, "\(registered.text)")
+        #expect(registered.json["keyid"] as? String == device.keyID)
+        #expect(registered.json["environment"] as? String == "development")
+        let deviceID = try #require(registered.json["deviceId"] as? String)
+
+        let signer = SimulatedAppAttestSigner(device: device)
+        let first = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let accepted = try await GatewayHarness.send(first)
+        #expect(accepted.status == 201, "\(accepted.text)")
+        #expect(accepted.json["player"] as? String == deviceID)
+        // The attested route lets it through (the backend has no such page: 404 from upstream).
+        let vault = try signer.sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault"),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let vaultAnswer = try await GatewayHarness.send(vault)
+        #expect(vaultAnswer.status == 404 && vaultAnswer.reason == nil, "\(vaultAnswer.text)")
+
+        // A replay is caught; so is a fresh request whose assertion rolls the counter back.
+        #expect(try await GatewayHarness.send(first).reason == "nonce_replayed")
+        let rollback = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random(), counter: 1)
+        let rolledBack = try await GatewayHarness.send(rollback)
+        #expect(rolledBack.status == 401 && rolledBack.reason == "counter_not_increasing", "\(rolledBack.text)")
+        // A tampered body under a valid assertion.
+        var tampered = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        tampered.body = Array("{\"name\":\"Gilgamesh\",\"score\":999}".utf8)
+        #expect(try await GatewayHarness.send(tampered).reason == "digest_mismatch")
+        #expect(harness.backend.receivedCount == 1)
+    }
+
+    @Test func attestationRejections() async throws {
+        let harness = try await GatewayHarness.start()
+        defer { Task { await harness.stop() } }
+        // Another app's device, a device from an untrusted CA, a reused challenge.
+        let otherApp = SimulatedAppAttestDevice(appID: "ZZZZZ99999.other.app", ca: GatewayHarness.simulatorCA)
+        #expect(try await harness.attest(otherApp).reason == "app_id_mismatch")
+        let rogue = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: try DevelopmentAttestationCA())
+        #expect(try await harness.attest(rogue).reason == "attestation_chain_invalid")
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let challenge = try await harness.challenge()
+        let attestation = try device.attest(clientDataHash: Array(SHA256.hash(data: Array("another challenge".utf8))))
+        let body: [String: Any] = [
+            "keyId": device.keyID, "attestation": Base64.encode(attestation), "challenge": challenge,
+        ]
+        let answer = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/attest",
+            body: Array(try JSONSerialization.data(withJSONObject: body))
+        )
+        #expect(answer.status == 401 && answer.reason == "attestation_nonce_mismatch", "\(answer.text)")
+        // A device key (not attested) cannot enter an app-attest route.
+        let keyDevice = try await harness.register()
+        let vault = try keyDevice.signer.sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault"),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        #expect(try await GatewayHarness.send(vault).reason == "trust_level_insufficient")
+    }
+}
