@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetStore
 import Testing
 
@@ -69,6 +70,33 @@ import Testing
         #expect(statuses["201 "] == 1, "\(statuses)")
         #expect(statuses["401 nonce_replayed"] == Self.copies - 1, "\(statuses)")
         #expect(harness.backend.receivedCount == 1)
+    }
+
+    @Test(.enabled(if: TestPostgres.url != nil, "no PostgreSQL server (SIGNET_POSTGRES_URL)"))
+    func oneAppAttestAssertionIsAcceptedOnceAcrossTwoInstances() async throws {
+        let server = try #require(TestPostgres.url)
+        let url = try await PostgresStore.createDatabase(url: server, named: "signet_attest_\(UInt64.random(in: 0...UInt64.max))")
+        let harness = try await GatewayHarness.start(store: .postgres(url), instances: 2) {
+            $0.debug = false
+            $0.publicAuthority = "api.example.com"
+        }
+        defer { Task { await harness.stop() } }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        #expect(try await harness.attest(device, gateway: 1).status == 201)
+        let request = try HTTPMessage.request(
+            method: "POST",
+            uri: "http://api.example.com/scores",
+            fields: [("Content-Type", "application/json")],
+            body: Array("{\"name\":\"Gilgamesh\",\"score\":100}".utf8)
+        )
+        let signed = try SimulatedAppAttestSigner(device: device).sign(request, created: Date(), nonce: Nonce.random())
+        let statuses = try await Self.storm(signed, gateways: [harness.url(0), harness.url(1)])
+        #expect(statuses["201 "] == 1, "\(statuses)")
+        #expect(statuses["401 nonce_replayed"] == Self.copies - 1, "\(statuses)")
+        #expect(harness.backend.receivedCount == 1)
+        // The next assertion (counter 2) with a fresh nonce is accepted; the stored counter moved.
+        let next = try SimulatedAppAttestSigner(device: device).sign(request, created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(next.sent(to: harness.url(0))).status == 201)
     }
 
     @Test func oneGatewayOnSQLiteLetsExactlyOneCopyThrough() async throws {
