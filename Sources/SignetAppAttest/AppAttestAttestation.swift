@@ -19,6 +19,26 @@ public struct VerifiedAttestation: Sendable {
     public var leafNotAfter: Date
 }
 
+/// Every step of an attestation check, passed or not, and what was decoded on the way.
+public struct AttestationInspection: Sendable {
+    public struct Step: Sendable {
+        public var name: String
+        /// `nil` when the step passed.
+        public var error: SignetError?
+    }
+
+    public var steps: [Step] = []
+    public var certificates: [Certificate] = []
+    public var authenticatorData: AuthenticatorData?
+    public var receipt: [UInt8] = []
+    public var environment: AppAttestPolicy.Environment?
+    /// Set only when every step passed.
+    public var verified: VerifiedAttestation?
+
+    /// Whether every step so far passed.
+    public var passed: Bool { steps.allSatisfy { $0.error == nil } }
+}
+
 /// Verifies attestation objects with Apple's steps (Validating apps that connect to your server).
 public struct AppAttestAttestationVerifier: Sendable {
     public var policy: AppAttestPolicy
@@ -32,27 +52,57 @@ public struct AppAttestAttestationVerifier: Sendable {
     }
 
     /// Verifies `attestation` (CBOR) for `keyID` (standard base64) and `challenge` at `time`.
+    ///
+    /// - Throws: the first failed step's ``SignetError`` (see ``inspect(attestation:keyID:challenge:at:)``).
     public func verify(attestation: [UInt8], keyID: String, challenge: [UInt8], at time: Date) async throws
         -> VerifiedAttestation
     {
-        let object = try CBORDecoder().decode(attestation)
-        guard object[text: "fmt"] == .text("apple-appattest"), let statement = object[text: "attStmt"],
-            let authDataBytes = object[text: "authData"]?.bytes,
-            case .array(let chain)? = statement[text: "x5c"], chain.count >= 2,
-            let receipt = statement[text: "receipt"]?.bytes
-        else { throw SignetError(.malformedCBOR, "not an apple-appattest attestation object") }
-        let certificates: [Certificate]
-        do {
-            certificates = try chain.map { value in
-                guard let der = value.bytes else { throw SignetError(.malformedCBOR, "x5c holds a non-byte-string") }
-                return try Certificate(derEncoded: der)
+        let inspection = await inspect(attestation: attestation, keyID: keyID, challenge: challenge, at: time)
+        if let verified = inspection.verified { return verified }
+        throw inspection.steps.compactMap(\.error).first ?? SignetError(.attestationChainInvalid, "not verified")
+    }
+
+    /// Runs every step it can and reports each, for diagnosis (`signet inspect attestation`).
+    public func inspect(attestation: [UInt8], keyID: String, challenge: [UInt8], at time: Date) async
+        -> AttestationInspection
+    {
+        var report = AttestationInspection()
+        func step(_ name: String, _ body: () throws -> Void) {
+            do {
+                try body()
+                report.steps.append(.init(name: name, error: nil))
+            } catch let error as SignetError {
+                report.steps.append(.init(name: name, error: error))
+            } catch {
+                report.steps.append(.init(name: name, error: SignetError(.malformedCBOR, "\(error)")))
             }
-        } catch let error as SignetError {
-            throw error
-        } catch {
-            throw SignetError(.attestationChainInvalid, "a certificate in x5c does not parse: \(error)")
         }
-        let leaf = certificates[0]
+
+        var object = CBORValue.null
+        var authDataBytes: [UInt8] = []
+        var chain: [CBORValue] = []
+        step("decode the attestation object") {
+            object = try CBORDecoder().decode(attestation)
+            guard object[text: "fmt"] == .text("apple-appattest"), let statement = object[text: "attStmt"],
+                let bytes = object[text: "authData"]?.bytes, case .array(let x5c)? = statement[text: "x5c"],
+                x5c.count >= 2,
+                let receipt = statement[text: "receipt"]?.bytes
+            else { throw SignetError(.malformedCBOR, "not an apple-appattest attestation object") }
+            authDataBytes = bytes
+            chain = x5c
+            report.receipt = receipt
+        }
+        step("parse the certificates") {
+            report.certificates = try chain.map { value in
+                guard let der = value.bytes else { throw SignetError(.malformedCBOR, "x5c holds a non-byte-string") }
+                do {
+                    return try Certificate(derEncoded: der)
+                } catch {
+                    throw SignetError(.attestationChainInvalid, "a certificate in x5c does not parse: \(error)")
+                }
+            }
+        }
+        guard report.passed, let leaf = report.certificates.first else { return report }
 
         // Step 1: the chain ends at the pinned root and every certificate is valid at `time`.
         var verifier = Verifier(rootCertificates: CertificateStore(policy.roots)) {
@@ -60,67 +110,87 @@ public struct AppAttestAttestationVerifier: Sendable {
         }
         let result = await verifier.validate(
             leaf: leaf,
-            intermediates: CertificateStore(Array(certificates.dropFirst()))
+            intermediates: CertificateStore(Array(report.certificates.dropFirst()))
         )
-        guard case .validCertificate = result else {
-            throw SignetError(
-                .attestationChainInvalid,
-                "the certificate chain does not lead to the App Attest root at \(time)"
+        step("1. chain to the trusted root, valid at \(time)") {
+            guard case .validCertificate = result else {
+                throw SignetError(
+                    .attestationChainInvalid,
+                    "the certificate chain does not lead to the App Attest root at \(time)"
+                )
+            }
+        }
+        // Steps 2-4: the leaf's nonce extension is SHA256(authData ‖ clientDataHash).
+        step("2-4. nonce = SHA256(authData ‖ clientDataHash)") {
+            let clientDataHash =
+                policy.clientDataHash == .rawChallenge ? challenge : Array(SHA256.hash(data: challenge))
+            let expectedNonce = Array(SHA256.hash(data: authDataBytes + clientDataHash))
+            guard let nonce = try Self.nonce(in: leaf), ConstantTime.equals(nonce, expectedNonce) else {
+                throw SignetError(.attestationNonceMismatch, "the certificate's nonce does not match this challenge")
+            }
+        }
+        // Step 5: keyId is SHA256 of the leaf's public point.
+        var point: [UInt8] = []
+        var computedKeyID: [UInt8] = []
+        step("5. keyId = SHA256(public key)") {
+            guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
+                throw SignetError(.attestationChainInvalid, "the leaf key is not P-256")
+            }
+            point = Array(leafKey.x963Representation)
+            computedKeyID = Array(SHA256.hash(data: point))
+            guard let given = Base64.decode(keyID) ?? Base64.urlDecode(keyID), ConstantTime.equals(given, computedKeyID)
+            else {
+                throw SignetError(.attestationKeyMismatch, "keyId is not the hash of the attested key")
+            }
+        }
+        // Steps 6-9: rpIdHash, counter, environment, credential id, and the COSE key itself.
+        var authData: AuthenticatorData?
+        step("parse authenticator data") { authData = try AuthenticatorData(authDataBytes) }
+        report.authenticatorData = authData
+        guard let authData else { return report }
+        var appID: String?
+        step("6. rpIdHash = SHA256(App ID)") {
+            appID = policy.appIDs.sorted().first {
+                ConstantTime.equals(Array(SHA256.hash(data: Array($0.utf8))), authData.rpIDHash)
+            }
+            guard appID != nil else { throw SignetError(.appIDMismatch, "the attestation is for another App ID") }
+        }
+        step("7. counter = 0") {
+            guard authData.signCount == 0 else {
+                throw SignetError(.counterNotIncreasing, "an attestation's counter must be 0")
+            }
+        }
+        var environment: AppAttestPolicy.Environment?
+        step("8. environment (aaguid)") {
+            switch authData.aaguid {
+            case Self.productionAAGUID?: environment = .production
+            case Self.developmentAAGUID?: environment = .development
+            default: throw SignetError(.environmentMismatch, "unknown App Attest AAGUID")
+            }
+            guard environment == .production || policy.allowDevelopment else {
+                throw SignetError(.environmentMismatch, "development keys are not accepted")
+            }
+        }
+        report.environment = environment
+        step("9. credentialId = keyId, COSE key = certificate key") {
+            guard authData.credentialID == computedKeyID else {
+                throw SignetError(.attestationKeyMismatch, "the credential id is not the key id")
+            }
+            guard let cose = authData.credentialPublicKey, try COSEKey.p256Point(cose) == point else {
+                throw SignetError(.attestationKeyMismatch, "the COSE key is not the certificate's key")
+            }
+        }
+        if report.passed, let appID, let environment, let key = try? VerificationKey(p256X963: point) {
+            report.verified = VerifiedAttestation(
+                keyID: Base64.encode(computedKeyID),
+                publicKey: key,
+                environment: environment,
+                appID: appID,
+                receipt: report.receipt,
+                leafNotAfter: leaf.notValidAfter
             )
         }
-
-        // Steps 2-4: the leaf's nonce extension is SHA256(authData ‖ clientDataHash).
-        let clientDataHash = policy.clientDataHash == .rawChallenge ? challenge : Array(SHA256.hash(data: challenge))
-        let expectedNonce = Array(SHA256.hash(data: authDataBytes + clientDataHash))
-        guard let nonce = try Self.nonce(in: leaf), ConstantTime.equals(nonce, expectedNonce) else {
-            throw SignetError(.attestationNonceMismatch, "the certificate's nonce does not match this challenge")
-        }
-
-        // Step 5: keyId is SHA256 of the leaf's public point.
-        guard let leafKey = P256.Signing.PublicKey(leaf.publicKey) else {
-            throw SignetError(.attestationChainInvalid, "the leaf key is not P-256")
-        }
-        let point = Array(leafKey.x963Representation)
-        let computedKeyID = Array(SHA256.hash(data: point))
-        guard let givenKeyID = Base64.decode(keyID) ?? Base64.urlDecode(keyID),
-            ConstantTime.equals(givenKeyID, computedKeyID)
-        else {
-            throw SignetError(.attestationKeyMismatch, "keyId is not the hash of the attested key")
-        }
-
-        // Steps 6-9: rpIdHash, counter, environment, credential id, and the COSE key itself.
-        let authData = try AuthenticatorData(authDataBytes)
-        guard
-            let appID = policy.appIDs.first(where: {
-                ConstantTime.equals(Array(SHA256.hash(data: Array($0.utf8))), authData.rpIDHash)
-            })
-        else { throw SignetError(.appIDMismatch, "the attestation is for another App ID") }
-        guard authData.signCount == 0 else {
-            throw SignetError(.counterNotIncreasing, "an attestation's counter must be 0")
-        }
-        let environment: AppAttestPolicy.Environment
-        switch authData.aaguid {
-        case Self.productionAAGUID?: environment = .production
-        case Self.developmentAAGUID?: environment = .development
-        default: throw SignetError(.environmentMismatch, "unknown App Attest AAGUID")
-        }
-        guard environment == .production || policy.allowDevelopment else {
-            throw SignetError(.environmentMismatch, "development keys are not accepted")
-        }
-        guard authData.credentialID == computedKeyID else {
-            throw SignetError(.attestationKeyMismatch, "the credential id is not the key id")
-        }
-        guard let cose = authData.credentialPublicKey, try COSEKey.p256Point(cose) == point else {
-            throw SignetError(.attestationKeyMismatch, "the COSE key is not the certificate's key")
-        }
-        return VerifiedAttestation(
-            keyID: Base64.encode(computedKeyID),
-            publicKey: try VerificationKey(p256X963: point),
-            environment: environment,
-            appID: appID,
-            receipt: receipt,
-            leafNotAfter: leaf.notValidAfter
-        )
+        return report
     }
 
     /// The 32 bytes of the nonce extension: `SEQUENCE { [1] EXPLICIT OCTET STRING }`, parsed strictly.

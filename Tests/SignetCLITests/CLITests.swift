@@ -279,3 +279,47 @@ extension Array where Element == String {
         )
     }
 }
+
+@Suite struct CLIInspectTests {
+    static func fixture(_ name: String) throws -> [String: Any] {
+        let data = try Data(contentsOf: CLIRunner.vectors.appendingPathComponent("appattest/\(name)"))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func inspectAttestationPassesEveryStepOnlyWithTheRightInputs() throws {
+        let fixture = try Self.fixture("veehaitch-devicecheck-appattest_attestation_ios14.4_development.json")
+        let object = Array((fixture["attestation_b64"] as! String).utf8)
+        let arguments = [
+            "inspect", "attestation", "--app-id", fixture["app_id"] as! String, "--challenge-utf8", "wurzelpfropf",
+            "--key-id", fixture["key_id_b64"] as! String, "--at", fixture["valid_at"] as! String,
+        ]
+        let good = try CLIRunner.signet(arguments + ["--allow-development"], stdin: object)
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(good.stdout.contains("pass 2-4. nonce"))
+        #expect(good.stdout.contains("aaguid: appattestdevelop"))
+        let production = try CLIRunner.signet(arguments, stdin: object)
+        #expect(production.status == 1)
+        #expect(production.stdout.contains("FAIL 8. environment"))
+        #expect(production.lines.contains("invalid: environment_mismatch"))
+        let other = try CLIRunner.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
+        #expect(other.lines.contains("invalid: attestation_nonce_mismatch"))
+    }
+
+    @Test func inspectAssertionChecksTheCounter() throws {
+        let fixture = try Self.fixture("bas-d-appattest_assertion_development.json")
+        let dir = try CLIRunner.temporaryDirectory()
+        try Data((fixture["public_key_pem"] as! String).utf8).write(to: dir.appendingPathComponent("key.pem"))
+        try Data((fixture["assertion_b64"] as! String).utf8).write(to: dir.appendingPathComponent("assertion.b64"))
+        let arguments = [
+            "inspect", "assertion", "--app-id", fixture["app_id"] as! String, "--public-key", "key.pem",
+            "--client-data-b64", fixture["client_data_b64"] as! String, "assertion.b64",
+        ]
+        let good = try CLIRunner.signet(arguments, in: dir)
+        #expect(good.lines.contains("valid: counter 3"), "\(good.stdout)\(good.stderr)")
+        let replayed = try CLIRunner.signet(arguments + ["--previous-counter", "3"], in: dir)
+        #expect(
+            replayed.status == 1
+                && replayed.lines.first { $0.hasPrefix("invalid") } == "invalid: counter_not_increasing"
+        )
+    }
+}

@@ -75,7 +75,10 @@ import Testing
     @Test(.enabled(if: TestPostgres.url != nil, "no PostgreSQL server (SIGNET_POSTGRES_URL)"))
     func oneAppAttestAssertionIsAcceptedOnceAcrossTwoInstances() async throws {
         let server = try #require(TestPostgres.url)
-        let url = try await PostgresStore.createDatabase(url: server, named: "signet_attest_\(UInt64.random(in: 0...UInt64.max))")
+        let url = try await PostgresStore.createDatabase(
+            url: server,
+            named: "signet_attest_\(UInt64.random(in: 0...UInt64.max))"
+        )
         let harness = try await GatewayHarness.start(store: .postgres(url), instances: 2) {
             $0.debug = false
             $0.publicAuthority = "api.example.com"
