@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
+import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// A verified App Attest attestation: the key the server may trust from now on.
@@ -41,7 +42,10 @@ public struct AttestationInspection: Sendable {
 
 /// Verifies attestation objects with Apple's steps (Validating apps that connect to your server).
 public struct AppAttestAttestationVerifier: Sendable {
-    public var policy: AppAttestPolicy
+    public let policy: AppAttestPolicy
+    /// Intermediates already chained to a trusted root: every attestation carries the same one, so
+    /// its P-384 signature is checked once, not per attestation.
+    private let intermediates = IntermediateCache()
 
     static let nonceExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 8, 2]
     static let productionAAGUID = Array("appattest".utf8) + [UInt8](repeating: 0, count: 7)
@@ -105,15 +109,9 @@ public struct AppAttestAttestationVerifier: Sendable {
         guard report.passed, let leaf = report.certificates.first else { return report }
 
         // Step 1: the chain ends at the pinned root and every certificate is valid at `time`.
-        var verifier = Verifier(rootCertificates: CertificateStore(policy.roots)) {
-            RFC5280Policy(fixedExpiryValidationTime: time)
-        }
-        let result = await verifier.validate(
-            leaf: leaf,
-            intermediates: CertificateStore(Array(report.certificates.dropFirst()))
-        )
+        let chainValid = await validateChain(report.certificates, at: time)
         step("1. chain to the trusted root, valid at \(time)") {
-            guard case .validCertificate = result else {
+            guard chainValid else {
                 throw SignetError(
                     .attestationChainInvalid,
                     "the certificate chain does not lead to the App Attest root at \(time)"
@@ -193,6 +191,31 @@ public struct AppAttestAttestationVerifier: Sendable {
         return report
     }
 
+    /// Validates leaf ← intermediate ← root at `time`. An intermediate seen valid before (under the
+    /// same roots, inside its validity) stands in as the anchor, so only the leaf's signature is checked.
+    private func validateChain(_ certificates: [Certificate], at time: Date) async -> Bool {
+        let leaf = certificates[0]
+        let rest = Array(certificates.dropFirst())
+        if rest.count == 1, let intermediate = rest.first, intermediate.notValidBefore <= time,
+            time <= intermediate.notValidAfter, intermediates.contains(intermediate)
+        {
+            var verifier = Verifier(rootCertificates: CertificateStore([intermediate])) {
+                RFC5280Policy(fixedExpiryValidationTime: time)
+            }
+            if case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore()) {
+                return true
+            }
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore(policy.roots)) {
+            RFC5280Policy(fixedExpiryValidationTime: time)
+        }
+        guard case .validCertificate = await verifier.validate(leaf: leaf, intermediates: CertificateStore(rest)) else {
+            return false
+        }
+        if rest.count == 1, let intermediate = rest.first { intermediates.insert(intermediate) }
+        return true
+    }
+
     /// The 32 bytes of the nonce extension: `SEQUENCE { [1] EXPLICIT OCTET STRING }`, parsed strictly.
     static func nonce(in certificate: Certificate) throws -> [UInt8]? {
         guard let extensionValue = certificate.extensions[oid: nonceExtension]?.value else { return nil }
@@ -225,4 +248,18 @@ public struct AppAttestAttestationVerifier: Sendable {
 extension SignetError.Code {
     /// The key id, credential id and attested key do not agree.
     public static let attestationKeyMismatch = Self("attestation_key_mismatch")
+}
+
+/// Intermediates validated against the verifier's roots (bounded: Apple has a handful).
+final class IntermediateCache: Sendable {
+    private let validated = Mutex<Set<Certificate>>([])
+
+    func contains(_ certificate: Certificate) -> Bool { validated.withLock { $0.contains(certificate) } }
+
+    func insert(_ certificate: Certificate) {
+        validated.withLock { set in
+            if set.count >= 64 { set.removeAll() }
+            set.insert(certificate)
+        }
+    }
 }

@@ -31,6 +31,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Skip the openssl comparison.")
     var noOpenssl = false
 
+    @Flag(help: "Also measure App Attest assertion and attestation verification (simulated device).")
+    var appattest = false
+
     func run() async throws {
         let names =
             alg.isEmpty
@@ -43,6 +46,19 @@ struct BenchCommand: AsyncParsableCommand {
             "algorithm".padding(18) + "signet/s".padding(12, left: true) + "openssl/s".padding(14, left: true)
                 + "ratio".padding(9, left: true) + "   openssl work"
         )
+        if appattest {
+            let p256 = openssl?.reference(for: "ecdsa-p256-sha256", seconds: max(1, Int(seconds.rounded())))
+            for (name, rate) in try await AppAttestBench.measure(seconds: seconds) {
+                let ratio = p256.map { String(format: "%.2f", rate / $0.rate) } ?? "-"
+                print(
+                    name.padding(30) + String(format: "%.0f", rate).padding(12, left: true)
+                        + (p256.map { String(format: "%.0f", $0.rate) } ?? "-").padding(14, left: true)
+                        + ratio.padding(9, left: true)
+                        + "   ecdsap256 verify"
+                )
+            }
+            if alg.isEmpty { return }
+        }
         for name in names {
             let algorithm = try SignatureAlgorithms.standard.require(name)
             let rate = try await Self.measure(algorithm, seconds: seconds)

@@ -9,7 +9,7 @@ struct Signet: AsyncParsableCommand {
         subcommands: [
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
             PinCommand.self, BenchCommand.self, ServeCommand.self, DemoCommand.self, GatewayBenchCommand.self,
-            InspectCommand.self,
+            InspectCommand.self, FuzzCommand.self,
         ]
     )
 }
