@@ -8,6 +8,7 @@ import NIOCore
 import NIOHTTP1
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetStore
 
 struct DemoCommand: AsyncParsableCommand {
@@ -50,6 +51,15 @@ struct DemoCommand: AsyncParsableCommand {
         ]
         configuration.sharedSecrets = [.init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret))]
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
+        // App Attest, with the simulator's development CA as the trusted root (never Apple's default).
+        let simulatorCA = try DevelopmentAttestationCA()
+        let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
+        try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
+        configuration.appAttest = .init(
+            appIDs: [DemoWalkthrough.appID],
+            allowDevelopment: true,
+            trustedRootsFile: rootsFile
+        )
         let store = try await configuration.store.open(logger: logger)
         let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
         let gatewayServer = try await BackgroundServer.start(logger: logger) {
@@ -62,7 +72,8 @@ struct DemoCommand: AsyncParsableCommand {
         let walkthrough = DemoWalkthrough(
             base: base,
             gatewayKey: gatewayKey.verificationKey,
-            legacySecret: legacySecret
+            legacySecret: legacySecret,
+            simulatorCA: simulatorCA
         )
         do {
             try await walkthrough.run()

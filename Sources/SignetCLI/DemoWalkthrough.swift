@@ -5,12 +5,15 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SignetCore
+import SignetSimulator
 
 /// The device side of `signet demo`, over real HTTP to the gateway.
 struct DemoWalkthrough {
     let base: String
     let gatewayKey: VerificationKey
     let legacySecret: [UInt8]
+    let simulatorCA: DevelopmentAttestationCA
+    static let appID = "ABCDE12345.dev.signet.scores"
 
     struct Answer {
         var status: Int
@@ -116,6 +119,47 @@ struct DemoWalkthrough {
         let board = try await send(method: "GET", path: "/scores/top")
         try expect(board, status: 200)
         print("   200 top scores \(board.body)")
+
+        step(10, "an App Attest device (simulated): attest its key, then sign with assertions")
+        let device = SimulatedAppAttestDevice(appID: Self.appID, ca: simulatorCA)
+        let attestChallenge = try field(
+            "challenge",
+            of: try await send(method: "POST", path: "/signet/v1/challenges"),
+            expecting: 201
+        )
+        let attestation = try device.attest(clientDataHash: Array(SHA256.hash(data: Array(attestChallenge.utf8))))
+        let attested = try await send(
+            method: "POST",
+            path: "/signet/v1/devices/attest",
+            body: try JSONSerialization.data(withJSONObject: [
+                "keyId": device.keyID, "attestation": Base64.encode(attestation), "challenge": attestChallenge,
+            ]),
+            contentType: "application/json"
+        )
+        print("   201 attested, environment \(try field("environment", of: attested, expecting: 201))")
+        let attestSigner = SimulatedAppAttestSigner(device: device)
+        let attestedScore = try attestSigner.sign(
+            try HTTPMessage.request(
+                method: "POST",
+                uri: base + "/scores",
+                fields: [("Content-Type", "application/json")],
+                body: Array("{\"name\":\"Shamhat\",\"score\":120}".utf8)
+            ),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let attestedAnswer = try await send(attestedScore)
+        try expect(attestedAnswer, status: 201)
+        print("   \(attestedAnswer.status) backend stored \(attestedAnswer.body) (alg apple-app-attest, counter 1)")
+        let rolledBack = try attestSigner.sign(
+            attestedScore.withoutSignature(),
+            created: Date(),
+            nonce: Nonce.random(),
+            counter: 1
+        )
+        print("   an assertion that reuses counter 1 under a fresh nonce:")
+        try report(try await send(rolledBack), expecting: "counter_not_increasing")
+
         print("\nall steps behaved as expected")
     }
 
@@ -200,6 +244,16 @@ struct DemoWalkthrough {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes))
+    }
+}
+
+extension HTTPMessage {
+    /// The message without its signature fields (to sign it again).
+    func withoutSignature() -> HTTPMessage {
+        var copy = self
+        copy.fields.removeAll("signature")
+        copy.fields.removeAll("signature-input")
+        return copy
     }
 }
 

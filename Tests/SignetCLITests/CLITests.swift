@@ -323,3 +323,15 @@ extension Array where Element == String {
         )
     }
 }
+
+@Suite struct CLIDemoTests {
+    /// The README's first command, as a user runs it.
+    @Test func theDemoPlaysEveryStepAndSucceeds() throws {
+        let result = try CLIRunner.signet(["demo"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("all steps behaved as expected"))
+        for reason in ["digest_mismatch", "nonce_replayed", "signature_missing", "counter_not_increasing"] {
+            #expect(result.stdout.contains("rejected: \(reason)"), "\(reason)")
+        }
+    }
+}
