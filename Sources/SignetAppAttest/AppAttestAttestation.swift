@@ -18,6 +18,8 @@ public struct VerifiedAttestation: Sendable {
     /// The leaf certificate's notAfter: App Attest leaves can live only a few days, hence the check
     /// at receipt time and the stored result.
     public var leafNotAfter: Date
+    /// The OS version the leaf certificate states (extension 1.2.840.113635.100.8.7), where present.
+    public var osVersion: String?
 }
 
 /// Every step of an attestation check, passed or not, and what was decoded on the way.
@@ -185,7 +187,8 @@ public struct AppAttestAttestationVerifier: Sendable {
                 environment: environment,
                 appID: appID,
                 receipt: report.receipt,
-                leafNotAfter: leaf.notValidAfter
+                leafNotAfter: leaf.notValidAfter,
+                osVersion: Self.osVersion(in: leaf)
             )
         }
         return report
@@ -214,6 +217,22 @@ public struct AppAttestAttestationVerifier: Sendable {
         }
         if rest.count == 1, let intermediate = rest.first { intermediates.insert(intermediate) }
         return true
+    }
+
+    static let osVersionExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 8, 7]
+
+    /// `SEQUENCE { [1400] EXPLICIT OCTET STRING("14.4") }`; informational, so `nil` when absent or odd.
+    static func osVersion(in certificate: Certificate) -> String? {
+        guard let value = certificate.extensions[oid: osVersionExtension]?.value,
+            let root = try? DER.parse(Array(value)), case .constructed(let nodes) = root.content
+        else { return nil }
+        for node in nodes where node.identifier == ASN1Identifier(tagWithNumber: 1400, tagClass: .contextSpecific) {
+            guard case .constructed(let inner) = node.content, let octets = inner.first(where: { _ in true }),
+                let string = try? ASN1OctetString(derEncoded: octets)
+            else { return nil }
+            return String(validating: Array(string.bytes), as: UTF8.self)
+        }
+        return nil
     }
 
     /// The 32 bytes of the nonce extension: `SEQUENCE { [1] EXPLICIT OCTET STRING }`, parsed strictly.

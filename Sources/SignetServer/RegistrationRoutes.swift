@@ -150,6 +150,11 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
             challenge: Array(challenge.utf8),
             at: now
         )
+        var attributes = [
+            "environment": verified.environment.rawValue, "app_id": verified.appID,
+            "receipt": Base64.encode(verified.receipt), "leaf_not_after": Self.rfc3339(verified.leafNotAfter),
+        ]
+        if let osVersion = verified.osVersion { attributes["os_version"] = osVersion }
         var jwk = verified.publicKey.jwk
         jwk.kid = verified.keyID
         jwk.alg = "apple-app-attest"
@@ -162,11 +167,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
                 publicKeyJWK: jwk.jsonString,
                 trustLevel: .appAttest,
                 createdAt: now,
-                attributes: [
-                    "environment": verified.environment.rawValue, "app_id": verified.appID,
-                    "receipt": Base64.encode(verified.receipt),
-                    "leaf_not_after": Self.rfc3339(verified.leafNotAfter),
-                ]
+                attributes: attributes
             )
         )
         metrics.record(outcome: "attested", reason: nil)

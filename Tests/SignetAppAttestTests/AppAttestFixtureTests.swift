@@ -85,6 +85,9 @@ import X509
         #expect(verified.appID == fixture.json["app_id"])
         #expect(Base64.decode(verified.keyID) == fixture.bytes("key_id_b64"))
         #expect(!verified.receipt.isEmpty)
+        if let version = fixture.json["expected_ios_version"] {
+            #expect(verified.osVersion == version)
+        }
         if let pem = fixture.json["expected_public_key_pem"] {
             #expect(verified.publicKey.jwk == (try VerificationKey(pem: pem)).jwk)
         }
