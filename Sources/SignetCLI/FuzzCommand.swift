@@ -44,21 +44,10 @@ struct FuzzCommand: ParsableCommand {
                 }
             }
         }
-        var generator = SplitMix(state: seed)
         var parsed = 0
         var authenticatorData = 0
         let started = Date()
-        for round in 0..<iterations {
-            var bytes = seeds[round % seeds.count]
-            for _ in 0..<(1 + Int(generator.next() % 4)) {
-                let index = Int(generator.next() % UInt64(bytes.count))
-                switch generator.next() % 3 {
-                case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
-                case 1: bytes.removeSubrange(index...)
-                default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
-                }
-                if bytes.isEmpty { bytes = [0] }
-            }
+        for bytes in SeededMutations(seeds: seeds, count: iterations, seed: seed) {
             guard let value = try? CBORDecoder().decode(bytes) else { continue }
             parsed += 1
             if let data = value[text: "authData"]?.bytes ?? value[text: "authenticatorData"]?.bytes,
@@ -72,16 +61,5 @@ struct FuzzCommand: ParsableCommand {
         print(
             "\(parsed) parsed as CBOR, \(authenticatorData) with valid authenticator data; the rest rejected with malformed_cbor"
         )
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -23,11 +23,26 @@ public final class PostgresStore: SignetStorage {
     public static func connect(url: String, logger: Logger = Logger(label: "signet.store.postgres")) async throws
         -> PostgresStore
     {
+        let client = PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        let store = PostgresStore(client: client, runner: runner, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            runner.cancel()
+            throw SignetError(.storeUnavailable, "PostgreSQL: \(String(reflecting: error))")
+        }
+        return store
+    }
+
+    /// The client configuration for `postgres://user:password@host:port/database` (TLS off: loopback
+    /// or a private network; put TLS in front otherwise).
+    static func configuration(url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
             let host = components.host, let user = components.user
         else { throw SignetError(.storeUnavailable, "not a postgres:// URL") }
         let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let configuration = PostgresClient.Configuration(
+        return PostgresClient.Configuration(
             host: host,
             port: components.port ?? 5432,
             username: user,
@@ -35,16 +50,6 @@ public final class PostgresStore: SignetStorage {
             database: database.isEmpty ? nil : database,
             tls: .disable
         )
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let runner = Task { await client.run() }
-        let store = PostgresStore(client: client, runner: runner, logger: logger)
-        do {
-            try await store.migrate()
-        } catch {
-            runner.cancel()
-            throw SignetError(.storeUnavailable, "PostgreSQL at \(host): \(String(reflecting: error))")
-        }
-        return store
     }
 
     // MARK: Migrations
@@ -260,23 +265,13 @@ public final class PostgresStore: SignetStorage {
     )
         async throws -> String
     {
-        guard
-            name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
-            ),
-            var components = URLComponents(string: url), let host = components.host, let user = components.user
-        else { throw SignetError(.storeUnavailable, "invalid database name or URL") }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        let client = PostgresClient(
-            configuration: .init(
-                host: host,
-                port: components.port ?? 5432,
-                username: user,
-                password: components.password?.removingPercentEncoding,
-                database: database.isEmpty ? nil : database,
-                tls: .disable
-            ),
-            backgroundLogger: logger
-        )
+        let isSafeName = name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "_") || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39)
+        }
+        guard isSafeName, var components = URLComponents(string: url) else {
+            throw SignetError(.storeUnavailable, "invalid database name or URL")
+        }
+        let client = PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger)
         let runner = Task { await client.run() }
         defer { runner.cancel() }
         do {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetSimulator
 import Testing
 
 @testable import SignetAppAttest
@@ -43,23 +44,12 @@ import Testing
     /// A seeded mutation run over real objects: no input may trap (see docs/appattest.md for the
     /// libFuzzer run).
     @Test func mutatedRealObjectsNeverCrashTheParsers() throws {
-        var generator = SplitMix64(seed: 2021)
         let seeds =
             AppAttestFixtureTests.attestations.map { $0.bytes("attestation_b64") }
             + AppAttestFixtureTests.assertions.map { $0.bytes("assertion_b64") }
         try #require(!seeds.isEmpty)
         var parsed = 0
-        for round in 0..<20_000 {
-            var bytes = seeds[round % seeds.count]
-            for _ in 0..<(1 + Int(generator.next() % 4)) {
-                let index = Int(generator.next() % UInt64(bytes.count))
-                switch generator.next() % 3 {
-                case 0: bytes[index] = UInt8(truncatingIfNeeded: generator.next())
-                case 1: bytes.removeSubrange(index...)
-                default: bytes.insert(UInt8(truncatingIfNeeded: generator.next()), at: index)
-                }
-                if bytes.isEmpty { bytes = [0] }
-            }
+        for bytes in SeededMutations(seeds: seeds, count: 20_000, seed: 2021) {
             if let value = try? CBORDecoder().decode(bytes) {
                 parsed += 1
                 if let authData = value[text: "authData"]?.bytes ?? value[text: "authenticatorData"]?.bytes {
@@ -68,17 +58,5 @@ import Testing
             }
         }
         #expect(parsed > 0)
-    }
-}
-
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
