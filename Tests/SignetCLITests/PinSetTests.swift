@@ -3,6 +3,10 @@ import Foundation
 import SignetCore
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Pin sets (SignetCore) over certificates openssl makes: a leaf (P-256), an intermediate (RSA) and a
 /// root (Ed25519). Pin evaluation runs after chain validation, so the three need not chain here.
 @Suite struct PinSetTests {
@@ -124,5 +128,55 @@ import Testing
         #expect(
             relax.evaluate(chain: Self.chain, host: "a.example", now: now.addingTimeInterval(-10)).decision == .deny
         )
+    }
+}
+
+@Suite struct PinHostTests {
+    /// `signet pin --host` prints the served chain exactly as `--cert` prints the file it came from.
+    @Test func pinsOfAServedChainMatchTheCertificateFile() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let made = try CLIRunner.run(
+            "openssl",
+            [
+                "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=served", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:P-384", "-keyout", "k.pem", "-out", "c.pem",
+            ],
+            in: dir
+        )
+        try #require(made.status == 0)
+        _ = try CLIRunner.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
+        let port = Int.random(in: 41_000...48_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = [
+            "openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-quiet",
+        ]
+        server.currentDirectoryURL = dir
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        server.standardInput = Pipe()
+        try server.run()
+        defer {
+            // SIGKILL: children of Foundation's Process start with signals blocked, SIGTERM included.
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        var served = try CLIRunner.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+        for _ in 0..<50 where served.status != 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+            served = try CLIRunner.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+        }
+        #expect(served.status == 0, "\(served.stderr)")
+        let file = try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir)
+        #expect(served.lines.first == file.lines.first)
+        let spare = try CLIRunner.run(
+            "openssl",
+            ["pkey", "-in", "spare.pem", "-pubout", "-outform", "DER", "-out", "spare.der"],
+            in: dir
+        )
+        try #require(spare.status == 0)
+        let backup = SPKIPin(spkiDER: Array(try Data(contentsOf: dir.appendingPathComponent("spare.der"))))
+        #expect(served.stdout.contains("suggested pin set"))
+        #expect(served.stdout.contains("  \(backup)"))
     }
 }

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Fetches the certificate chain a TLS server presents, as DER, leaf first.
+///
+/// - Important: This inspects; it does not validate. The verification callback accepts whatever the
+///   server sends so that every served certificate can be printed (as `openssl s_client` would).
+///   Pins and trust decisions never come from this path.
+enum ServedChain {
+    static func fetch(host: String, port: Int) async throws -> [[UInt8]] {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .fullVerification  // needed for the callback to run
+        let context = try NIOSSLContext(configuration: configuration)
+        let group = MultiThreadedEventLoopGroup.singleton
+        let promise = group.any().makePromise(of: [[UInt8]].self)
+        let serverName = host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" }) ? nil : host
+        let channel = try await ClientBootstrap(group: group)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) {
+                        certificates,
+                        verdict in
+                        promise.succeed(certificates.compactMap { try? $0.toDERBytes() })
+                        verdict.succeed(.certificateVerified)
+                    }
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+            .connect(host: host, port: port).get()
+        channel.closeFuture.whenComplete { _ in promise.fail(ChannelError.ioOnClosedChannel) }
+        let chain = try await promise.futureResult.get()
+        try? await channel.close()
+        return chain
+    }
+}
