@@ -127,6 +127,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// through another instance takes effect within this time. 0 turns the cache off.
     public var deviceCacheMilliseconds: Int = 2000
     public var appAttest: AppAttest?
+    /// How long the upstream has to answer before `upstream_unavailable` (503).
+    public var upstreamTimeoutSeconds: Int = 30
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -135,7 +137,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     enum CodingKeys: String, CodingKey {
         case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
             challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
-            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds, appAttest
+            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds, appAttest,
+            upstreamTimeoutSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -162,6 +165,8 @@ public struct GatewayConfiguration: Codable, Sendable {
         deviceCacheMilliseconds =
             try c.decodeIfPresent(Int.self, forKey: .deviceCacheMilliseconds) ?? deviceCacheMilliseconds
         appAttest = try c.decodeIfPresent(AppAttest.self, forKey: .appAttest)
+        upstreamTimeoutSeconds =
+            try c.decodeIfPresent(Int.self, forKey: .upstreamTimeoutSeconds) ?? upstreamTimeoutSeconds
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,

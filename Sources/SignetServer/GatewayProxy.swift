@@ -18,6 +18,8 @@ struct GatewayProxy: Sendable {
     let upstream: String
     let responseSigner: MessageSigner?
     let maximumSignedResponseBytes: Int
+    /// How long the upstream has to answer; AsyncHTTPClient keeps retrying a refused connection until then.
+    let timeout: TimeAmount
 
     static let identityPrefix = "signet-"
     static let hopByHop: Set<String> = [
@@ -54,7 +56,7 @@ struct GatewayProxy: Sendable {
 
         let upstreamResponse: HTTPClientResponse
         do {
-            upstreamResponse = try await client.execute(outbound, timeout: .seconds(30), logger: logger)
+            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: logger)
         } catch {
             throw SignetError(.upstreamUnavailable, "the upstream did not answer: \(error)")
         }

@@ -130,7 +130,8 @@ public struct SignetGateway: Sendable {
             upstream: configuration.upstream.hasSuffix("/")
                 ? String(configuration.upstream.dropLast()) : configuration.upstream,
             responseSigner: responseSigner,
-            maximumSignedResponseBytes: 8 << 20
+            maximumSignedResponseBytes: 8 << 20,
+            timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds))
         )
         RegistrationRoutes<SignetRequestContext>(
             store: store,

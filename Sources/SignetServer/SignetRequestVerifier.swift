@@ -61,7 +61,7 @@ public struct SignetRequestVerifier: Sendable {
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: maximumBodyBytes)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw SignetError(.bodyTooLarge, "the body exceeds \(maximumBodyBytes) bytes")
         }
         return try Self.message(request.head, body: body, scheme: publicScheme, authority: publicAuthority)

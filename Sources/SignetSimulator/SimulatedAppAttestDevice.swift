@@ -96,6 +96,9 @@ public struct SimulatedAppAttestSigner: Sendable {
         self.device = device
     }
 
+    /// MessageSigner wants a key; the device's own key lives inside the device.
+    private static let placeholderKey = try! SigningKey(secret: [0])
+
     /// Signs `message`: the signature base is the assertion's clientData.
     public func sign(
         _ message: HTTPMessage,
@@ -106,7 +109,7 @@ public struct SimulatedAppAttestSigner: Sendable {
         counter: UInt32? = nil
     ) throws -> HTTPMessage {
         let signer = MessageSigner(
-            key: try SigningKey.generate(.p256),  // unused: the algorithm below signs with the device
+            key: Self.placeholderKey,  // never used: the algorithm below signs with the device
             keyID: device.keyID,
             algorithm: DeviceAlgorithm(device: device, counter: counter),
             includeAlgorithm: true

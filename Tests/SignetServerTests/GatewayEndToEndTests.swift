@@ -332,6 +332,23 @@ import Testing
         #expect(result.status == 401 && result.reason == "signature_invalid")
     }
 
+    @Test func oversizedBodiesAndAnUnreachableUpstreamAreProblemsToo() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.maxBodyBytes = 64
+            $0.upstreamTimeoutSeconds = 2
+        }
+        defer { Task { await harness.stop() } }
+        let device = try await harness.register()
+        let big = "{\"name\":\"" + String(repeating: "x", count: 100) + "\",\"score\":1}"
+        let large = try device.signer.sign(try harness.scorePost(big), created: Date(), nonce: Nonce.random())
+        let tooLarge = try await GatewayHarness.send(large)
+        #expect(tooLarge.status == 413 && tooLarge.reason == "body_too_large", "\(tooLarge.text)")
+        await harness.backendServer.stop()
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let down = try await GatewayHarness.send(signed)
+        #expect(down.status == 503 && down.reason == "upstream_unavailable", "\(down.text)")
+    }
+
     @Test func healthAndMetrics() async throws {
         let harness = try await GatewayHarness.start()
         defer { Task { await harness.stop() } }
