@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "SignetSimulator", targets: ["SignetSimulator"]),
         .library(name: "SignetStore", targets: ["SignetStore"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
+        .library(name: "SignetClient", targets: ["SignetClient"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
     ],
     dependencies: [
@@ -79,6 +80,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The client SDK: pinned TLS (swift-certificates Verifier, then pin sets) over SwiftNIO, configured
+        // origins only, request signing, registration, signed responses, pin reports; URLSession on Apple.
+        .target(
+            name: "SignetClient",
+            dependencies: [
+                "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strict
+        ),
         // Hummingbird: verification middleware, registration routes, gateway, configuration, metrics.
         .target(
             name: "SignetServer",
@@ -90,6 +109,9 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,6 +137,7 @@ let package = Package(
                 "SignetStore",
                 "SignetAppAttest",
                 "SignetSimulator",
+                "SignetClient",
                 "ExampleScores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -156,6 +179,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The client SDK against real TLS servers and the gateway on loopback.
+        .testTarget(
+            name: "SignetClientTests",
+            dependencies: [
+                "SignetCore", "SignetClient", "SignetServer", "SignetStore", "SignetSimulator", "ExampleScores",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: strict
         ),

@@ -10,6 +10,8 @@ public enum AccessRequirement: Sendable, Hashable {
     case verified
     /// A verified client whose key has at least this trust level.
     case trustLevel(TrustLevel)
+    /// A client certificate from the device CA over mutual TLS, of an active device.
+    case clientCertificate
     /// The seed high-score scheme: `msg` + hex `hmac` query parameters under a shared key.
     case legacyQueryHMAC(keyID: String)
 

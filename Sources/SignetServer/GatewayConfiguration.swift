@@ -33,8 +33,9 @@ public struct GatewayConfiguration: Codable, Sendable {
         public var prefix: String
         /// Methods the rule covers; all when absent.
         public var methods: [String]?
-        /// `open`, `verified`, a trust level (`device-key`, `app-attest`, `client-certificate`,
-        /// `shared-secret`) as a minimum, or `legacy-query-hmac`.
+        /// `open`, `verified`, `client-certificate` (mutual TLS with a device CA certificate), a
+        /// trust level (`device-key`, `app-attest`, `shared-secret`) as a minimum for a signed
+        /// request, or `legacy-query-hmac`.
         public var access: String
         /// For `legacy-query-hmac`: the shared secret's key id.
         public var keyId: String?
@@ -101,6 +102,48 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
+    /// HTTPS for the gateway itself, and mutual TLS.
+    public struct TLS: Codable, Sendable {
+        /// PEM certificate chain, leaf first.
+        public var certificateFile: String?
+        /// PEM private key of the leaf.
+        public var keyFile: String?
+        /// Generate a development CA and server certificate (for `developmentHosts`) when the files
+        /// are absent — written to them when paths are given, kept in memory otherwise. The gateway
+        /// prints the pins at start. Never in production.
+        public var development: Bool?
+        public var developmentHosts: [String]?
+        /// Ask clients for a certificate from the device CA (mutual TLS). Optional at the TLS layer;
+        /// routes with access `client-certificate` refuse requests without one.
+        public var clientCertificates: Bool?
+        public init(
+            certificateFile: String? = nil,
+            keyFile: String? = nil,
+            development: Bool? = nil,
+            developmentHosts: [String]? = nil,
+            clientCertificates: Bool? = nil
+        ) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.development = development
+            self.developmentHosts = developmentHosts
+            self.clientCertificates = clientCertificates
+        }
+    }
+
+    /// The CA that issues device client certificates from registration CSRs.
+    public struct DeviceCA: Codable, Sendable {
+        /// PEM files; created (a new P-256 CA) when both are absent.
+        public var certificateFile: String
+        public var keyFile: String
+        public var validityDays: Int?
+        public init(certificateFile: String, keyFile: String, validityDays: Int? = nil) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.validityDays = validityDays
+        }
+    }
+
     public var listen = Listen()
     /// The protected backend, e.g. `http://127.0.0.1:9000`.
     public var upstream: String
@@ -129,6 +172,10 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var appAttest: AppAttest?
     /// How long the upstream has to answer before `upstream_unavailable` (503).
     public var upstreamTimeoutSeconds: Int = 30
+    public var tls: TLS?
+    public var deviceCA: DeviceCA?
+    /// Pin failure reports accepted per client address per minute.
+    public var pinReportsPerSourcePerMinute: Int = 30
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -138,7 +185,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
             challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
             responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds, appAttest,
-            upstreamTimeoutSeconds
+            upstreamTimeoutSeconds, tls, deviceCA, pinReportsPerSourcePerMinute
     }
 
     public init(from decoder: any Decoder) throws {
@@ -167,6 +214,10 @@ public struct GatewayConfiguration: Codable, Sendable {
         appAttest = try c.decodeIfPresent(AppAttest.self, forKey: .appAttest)
         upstreamTimeoutSeconds =
             try c.decodeIfPresent(Int.self, forKey: .upstreamTimeoutSeconds) ?? upstreamTimeoutSeconds
+        tls = try c.decodeIfPresent(TLS.self, forKey: .tls)
+        deviceCA = try c.decodeIfPresent(DeviceCA.self, forKey: .deviceCA)
+        pinReportsPerSourcePerMinute =
+            try c.decodeIfPresent(Int.self, forKey: .pinReportsPerSourcePerMinute) ?? pinReportsPerSourcePerMinute
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
@@ -211,7 +262,22 @@ public struct GatewayConfiguration: Codable, Sendable {
         guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
             throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
         }
-        for route in routes { _ = try route.requirement() }
+        for route in routes where try route.requirement() == .clientCertificate {
+            guard tls?.clientCertificates == true, deviceCA != nil else {
+                throw SignetError(
+                    .malformedMessage,
+                    "route \(route.prefix) needs client certificates: set tls.clientCertificates and deviceCA"
+                )
+            }
+        }
+        if let tls {
+            guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
+                throw SignetError(.malformedMessage, "tls needs both certificateFile and keyFile")
+            }
+            guard tls.certificateFile != nil || tls.development == true else {
+                throw SignetError(.malformedMessage, "tls needs certificateFile and keyFile, or development: true")
+            }
+        }
     }
 }
 
@@ -220,6 +286,7 @@ extension GatewayConfiguration.Route {
         switch access {
         case "open": return .open
         case "verified": return .verified
+        case "client-certificate": return .clientCertificate
         case "legacy-query-hmac":
             guard let keyId else {
                 throw SignetError(.malformedMessage, "legacy-query-hmac route \(prefix) needs keyId")

@@ -8,6 +8,8 @@ import NIOCore
 import SignetAppAttest
 import SignetCore
 import SignetStore
+import SwiftASN1
+import X509
 
 /// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `DELETE /signet/v1/devices/{id}`.
 ///
@@ -21,6 +23,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let metrics: SignetMetrics
     let keyCache: DeviceKeyCache
     let attestationVerifier: AppAttestAttestationVerifier?
+    let deviceCA: DeviceCertificateAuthority?
     let clock: @Sendable () -> Date
 
     static var maximumRegistrationBytes: Int { 16 * 1024 }
@@ -107,6 +110,20 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         jwk.kid = keyID
         jwk.alg = registration.algorithm
         let deviceID = "dev_" + Nonce.random()
+        var attributes: [String: String] = [:]
+        var answer = ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue]
+        if let csr = registration.csr {
+            // The certificate binds the key that just proved possession; issued before the device is
+            // stored, so a bad CSR leaves nothing behind.
+            guard let deviceCA else {
+                throw SignetError(.malformedMessage, "this server issues no client certificates (no deviceCA)")
+            }
+            let certificate = try deviceCA.issue(csr: csr, deviceID: deviceID, expectedKey: registration.key, now: now)
+            attributes["certificate_serial"] = DeviceCertificateAuthority.serial(certificate)
+            attributes["certificate_not_after"] = Self.rfc3339(certificate.notValidAfter)
+            answer["certificate"] =
+                try certificate.serializeAsPEM().pemString + "\n" + deviceCA.issuer.certificatePEM + "\n"
+        }
         try await store.registerDevice(
             DeviceRecord(
                 deviceID: deviceID,
@@ -114,14 +131,12 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
                 algorithm: registration.algorithm,
                 publicKeyJWK: jwk.jsonString,
                 trustLevel: .deviceKey,
-                createdAt: now
+                createdAt: now,
+                attributes: attributes
             )
         )
         metrics.record(outcome: "registered", reason: nil)
-        return try Self.json(
-            ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue],
-            status: .created
-        )
+        return try Self.json(answer, status: .created)
     }
 
     // MARK: App Attest
@@ -216,6 +231,8 @@ struct DeviceRegistration {
     let algorithm: String
     let key: VerificationKey
     let signature: [UInt8]
+    /// A PKCS#10 request (PEM or base64 DER) for a client certificate over the same key.
+    let csr: String?
 
     init(json bytes: [UInt8]) throws {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
@@ -239,6 +256,7 @@ struct DeviceRegistration {
         self.challenge = challenge
         self.algorithm = algorithm
         self.signature = signature
+        self.csr = object["csr"] as? String
     }
 
     /// Whether the signature over the challenge's UTF-8 bytes verifies. P-256 signatures may come raw

@@ -3,8 +3,11 @@ import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import SignetAppAttest
 import SignetCore
 import SignetStore
@@ -30,6 +33,11 @@ public struct SignetGateway: Sendable {
     let keyCache: DeviceKeyCache
     let attestationVerifier: AppAttestAttestationVerifier?
     let clock: @Sendable () -> Date
+    /// The served certificate when the gateway speaks HTTPS.
+    public let tls: GatewayTLS?
+    /// The device CA when client certificates are issued.
+    public let deviceCA: DeviceCertificateAuthority?
+    let server: HTTPServerBuilder
 
     public init(
         configuration: GatewayConfiguration,
@@ -98,6 +106,24 @@ public struct SignetGateway: Sendable {
             maximumBodyBytes: configuration.maxBodyBytes,
             counters: store
         )
+        if let tlsConfiguration = configuration.tls {
+            let tls = try GatewayTLS.resolve(tlsConfiguration)
+            self.tls = tls
+            server = try .tls(
+                .http1(),
+                configuration: tls.channelConfiguration(clientCertificates: tlsConfiguration.clientCertificates == true)
+            )
+        } else {
+            tls = nil
+            server = .http1()
+        }
+        deviceCA = try configuration.deviceCA.map {
+            try DeviceCertificateAuthority.loadOrCreate(
+                certificateFile: $0.certificateFile,
+                keyFile: $0.keyFile,
+                validityDays: $0.validityDays ?? 30
+            )
+        }
         if let signing = configuration.responseSigning {
             guard let text = FileManager.default.contents(atPath: signing.keyFile) else {
                 throw SignetError(.invalidKey, "cannot read the response signing key \(signing.keyFile)")
@@ -140,6 +166,15 @@ public struct SignetGateway: Sendable {
             metrics: metrics,
             keyCache: keyCache,
             attestationVerifier: attestationVerifier,
+            deviceCA: deviceCA,
+            clock: clock
+        ).add(to: router)
+        PinReportRoutes<SignetRequestContext>(
+            store: store,
+            limiter: SourceRateLimiter(limit: configuration.pinReportsPerSourcePerMinute),
+            adminToken: configuration.adminToken,
+            metrics: metrics,
+            debug: configuration.debug,
             clock: clock
         ).add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
@@ -153,6 +188,7 @@ public struct SignetGateway: Sendable {
         }
         var app = Application(
             router: router,
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),
                 serverName: "signet"
@@ -177,6 +213,9 @@ public struct SignetGateway: Sendable {
             switch requirement {
             case .open:
                 metrics.record(outcome: "open", reason: nil)
+            case .clientCertificate:
+                identity = try await verifyClientCertificate(context)
+                metrics.record(outcome: "accepted", reason: nil)
             case .legacyQueryHMAC(let keyID):
                 identity = try verifyLegacy(request, keyID: keyID)
                 metrics.record(outcome: "accepted", reason: nil)
@@ -207,6 +246,31 @@ public struct SignetGateway: Sendable {
             )
             return ProblemResponse.make(error, debug: configuration.debug)
         }
+    }
+
+    /// Maps the mutual-TLS client certificate to an active device: issued by the device CA, within
+    /// its validity, the device's current certificate, the device not revoked. Looked up in the
+    /// store on every request, so a revocation applies at once on every instance.
+    private func verifyClientCertificate(_ context: SignetRequestContext) async throws -> SignetIdentity {
+        guard let deviceCA, configuration.tls?.clientCertificates == true else {
+            throw SignetError(.clientCertificateRequired, "this gateway does not take client certificates")
+        }
+        let presented = try? await context.channel?.nioSSL_peerCertificate().get()
+        guard let presented else {
+            throw SignetError(.clientCertificateRequired, "this route needs a client certificate (mutual TLS)")
+        }
+        let (deviceID, serial) = try await deviceCA.verify(clientCertificateDER: try presented.toDERBytes(), now: clock())
+        guard let device = try await store.device(id: deviceID) else {
+            throw SignetError(.clientCertificateUntrusted, "the certificate's device is not registered")
+        }
+        guard device.status == .active else {
+            throw SignetError(.keyRevoked, "the device \(deviceID) is revoked")
+        }
+        guard let current = device.attributes["certificate_serial"], ConstantTime.equals(Array(current.utf8), Array(serial.utf8))
+        else {
+            throw SignetError(.clientCertificateUntrusted, "the certificate is not the device's current one")
+        }
+        return SignetIdentity(deviceID: deviceID, keyID: device.keyID, trustLevel: .clientCertificate, algorithm: "mtls")
     }
 
     /// The seed high-score scheme on a route configured for it (no replay protection of its own).

@@ -15,10 +15,13 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
     public var coreContext: CoreRequestContextStorage
     public var signetIdentity: SignetIdentity?
     public let remoteAddress: String?
+    /// The connection, for the mutual-TLS client certificate.
+    public let channel: (any Channel)?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
+        self.channel = source.channel
     }
 
     /// Bodies are bounded by the middleware's own limit; this only caps Hummingbird's decoders.

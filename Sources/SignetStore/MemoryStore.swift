@@ -9,6 +9,7 @@ public final class MemoryStore: SignetStorage {
         var challenges: [String: Date] = [:]
         var devices: [String: DeviceRecord] = [:]
         var deviceIDByKeyID: [String: String] = [:]
+        var pinReports: [PinReportRecord] = []
     }
 
     private let state = Mutex(State())
@@ -63,6 +64,14 @@ public final class MemoryStore: SignetStorage {
         }
     }
 
+    public func storePinReport(_ report: PinReportRecord) async throws {
+        state.withLock { $0.pinReports.append(report) }
+    }
+
+    public func pinReports(limit: Int) async throws -> [PinReportRecord] {
+        state.withLock { Array($0.pinReports.reversed().prefix(limit)) }
+    }
+
     public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
         state.withLock { state in
             guard let device = state.devices[deviceID], value > device.counter else { return false }
@@ -79,7 +88,9 @@ public final class MemoryStore: SignetStorage {
         let challenges = state.withLock { state in
             let before = state.challenges.count
             state.challenges = state.challenges.filter { $0.value > now }
-            return before - state.challenges.count
+            let reports = state.pinReports.count
+            state.pinReports.removeAll { $0.receivedAt < now.addingTimeInterval(-PinReportRecord.retention) }
+            return before - state.challenges.count + reports - state.pinReports.count
         }
         return challenges + nonces.sweep(now: now)
     }

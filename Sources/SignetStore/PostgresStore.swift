@@ -70,7 +70,14 @@ public final class PostgresStore: SignetStorage {
                 PRIMARY KEY (key_id, nonce))
             """,
             "CREATE INDEX nonces_expiry ON nonces (expires_at)",
-        ]
+        ],
+        [
+            """
+            CREATE TABLE pin_reports (id TEXT PRIMARY KEY, received_at BIGINT NOT NULL, hostname TEXT NOT NULL,
+                source TEXT, report TEXT NOT NULL)
+            """,
+            "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -248,7 +255,46 @@ public final class PostgresStore: SignetStorage {
         let cutoff = Self.millis(now)
         let challenges = try await count("DELETE FROM challenges WHERE expires_at <= \(cutoff) RETURNING 1")
         let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
-        return challenges + nonces
+        let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
+        let reports = try await count("DELETE FROM pin_reports WHERE received_at < \(oldest) RETURNING 1")
+        return challenges + nonces + reports
+    }
+
+    // MARK: Pin reports
+
+    public func storePinReport(_ report: PinReportRecord) async throws {
+        let received = Self.millis(report.receivedAt)
+        _ = try await count(
+            """
+            INSERT INTO pin_reports (id, received_at, hostname, source, report)
+            VALUES (\(report.id), \(received), \(report.hostname), \(report.source), \(report.json)) RETURNING 1
+            """
+        )
+    }
+
+    public func pinReports(limit: Int) async throws -> [PinReportRecord] {
+        var result: [PinReportRecord] = []
+        try await perform { client, logger in
+            let rows = try await client.query(
+                """
+                SELECT id, received_at, hostname, source, report FROM pin_reports
+                ORDER BY received_at DESC, id LIMIT \(limit)
+                """,
+                logger: logger
+            )
+            for try await (id, received, hostname, source, json) in rows.decode((String, Int64, String, String?, String).self) {
+                result.append(
+                    PinReportRecord(
+                        id: id,
+                        receivedAt: Self.date(millis: received),
+                        hostname: hostname,
+                        source: source,
+                        json: json
+                    )
+                )
+            }
+        }
+        return result
     }
 
     public func shutdown() async throws {

@@ -59,7 +59,14 @@ public final class SQLiteStore: SignetStorage {
                 PRIMARY KEY (key_id, nonce)) WITHOUT ROWID
             """,
             "CREATE INDEX nonces_expiry ON nonces (expires_at)",
-        ]
+        ],
+        [
+            """
+            CREATE TABLE pin_reports (id TEXT PRIMARY KEY, received_at INTEGER NOT NULL, hostname TEXT NOT NULL,
+                source TEXT, report TEXT NOT NULL)
+            """,
+            "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -181,7 +188,38 @@ public final class SQLiteStore: SignetStorage {
         let cutoff = SQLiteData.integer(Self.millis(now))
         let challenges = try await query("DELETE FROM challenges WHERE expires_at <= ? RETURNING 1", [cutoff])
         let nonces = try await query("DELETE FROM nonces WHERE expires_at < ? RETURNING 1", [cutoff])
-        return challenges.count + nonces.count
+        let reports = try await query(
+            "DELETE FROM pin_reports WHERE received_at < ? RETURNING 1",
+            [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
+        )
+        return challenges.count + nonces.count + reports.count
+    }
+
+    // MARK: Pin reports
+
+    public func storePinReport(_ report: PinReportRecord) async throws {
+        try await run(
+            "INSERT INTO pin_reports (id, received_at, hostname, source, report) VALUES (?, ?, ?, ?, ?)",
+            [
+                .text(report.id), .integer(Self.millis(report.receivedAt)), .text(report.hostname),
+                report.source.map { .text($0) } ?? .null, .text(report.json),
+            ]
+        )
+    }
+
+    public func pinReports(limit: Int) async throws -> [PinReportRecord] {
+        try await query("SELECT * FROM pin_reports ORDER BY received_at DESC, id LIMIT ?", [.integer(limit)]).map { row in
+            guard let id = row.column("id")?.string, let received = row.column("received_at")?.integer,
+                let hostname = row.column("hostname")?.string, let json = row.column("report")?.string
+            else { throw SignetError(.storeUnavailable, "a pin_reports row is incomplete") }
+            return PinReportRecord(
+                id: id,
+                receivedAt: Self.date(millis: received),
+                hostname: hostname,
+                source: row.column("source")?.string,
+                json: json
+            )
+        }
     }
 
     public func shutdown() async throws {

@@ -27,9 +27,38 @@ public protocol DeviceStore: Sendable {
     func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool
 }
 
+/// Pin failure reports that clients sent to `POST /signet/v1/pin-reports`.
+public protocol PinReportStore: Sendable {
+    func storePinReport(_ report: PinReportRecord) async throws
+    /// The newest reports first.
+    func pinReports(limit: Int) async throws -> [PinReportRecord]
+}
+
+/// One stored pin failure report (the TrustKit/HPKP JSON as received, after validation).
+public struct PinReportRecord: Sendable, Hashable {
+    public var id: String
+    public var receivedAt: Date
+    /// The host whose pins failed, from the report.
+    public var hostname: String
+    /// The client address, when known.
+    public var source: String?
+    public var json: String
+
+    public init(id: String, receivedAt: Date, hostname: String, source: String?, json: String) {
+        self.id = id
+        self.receivedAt = receivedAt
+        self.hostname = hostname
+        self.source = source
+        self.json = json
+    }
+
+    /// How long reports are kept before a sweep deletes them.
+    public static let retention: TimeInterval = 30 * 86_400
+}
+
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
-public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore {
-    /// Deletes expired challenges and nonces; returns how many rows went.
+public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore {
+    /// Deletes expired challenges, nonces and pin reports; returns how many rows went.
     func sweep(now: Date) async throws -> Int
     /// Releases connections.
     func shutdown() async throws

@@ -132,6 +132,27 @@ import Testing
     }
 
     @Test(arguments: kinds)
+    func pinReportsAreKeptNewestFirstAndSweptAfterRetention(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try await store.shutdown() } }
+        let old = PinReportRecord(id: "r1", receivedAt: t0, hostname: "api.example.com", source: nil, json: "{\"a\":1}")
+        let new = PinReportRecord(
+            id: "r2",
+            receivedAt: t0.addingTimeInterval(60),
+            hostname: "api.example.com",
+            source: "10.0.0.7",
+            json: "{\"b\":2}"
+        )
+        try await store.storePinReport(old)
+        try await store.storePinReport(new)
+        #expect(try await store.pinReports(limit: 10) == [new, old])
+        #expect(try await store.pinReports(limit: 1) == [new])
+        // Just inside retention for the newer one, just past it for the older.
+        _ = try await store.sweep(now: t0.addingTimeInterval(PinReportRecord.retention + 30))
+        #expect(try await store.pinReports(limit: 10) == [new])
+    }
+
+    @Test(arguments: kinds)
     func countersOnlyMoveForward(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
         defer { Task { try await store.shutdown() } }

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+/// Proves to the server who holds a device key, once, at registration: App Attest on iOS, a
+/// software key elsewhere, the simulator in tests. The key itself never leaves the provider.
+public protocol AttestationProvider: Sendable {
+    /// The registration route and JSON body answering a one-time server challenge.
+    func registration(challenge: String) async throws -> RegistrationRequest
+    /// The signer for later requests, once the server registered the key under `device`.
+    func signer(for device: RegisteredDevice) async throws -> any RequestSigning
+}
+
+/// A registration to post: `/signet/v1/devices` or `/signet/v1/devices/attest` and its body.
+public struct RegistrationRequest: Sendable {
+    public var path: String
+    public var body: [UInt8]
+
+    public init(path: String, body: [UInt8]) {
+        self.path = path
+        self.body = body
+    }
+
+    /// A JSON body from string and nested JSON values.
+    public init(path: String, json: [String: any Sendable]) throws {
+        self.path = path
+        self.body = Array(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
+    }
+}
+
+/// What the server answered to a registration.
+public struct RegisteredDevice: Sendable, Hashable {
+    public var deviceID: String
+    /// The `keyid` to sign with.
+    public var keyID: String
+    /// The client certificate the device CA issued from the registration's CSR (PEM, leaf first).
+    public var certificateChainPEM: String?
+
+    public init(deviceID: String, keyID: String, certificateChainPEM: String? = nil) {
+        self.deviceID = deviceID
+        self.keyID = keyID
+        self.certificateChainPEM = certificateChainPEM
+    }
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Apache-2.0
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import SignetCore
+
+/// One HTTP/1.1 connection (over TLS for https), kept alive and used for one request at a time.
+///
+/// Requests queue on an `AsyncStream`; a task owns the channel and answers them in order. When the
+/// server closes the connection (or a request fails), the connection is marked closed and the
+/// client opens a new one for the next request.
+final class HTTP1Connection: Sendable {
+    struct RawResponse: Sendable {
+        var head: HTTPResponseHead
+        var body: [UInt8]
+    }
+
+    private struct Job: Sendable {
+        var head: HTTPRequestHead
+        var body: [UInt8]
+        var continuation: CheckedContinuation<RawResponse, any Error>
+    }
+
+    private let jobs: AsyncStream<Job>.Continuation
+    private let state = NIOLockedValueBox(false)
+    /// Why the TLS handshake was refused, set by the verification callback (the handshake error
+    /// itself only says "handshake failed").
+    let trustFailure: NIOLockedValueBox<SignetError?>
+
+    var isClosed: Bool { state.withLockedValue { $0 } }
+
+    private init(jobs: AsyncStream<Job>.Continuation, trustFailure: NIOLockedValueBox<SignetError?>) {
+        self.jobs = jobs
+        self.trustFailure = trustFailure
+    }
+
+    /// Connects; for TLS, `verify` receives the served chain (DER, leaf first) and returns the reason
+    /// to refuse, or `nil`.
+    static func connect(
+        origin: Origin,
+        tls: NIOSSLContext?,
+        group: any EventLoopGroup,
+        maximumResponseBytes: Int,
+        verify: @escaping @Sendable ([[UInt8]]) async -> SignetError?
+    ) async throws -> HTTP1Connection {
+        let trustFailure = NIOLockedValueBox<SignetError?>(nil)
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(.seconds(10))
+                .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .connect(host: origin.host, port: origin.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let tls {
+                            let handler = try NIOSSLClientHandler(
+                                context: tls,
+                                serverHostname: origin.isIPAddress ? nil : origin.host,
+                                customVerificationCallback: { certificates, promise in
+                                    promise.completeWithTask {
+                                        let chain = certificates.map { (try? $0.toDERBytes()) ?? [] }
+                                        if let refusal = await verify(chain) {
+                                            trustFailure.withLockedValue { $0 = refusal }
+                                            return .failed
+                                        }
+                                        return .certificateVerified
+                                    }
+                                }
+                            )
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        }
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
+                            wrappingChannelSynchronously: channel
+                        )
+                    }
+                }
+        } catch {
+            throw SignetError(.connectionFailed, "cannot connect to \(origin): \(error)")
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
+        let connection = HTTP1Connection(jobs: continuation, trustFailure: trustFailure)
+        Task {
+            await connection.run(channel: channel, jobs: stream, maximumResponseBytes: maximumResponseBytes)
+        }
+        return connection
+    }
+
+    /// Sends one request and waits for its whole response.
+    func execute(head: HTTPRequestHead, body: [UInt8]) async throws -> RawResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            if case .terminated = jobs.yield(Job(head: head, body: body, continuation: continuation)) {
+                continuation.resume(throwing: SignetError(.connectionFailed, "the connection is closed"))
+            }
+        }
+    }
+
+    func close() {
+        state.withLockedValue { $0 = true }
+        jobs.finish()
+    }
+
+    private func run(
+        channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
+        jobs stream: AsyncStream<Job>,
+        maximumResponseBytes: Int
+    ) async {
+        var pending: Job?
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                var responses = inbound.makeAsyncIterator()
+                for await job in stream {
+                    pending = job
+                    try await outbound.write(.head(job.head))
+                    if !job.body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: job.body)))) }
+                    try await outbound.write(.end(nil))
+                    var head: HTTPResponseHead?
+                    var body: [UInt8] = []
+                    reading: while let part = try await responses.next() {
+                        switch part {
+                        case .head(let value):
+                            // 1xx interim answers are skipped; the final head follows.
+                            if value.status.code >= 200 || value.status == .switchingProtocols { head = value }
+                        case .body(let buffer):
+                            guard body.count + buffer.readableBytes <= maximumResponseBytes else {
+                                throw SignetError(.bodyTooLarge, "the response exceeds \(maximumResponseBytes) bytes")
+                            }
+                            body.append(contentsOf: buffer.readableBytesView)
+                        case .end:
+                            if head != nil { break reading }
+                        }
+                    }
+                    guard let head else {
+                        throw SignetError(.connectionFailed, "the server closed the connection before answering")
+                    }
+                    pending = nil
+                    job.continuation.resume(returning: RawResponse(head: head, body: body))
+                    if !head.isKeepAlive { break }
+                }
+            }
+        } catch {
+            pending?.continuation.resume(throwing: mapped(error))
+            pending = nil
+        }
+        close()
+        for await job in stream {
+            job.continuation.resume(throwing: SignetError(.connectionFailed, "the connection closed"))
+        }
+    }
+
+    private func mapped(_ error: any Error) -> any Error {
+        if let refusal = trustFailure.withLockedValue({ $0 }) { return refusal }
+        if error is SignetError { return error }
+        return SignetError(.connectionFailed, "\(error)")
+    }
+}

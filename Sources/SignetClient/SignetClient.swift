@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import SignetCore
+
+/// The Signet client SDK: pinned HTTPS to configured origins, signed requests, device registration,
+/// verified responses and pin failure reports.
+///
+/// ```swift
+/// let client = try SignetClient(configuration: .init(
+///     origins: [try Origin("https://api.example.com")],
+///     trust: ServerTrustEvaluator(pinSets: [pins])))
+/// try await client.register(using: SoftwareKeyProvider())
+/// let answer = try await client.send("POST", "https://api.example.com/scores", body: Array(json.utf8))
+/// ```
+public actor SignetClient {
+    public let configuration: SignetClientConfiguration
+    private let group: any EventLoopGroup
+    private var tlsContext: NIOSSLContext
+    private var connections: [Origin: HTTP1Connection] = [:]
+    /// The signer used for requests (set by ``register(using:)`` or ``useSigner(_:)``).
+    public private(set) var signer: (any RequestSigning)?
+    /// The device registered by ``register(using:)``.
+    public private(set) var device: RegisteredDevice?
+    /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).
+    public private(set) var pendingPinReports: [[UInt8]] = []
+    /// The last pin evaluation per host, for apps that want to see `needsRefresh`.
+    public private(set) var lastPinEvaluation: [String: PinEvaluation] = [:]
+    private let clock: @Sendable () -> Date
+
+    public init(
+        configuration: SignetClientConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) throws {
+        guard !configuration.origins.isEmpty else {
+            throw SignetError(.originNotAllowed, "configure at least one origin")
+        }
+        self.configuration = configuration
+        self.group = eventLoopGroup
+        self.clock = clock
+        self.tlsContext = try Self.makeTLSContext(identity: configuration.clientIdentity)
+    }
+
+    /// Uses `signer` for every later request.
+    public func useSigner(_ signer: any RequestSigning) {
+        self.signer = signer
+    }
+
+    /// Presents this client certificate on new connections (mutual TLS); open connections close.
+    public func useClientIdentity(_ identity: ClientIdentity?) throws {
+        tlsContext = try Self.makeTLSContext(identity: identity)
+        for connection in connections.values { connection.close() }
+        connections = [:]
+    }
+
+    // MARK: Requests
+
+    /// Sends a request to `url`, signed when a signer is set, following redirects within the
+    /// configured origins only.
+    public func send(
+        _ method: String,
+        _ url: String,
+        fields: MessageFields = [],
+        body: [UInt8] = [],
+        sign: Bool = true
+    ) async throws -> ClientResponse {
+        var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
+        for redirect in 0...configuration.maximumRedirects {
+            let signed = sign && signer != nil ? try await signer!.sign(message, now: clock()) : message
+            let response = try await transmit(signed)
+            guard [301, 302, 303, 307, 308].contains(response.status),
+                let location = response.fields["location"]
+            else { return response }
+            guard redirect < configuration.maximumRedirects else {
+                throw SignetError(.connectionFailed, "more than \(configuration.maximumRedirects) redirects")
+            }
+            // The next hop must be a configured origin too; checked before anything is sent there.
+            let next = try resolve(location, against: message.target!)
+            _ = try allowedOrigin(next)
+            let keepMethod = response.status == 307 || response.status == 308
+            message = HTTPMessage(
+                head: .request(method: keepMethod ? message.method! : (message.method == "HEAD" ? "HEAD" : "GET"), target: next),
+                fields: keepMethod
+                    ? fields : MessageFields(fields.lines.filter { !["content-type", "content-digest"].contains($0.name.lowercased()) }),
+                body: keepMethod ? body : []
+            )
+        }
+        throw SignetError(.connectionFailed, "redirect loop")
+    }
+
+    /// Sends `message` exactly as given (already signed, or deliberately unsigned). The origin
+    /// check still applies.
+    public func transmit(_ message: HTTPMessage) async throws -> ClientResponse {
+        guard let target = message.target, let method = message.method else {
+            throw SignetError(.malformedMessage, "not a request")
+        }
+        let origin = try allowedOrigin(target)
+        var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: Self.originForm(target))
+        head.headers.add(name: "Host", value: target.authority)
+        for line in message.fields.lines where !["host", "content-length", "connection"].contains(line.name.lowercased()) {
+            head.headers.add(name: line.name, value: line.value)
+        }
+        if !message.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
+            head.headers.add(name: "Content-Length", value: String(message.body.count))
+        }
+        let raw = try await execute(origin: origin, head: head, body: message.body)
+        var fields = MessageFields()
+        for header in raw.head.headers { fields.append(name: header.name, value: header.value) }
+        var response = ClientResponse(status: Int(raw.head.status.code), fields: fields, body: raw.body)
+        response.signature = try await verifyResponseSignature(response, request: message)
+        await deliverPinReports(excluding: origin)
+        return response
+    }
+
+    private func execute(origin: Origin, head: HTTPRequestHead, body: [UInt8]) async throws -> HTTP1Connection.RawResponse {
+        // One retry on a fresh connection when a kept-alive one was closed by the server; a signed
+        // request carries a nonce, so a request that did arrive the first time is refused, not doubled.
+        for attempt in 0..<2 {
+            let connection = try await connection(to: origin)
+            do {
+                return try await withTimeout(configuration.timeout) {
+                    try await connection.execute(head: head, body: body)
+                }
+            } catch let error as SignetError where error.code == .connectionFailed && attempt == 0 {
+                connection.close()
+                connections[origin] = nil
+                continue
+            } catch {
+                connection.close()
+                connections[origin] = nil
+                throw error
+            }
+        }
+        throw SignetError(.connectionFailed, "cannot reach \(origin)")
+    }
+
+    private func connection(to origin: Origin) async throws -> HTTP1Connection {
+        if let existing = connections[origin], !existing.isClosed { return existing }
+        let trust = configuration.trust
+        let now = clock
+        let connection = try await HTTP1Connection.connect(
+            origin: origin,
+            tls: origin.isTLS ? tlsContext : nil,
+            group: group,
+            maximumResponseBytes: configuration.maximumResponseBytes
+        ) { [weak self] chain in
+            let result = await trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
+            if let evaluation = result.pins { await self?.record(evaluation) }
+            return result.error
+        }
+        connections[origin] = connection
+        return connection
+    }
+
+    private func record(_ evaluation: PinEvaluation) {
+        lastPinEvaluation[evaluation.host] = evaluation
+        if let report = evaluation.report { pendingPinReports.append(report.json) }
+    }
+
+    /// Sends queued pin reports to the app's own server, if a connection to it works now.
+    private func deliverPinReports(excluding origin: Origin) async {
+        guard let path = configuration.pinReportPath, !pendingPinReports.isEmpty else { return }
+        let home = configuration.origins[0]
+        let reports = pendingPinReports
+        pendingPinReports = []
+        for (index, report) in reports.enumerated() {
+            do {
+                var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+                head.headers.add(name: "Host", value: home.port == (home.isTLS ? 443 : 80) ? home.host : "\(home.host):\(home.port)")
+                head.headers.add(name: "Content-Type", value: "application/json")
+                head.headers.add(name: "Content-Length", value: String(report.count))
+                let answer = try await execute(origin: home, head: head, body: report)
+                guard answer.head.status.code < 300 else { throw SignetError(.connectionFailed, "report refused") }
+            } catch {
+                pendingPinReports.append(contentsOf: reports[index...])
+                return
+            }
+        }
+    }
+
+    /// Tries to deliver queued pin reports now; returns how many are still pending.
+    @discardableResult
+    public func flushPinReports() async -> Int {
+        await deliverPinReports(excluding: configuration.origins[0])
+        return pendingPinReports.count
+    }
+
+    // MARK: Registration
+
+    /// Challenge → registration (with `provider`'s proof) → the signer for later requests.
+    @discardableResult
+    public func register(using provider: any AttestationProvider, origin: Origin? = nil) async throws
+        -> RegisteredDevice
+    {
+        let base = (origin ?? configuration.origins[0]).description
+        let challenge = try await send("POST", base + "/signet/v1/challenges", sign: false)
+        guard challenge.status == 201, let value = challenge.json?["challenge"] as? String else {
+            throw SignetError(.malformedMessage, "no challenge: \(challenge.status) \(challenge.text)")
+        }
+        let registration = try await provider.registration(challenge: value)
+        let answer = try await send(
+            "POST",
+            base + registration.path,
+            fields: [("Content-Type", "application/json")],
+            body: registration.body,
+            sign: false
+        )
+        guard answer.status == 201, let object = answer.json, let deviceID = object["deviceId"] as? String,
+            let keyID = object["keyid"] as? String
+        else {
+            throw SignetError(
+                SignetError.Code(answer.reason ?? "registration_failed"),
+                "registration refused: \(answer.status) \(answer.text)"
+            )
+        }
+        let registered = RegisteredDevice(
+            deviceID: deviceID,
+            keyID: keyID,
+            certificateChainPEM: object["certificate"] as? String
+        )
+        signer = try await provider.signer(for: registered)
+        device = registered
+        return registered
+    }
+
+    // MARK: Helpers
+
+    private func allowedOrigin(_ target: RequestTarget) throws -> Origin {
+        let origin = try Origin(target: target)
+        guard configuration.origins.contains(origin) else {
+            throw SignetError(.originNotAllowed, "\(origin) is not a configured origin; nothing was sent")
+        }
+        return origin
+    }
+
+    private func verifyResponseSignature(_ response: ClientResponse, request: HTTPMessage) async throws
+        -> VerifiedSignature?
+    {
+        guard let keys = configuration.responseKeys else { return nil }
+        guard response.fields.contains("signature") else {
+            if configuration.requireSignedResponses {
+                throw SignetError(.responseSignatureInvalid, "the response is not signed")
+            }
+            return nil
+        }
+        var policy = VerificationPolicy.permissive
+        policy.selection = .label("gateway")
+        let verifier = MessageVerifier(keys: keys, policy: policy, nonces: nil)
+        let message = HTTPMessage.response(status: response.status, fields: response.fields, body: response.body)
+        do {
+            return try await verifier.verify(message, relatedRequest: request, now: clock())
+        } catch let error as SignetError {
+            throw SignetError(.responseSignatureInvalid, "the response signature does not verify: \(error)")
+        }
+    }
+
+    private func resolve(_ location: String, against base: RequestTarget) throws -> RequestTarget {
+        if location.contains("://") { return try RequestTarget(uri: location) }
+        if location.hasPrefix("//") { return try RequestTarget(uri: base.scheme + ":" + location) }
+        let path: String
+        if location.hasPrefix("/") {
+            path = location
+        } else {
+            let directory = base.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            path = directory + "/" + location
+        }
+        return try RequestTarget(uri: "\(base.scheme)://\(base.authority)\(path)")
+    }
+
+    static func originForm(_ target: RequestTarget) -> String {
+        let path = target.path.isEmpty ? "/" : target.path
+        return target.query.map { path + "?" + $0 } ?? path
+    }
+
+    static func makeTLSContext(identity: ClientIdentity?) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        // Verification is ours (ServerTrustEvaluator in the custom callback); this only makes
+        // BoringSSL ask for it.
+        tls.certificateVerification = .fullVerification
+        if let identity {
+            do {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificateChainPEM.utf8))
+                    .map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
+            } catch {
+                throw SignetError(.invalidKey, "the client certificate or key does not load: \(error)")
+            }
+        }
+        return try NIOSSLContext(configuration: tls)
+    }
+
+    deinit {
+        for connection in connections.values { connection.close() }
+    }
+}
+
+/// Runs `body`, failing with `connection_failed` after `timeout`.
+func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            throw SignetError(.connectionFailed, "no answer within \(timeout)")
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetCore
+import SwiftASN1
+@_spi(FixedExpiryValidationTime) import X509
+
+/// Signet's device CA: issues a client certificate from the CSR a device sends at registration (its
+/// private key never leaves the device), and checks the certificates presented over mutual TLS.
+///
+/// A certificate names its device twice: the subject CN and a `signet:device:<id>` URI. The serial
+/// is stored with the device, so after a revocation no certificate of that device is honoured, even
+/// one still inside its validity.
+public struct DeviceCertificateAuthority: Sendable {
+    public let issuer: CertificateIssuer
+    public let validity: TimeInterval
+
+    public init(issuer: CertificateIssuer, validityDays: Int = 30) {
+        self.issuer = issuer
+        self.validity = TimeInterval(validityDays) * 86_400
+    }
+
+    /// The CA from files, or — when they do not exist yet — a new CA written to them (mode 0600 for
+    /// the key), so every gateway instance sharing the files issues under one CA.
+    public static func loadOrCreate(certificateFile: String, keyFile: String, validityDays: Int) throws
+        -> DeviceCertificateAuthority
+    {
+        let files = FileManager.default
+        if !files.fileExists(atPath: certificateFile) && !files.fileExists(atPath: keyFile) {
+            let ca = try CertificateIssuer.selfSignedCA(commonName: "Signet Device CA")
+            guard files.createFile(atPath: keyFile, contents: Data(try ca.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]),
+                files.createFile(atPath: certificateFile, contents: Data(try ca.certificatePEM.utf8))
+            else { throw SignetError(.invalidKey, "cannot write the device CA to \(certificateFile)") }
+        }
+        return DeviceCertificateAuthority(
+            issuer: try CertificateIssuer.load(certificateFile: certificateFile, keyFile: keyFile),
+            validityDays: validityDays
+        )
+    }
+
+    /// Issues a client certificate for `deviceID` from a PEM or base64-DER CSR whose key must be
+    /// `expectedKey` (the key that proved possession of the challenge).
+    public func issue(csr text: String, deviceID: String, expectedKey: VerificationKey, now: Date) throws
+        -> Certificate
+    {
+        let csr: CertificateSigningRequest
+        do {
+            if text.contains("-----BEGIN") {
+                csr = try CertificateSigningRequest(pemEncoded: text)
+            } else if let der = Base64.decode(text) {
+                csr = try CertificateSigningRequest(derEncoded: der)
+            } else {
+                throw SignetError(.malformedMessage, "the CSR is neither PEM nor base64 DER")
+            }
+        } catch let error as SignetError {
+            throw error
+        } catch {
+            throw SignetError(.malformedMessage, "the CSR does not parse: \(error)")
+        }
+        guard csr.publicKey.isValidSignature(csr.signature, for: csr) else {
+            throw SignetError(.signatureInvalid, "the CSR's signature does not verify")
+        }
+        var spki = DER.Serializer()
+        try spki.serialize(csr.publicKey)
+        guard spki.serializedBytes == expectedKey.spkiDER else {
+            throw SignetError(.keyMismatch, "the CSR is for a different key than the one registered")
+        }
+        return try issuer.issue(
+            commonName: deviceID,
+            publicKey: csr.publicKey,
+            usage: .client,
+            uris: ["signet:device:\(deviceID)"],
+            notBefore: now.addingTimeInterval(-300),
+            notAfter: now.addingTimeInterval(validity)
+        )
+    }
+
+    /// Checks a presented client certificate against this CA; returns the device id and serial.
+    public func verify(clientCertificateDER der: [UInt8], now: Date) async throws -> (deviceID: String, serial: String) {
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(derEncoded: der)
+        } catch {
+            throw SignetError(.clientCertificateUntrusted, "the client certificate does not parse")
+        }
+        var verifier = Verifier(rootCertificates: CertificateStore([issuer.certificate])) {
+            RFC5280Policy(fixedExpiryValidationTime: now)
+        }
+        guard case .validCertificate = await verifier.validate(leaf: certificate, intermediates: CertificateStore())
+        else {
+            throw SignetError(.clientCertificateUntrusted, "the client certificate is not from the device CA, or expired")
+        }
+        let uris = (try? certificate.extensions.subjectAlternativeNames)??.compactMap { name -> String? in
+            if case .uniformResourceIdentifier(let uri) = name { return uri }
+            return nil
+        } ?? []
+        guard let uri = uris.first(where: { $0.hasPrefix("signet:device:") }) else {
+            throw SignetError(.clientCertificateUntrusted, "the client certificate names no device")
+        }
+        return (String(uri.dropFirst("signet:device:".count)), Self.serial(certificate))
+    }
+
+    static func serial(_ certificate: Certificate) -> String {
+        certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension SignetError.Code {
+    /// The route needs a client certificate (mutual TLS) and none was presented.
+    public static let clientCertificateRequired = Self("client_certificate_required")
+    /// The presented client certificate is not from the device CA, expired, or no longer current.
+    public static let clientCertificateUntrusted = Self("client_certificate_untrusted")
+    /// A CSR or attestation is for another key than the one proved.
+    public static let keyMismatch = Self("key_mismatch")
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetCore
+import SignetStore
+
+/// `POST /signet/v1/pin-reports` (clients report pin failures to the app's own server, never to a
+/// third party) and `GET /signet/v1/pin-reports` (admin token) to read them.
+///
+/// Reports arrive unauthenticated — the client could not trust the connection it failed on — so
+/// each is bounded in size, checked for the HPKP/TrustKit shape, and limited per source.
+struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
+    let store: any SignetStorage
+    let limiter: SourceRateLimiter
+    let adminToken: String?
+    let metrics: SignetMetrics
+    let debug: Bool
+    let clock: @Sendable () -> Date
+
+    static var maximumReportBytes: Int { 64 * 1024 }
+
+    func add(to router: Router<Context>) {
+        router.post("/signet/v1/pin-reports") { request, context in
+            var request = request
+            return try await answer { try await receive(&request, source: context.remoteAddress) }
+        }
+        router.get("/signet/v1/pin-reports") { request, _ in
+            try await answer { try await list(request) }
+        }
+    }
+
+    private func answer(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as SignetError {
+            metrics.record(outcome: "rejected", reason: error.code.rawValue)
+            return ProblemResponse.make(error, debug: debug)
+        }
+    }
+
+    private func receive(_ request: inout Request, source: String?) async throws -> Response {
+        let now = clock()
+        guard limiter.allow(source, now: now) else {
+            throw SignetError(.rateLimited, "too many pin reports from this source")
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: Self.maximumReportBytes)
+        } catch {
+            throw SignetError(.bodyTooLarge, "a pin report is at most \(Self.maximumReportBytes) bytes")
+        }
+        let bytes = Array(buffer: body)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw SignetError(.malformedMessage, "a pin report is a JSON object")
+        }
+        guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.count <= 253,
+            object["known-pins"] is [Any], object["served-certificate-chain"] is [Any]
+        else {
+            throw SignetError(
+                .malformedMessage,
+                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape)"
+            )
+        }
+        let id = "pr_" + Nonce.random()
+        try await store.storePinReport(
+            PinReportRecord(
+                id: id,
+                receivedAt: now,
+                hostname: hostname,
+                source: source,
+                json: String(decoding: bytes, as: UTF8.self)
+            )
+        )
+        metrics.record(outcome: "pin_report", reason: nil)
+        return try RegistrationRoutes<Context>.json(["id": id], status: .created)
+    }
+
+    private func list(_ request: Request) async throws -> Response {
+        guard let adminToken else { throw SignetError(.notFound, "the admin API is not enabled") }
+        let presented = request.headers[.authorization] ?? ""
+        guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(adminToken)".utf8)) else {
+            throw SignetError(.signatureInvalid, "the admin token is missing or wrong")
+        }
+        let reports = try await store.pinReports(limit: 100)
+        let objects: [[String: Any]] = reports.map { report in
+            [
+                "id": report.id, "receivedAt": RegistrationRoutes<Context>.rfc3339(report.receivedAt),
+                "hostname": report.hostname, "source": report.source ?? NSNull(),
+                "report": (try? JSONSerialization.jsonObject(with: Data(report.json.utf8))) ?? report.json,
+            ]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["reports": objects], options: [.sortedKeys])
+        var headers = HTTPTypes.HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
