@@ -27,8 +27,8 @@ public actor SignetClient {
     public private(set) var device: RegisteredDevice?
     /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).
     public private(set) var pendingPinReports: [[UInt8]] = []
-    /// The last pin evaluation per host, for apps that want to see `needsRefresh`.
-    public private(set) var lastPinEvaluation: [String: PinEvaluation] = [:]
+    /// The last pin evaluation per origin, for apps that want to see `needsRefresh`.
+    public private(set) var lastPinEvaluation: [Origin: PinEvaluation] = [:]
     private let clock: @Sendable () -> Date
 
     public init(
@@ -149,15 +149,15 @@ public actor SignetClient {
             maximumResponseBytes: configuration.maximumResponseBytes
         ) { [weak self] chain in
             let result = await trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
-            if let evaluation = result.pins { await self?.record(evaluation) }
+            if let evaluation = result.pins { await self?.record(evaluation, for: origin) }
             return result.error
         }
         connections[origin] = connection
         return connection
     }
 
-    private func record(_ evaluation: PinEvaluation) {
-        lastPinEvaluation[evaluation.host] = evaluation
+    private func record(_ evaluation: PinEvaluation, for origin: Origin) {
+        lastPinEvaluation[origin] = evaluation
         if let report = evaluation.report { pendingPinReports.append(report.json) }
     }
 

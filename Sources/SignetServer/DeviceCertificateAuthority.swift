@@ -110,6 +110,4 @@ extension SignetError.Code {
     public static let clientCertificateRequired = Self("client_certificate_required")
     /// The presented client certificate is not from the device CA, expired, or no longer current.
     public static let clientCertificateUntrusted = Self("client_certificate_untrusted")
-    /// A CSR or attestation is for another key than the one proved.
-    public static let keyMismatch = Self("key_mismatch")
 }

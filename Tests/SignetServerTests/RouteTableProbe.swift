@@ -13,6 +13,7 @@ enum RouteTableProbe {
             case .verified: "verified"
             case .trustLevel(let level): level.rawValue
             case .legacyQueryHMAC: "legacy"
+            case .clientCertificate: "mtls"
             }
         }
     }

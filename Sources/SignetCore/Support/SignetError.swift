@@ -73,6 +73,8 @@ extension SignetError.Code {
     public static let invalidKey = Self("invalid_key")
     public static let algMismatch = Self("alg_mismatch")
     public static let algUnsupported = Self("alg_unsupported")
+    /// A key does not belong to the certificate, CSR or request it came with.
+    public static let keyMismatch = Self("key_mismatch")
     // Content-Digest.
     public static let digestMissing = Self("digest_missing")
     public static let digestNotCovered = Self("digest_not_covered")

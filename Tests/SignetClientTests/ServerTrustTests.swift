@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetClient
+import SignetCore
+import SignetServer
+import SwiftASN1
+import Testing
+import X509
+
+/// The client against real TLS servers on loopback: the genuine server, a man-in-the-middle whose
+/// certificate a trusted CA issued for another key, and certificates that must fail before pins count.
+@Suite struct ServerTrustTests {
+    let pki: TestPKI
+    let genuine: TestPKI.Leaf
+
+    init() throws {
+        pki = try TestPKI()
+        genuine = try pki.leaf()
+    }
+
+    func client(
+        ports: [Int],
+        pins: Set<SPKIPin>,
+        mode: PinSet.Mode = .enforce,
+        positions: Set<PinSet.Position> = Set(PinSet.Position.allCases),
+        reportTo home: Int? = nil,
+        roots: [Certificate]? = nil
+    ) throws -> SignetClient {
+        let origins = try ((home.map { [$0] } ?? []) + ports).map { try Origin(scheme: "https", host: "localhost", port: $0) }
+        return try SignetClient(
+            configuration: .init(
+                origins: origins,
+                trust: ServerTrustEvaluator(
+                    roots: .only(roots ?? [pki.ca.certificate]),
+                    pinSets: [try PinSet(pattern: try HostPattern("localhost"), pins: pins, positions: positions, mode: mode)]
+                ),
+                pinReportPath: home == nil ? nil : "/signet/v1/pin-reports",
+                timeout: .seconds(10)
+            )
+        )
+    }
+
+    @Test func aPinnedClientConnectsToTheGenuineServer() async throws {
+        let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
+        let answer = try await client.send("GET", "https://localhost:\(server.port)/hello")
+        #expect(answer.status == 200)
+        #expect(answer.text == "hello from genuine")
+        let evaluation = try #require(await client.lastPinEvaluation[try Origin("https://localhost:\(server.port)")])
+        #expect(evaluation.decision == .allow)
+        #expect(evaluation.seen.map(\.position) == [.leaf, .root])
+        // Keep-alive: a second request reuses the connection and still works.
+        #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
+        #expect(server.requestCount == 2)
+    }
+
+    @Test func aRootPinMatchesTheValidatedChainEvenWhenTheServerSendsOnlyItsLeaf() async throws {
+        let leafOnly = try genuine.certificate.serializeAsPEM().pemString
+        let server = try await TLSTestServer.start(name: "leaf-only", chainPEM: leafOnly, keyPEM: genuine.keyPEM)
+        defer { Task { await server.stop() } }
+        let caPin = try SPKIPin(certificateDER: pki.ca.certificate.derBytes)
+        let client = try client(ports: [server.port], pins: [caPin, try backupPin()], positions: [.root])
+        #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
+    }
+
+    @Test func aManInTheMiddleWithATrustedCertificateIsRefusedAndReported() async throws {
+        let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        let impostor = try pki.leaf()  // same trusted CA, same host names, another key
+        let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
+        defer { Task { await home.stop(); await mitm.stop() } }
+        let client = try client(ports: [mitm.port], pins: [try genuine.pin, try backupPin()], reportTo: home.port)
+
+        do {
+            _ = try await client.send("GET", "https://localhost:\(mitm.port)/hello")
+            Issue.record("the man in the middle was trusted")
+        } catch let error as SignetError {
+            #expect(error.code == .pinMismatch)
+            // OkHttp-style: the served chain's pins, then the configured ones.
+            #expect(error.reason.contains(try impostor.pin.description))
+            #expect(error.reason.contains(try genuine.pin.description))
+        }
+        #expect(mitm.requestCount == 0, "nothing may reach the impostor")
+        #expect(await client.pendingPinReports.count == 1)
+
+        // The next good connection to the app's own server delivers the report there.
+        #expect(try await client.send("GET", "https://localhost:\(home.port)/hello").status == 200)
+        #expect(await client.pendingPinReports.isEmpty)
+        let report = try #require(home.receivedReports.first)
+        #expect(report["hostname"] as? String == "localhost")
+        #expect(report["port"] as? Int == mitm.port)
+        #expect(report["enforce-pinning"] as? Bool == true)
+        #expect((report["known-pins"] as? [String])?.contains(try genuine.pin.hpkpDescription) == true)
+        let served = try #require(report["served-certificate-chain"] as? [String])
+        #expect(try Certificate(pemEncoded: served[0]) == impostor.certificate)
+    }
+
+    @Test func reportOnlyConnectsAndReports() async throws {
+        let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        let impostor = try pki.leaf()
+        let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
+        defer { Task { await home.stop(); await mitm.stop() } }
+        let client = try client(
+            ports: [mitm.port],
+            pins: [try genuine.pin, try backupPin()],
+            mode: .reportOnly,
+            reportTo: home.port
+        )
+        let answer = try await client.send("GET", "https://localhost:\(mitm.port)/hello")
+        #expect(answer.text == "hello from mitm")
+        #expect(await client.lastPinEvaluation[try Origin("https://localhost:\(mitm.port)")]?.decision == .allowReported)
+        #expect(home.receivedReports.count == 1)
+        #expect(home.receivedReports.first?["enforce-pinning"] as? Bool == false)
+    }
+
+    @Test func anExpiredCertificateIsRefusedEvenWithAMatchingPin() async throws {
+        let expired = try pki.leaf(
+            notBefore: Date().addingTimeInterval(-10 * 86_400),
+            notAfter: Date().addingTimeInterval(-86_400)
+        )
+        let server = try await TLSTestServer.start(name: "expired", chainPEM: expired.chainPEM, keyPEM: expired.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try client(ports: [server.port], pins: [try expired.pin, try backupPin()])
+        await expectCode(.certificateExpired) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
+        #expect(server.requestCount == 0)
+    }
+
+    @Test func aWrongHostCertificateIsRefusedEvenWithAMatchingPin() async throws {
+        let elsewhere = try pki.leaf(hosts: ["api.example.org"])
+        let server = try await TLSTestServer.start(name: "wrong-host", chainPEM: elsewhere.chainPEM, keyPEM: elsewhere.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try client(ports: [server.port], pins: [try elsewhere.pin, try backupPin()])
+        await expectCode(.hostnameMismatch) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
+        #expect(server.requestCount == 0)
+    }
+
+    @Test func aChainFromAnUntrustedCAIsRefusedEvenWithAMatchingPin() async throws {
+        let stranger = try TestPKI(name: "Stranger CA").leaf()
+        let server = try await TLSTestServer.start(name: "stranger", chainPEM: stranger.chainPEM, keyPEM: stranger.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try client(ports: [server.port], pins: [try stranger.pin, try backupPin()])
+        await expectCode(.certificateUntrusted) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
+        #expect(server.requestCount == 0)
+    }
+
+    @Test func otherOriginsAndRedirectsElsewhereAreRefusedBeforeAnythingIsSent() async throws {
+        let other = try await TLSTestServer.start(name: "other", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        let server = try await TLSTestServer.start(
+            name: "genuine",
+            chainPEM: genuine.chainPEM,
+            keyPEM: genuine.keyPEM,
+            redirect: "https://localhost:\(other.port)/hello"
+        )
+        defer { Task { await server.stop(); await other.stop() } }
+        let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
+        await client.useSigner(
+            MessageSigner(key: try SigningKey.generate(.ed25519), keyID: "device", algorithm: Ed25519Algorithm())
+        )
+        await expectCode(.originNotAllowed) { _ = try await client.send("GET", "https://localhost:\(other.port)/hello") }
+        await expectCode(.originNotAllowed) { _ = try await client.send("GET", "http://localhost:\(server.port)/hello") }
+        await expectCode(.originNotAllowed) {
+            _ = try await client.send("GET", "https://user:pw@localhost:\(server.port)/hello")
+        }
+        await expectCode(.originNotAllowed) { _ = try await client.send("GET", "https://localhost:\(server.port)/redirect") }
+        #expect(server.requestCount == 1, "the redirect itself was answered")
+        #expect(other.requestCount == 0, "nothing, signed or not, went to the redirect target")
+    }
+}
