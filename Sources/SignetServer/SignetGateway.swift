@@ -101,7 +101,9 @@ public struct SignetGateway: Sendable {
         )
         self.requestVerifier = SignetRequestVerifier(
             verifier: verifier,
-            publicScheme: configuration.publicScheme,
+            // Serving TLS itself, the gateway is reached over https unless told otherwise.
+            publicScheme: configuration.tls != nil && configuration.publicScheme == "http"
+                ? "https" : configuration.publicScheme,
             publicAuthority: configuration.publicAuthority,
             maximumBodyBytes: configuration.maxBodyBytes,
             counters: store

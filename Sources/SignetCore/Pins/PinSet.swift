@@ -165,6 +165,28 @@ public struct PinFailureReport: Sendable {
     public var knownPins: [String]
     public var effectiveExpiration: Date?
 
+    public init(
+        date: Date,
+        hostname: String,
+        port: Int,
+        notedHostname: String,
+        includeSubdomains: Bool,
+        enforce: Bool,
+        servedChainDER: [[UInt8]],
+        knownPins: [String],
+        effectiveExpiration: Date? = nil
+    ) {
+        self.date = date
+        self.hostname = hostname
+        self.port = port
+        self.notedHostname = notedHostname
+        self.includeSubdomains = includeSubdomains
+        self.enforce = enforce
+        self.servedChainDER = servedChainDER
+        self.knownPins = knownPins
+        self.effectiveExpiration = effectiveExpiration
+    }
+
     /// The JSON document.
     public var json: [UInt8] {
         let formatter = ISO8601DateFormatter()

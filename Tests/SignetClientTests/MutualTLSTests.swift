@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetClient
+import SignetCore
+import SignetServer
+import SignetStore
+import SwiftASN1
+import Testing
+import X509
+
+/// The banking scenario over real TLS: register with a CSR, receive a device certificate, call a
+/// route that requires it; refusals carry reason codes.
+@Suite struct MutualTLSTests {
+    @Test func registerWithACSRThenCallAClientCertificateRoute() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let client = try gateway.client()
+        let provider = SoftwareKeyProvider(requestCertificate: true)
+        let device = try await client.register(using: provider)
+        let chainPEM = try #require(device.certificateChainPEM)
+        let issued = try Certificate(derEncoded: try #require(PEMDocument.parseMultiple(pemString: chainPEM).first).derBytes)
+        #expect(issued.publicKey == Certificate.PublicKey(provider.privateKey.publicKey), "the device's own key")
+        #expect(try issued.extensions.extendedKeyUsage?.contains(.clientAuth) == true)
+
+        // A signed request over pinned TLS, with the gateway's response signature checked.
+        let score = try await client.send(
+            "POST",
+            gateway.base + "/scores",
+            fields: [("Content-Type", "application/json")],
+            body: Array("{\"name\":\"Ninsun\",\"score\":77}".utf8)
+        )
+        #expect(score.status == 201, "\(score.text)")
+        #expect(score.signature?.keyID == "gateway")
+
+        // The mTLS route without a certificate.
+        let bare = try await client.send("GET", gateway.base + "/echo/headers")
+        #expect(bare.status == 401)
+        #expect(bare.reason == "client_certificate_required")
+
+        // With the issued certificate: the backend learns the device from the gateway.
+        try await client.useClientIdentity(ClientIdentity(certificateChainPEM: chainPEM, privateKeyPEM: provider.privateKeyPEM))
+        let echoed = try await client.send("GET", gateway.base + "/echo/headers")
+        #expect(echoed.status == 200)
+        let headers = try #require(echoed.json as? [String: String])
+        #expect(headers["signet-device"] == device.deviceID)
+        #expect(headers["signet-trust-level"] == "client-certificate")
+
+        // A certificate for the same device id from another CA.
+        let strangerCA = try CertificateIssuer.selfSignedCA(commonName: "Signet Device CA")
+        let strangerKey = P256.Signing.PrivateKey()
+        let forged = try strangerCA.issue(
+            commonName: device.deviceID,
+            publicKey: .init(strangerKey.publicKey),
+            usage: .client,
+            uris: ["signet:device:\(device.deviceID)"],
+            notAfter: Date().addingTimeInterval(86_400)
+        )
+        let forger = try gateway.client(
+            identity: ClientIdentity(
+                certificateChainPEM: try forged.serializeAsPEM().pemString,
+                privateKeyPEM: strangerKey.pemRepresentation
+            )
+        )
+        let forgedAnswer = try await forger.send("GET", gateway.base + "/echo/headers")
+        #expect(forgedAnswer.status == 401)
+        #expect(forgedAnswer.reason == "client_certificate_untrusted")
+
+        // After revocation the same certificate, on the same kept-alive connection, is refused.
+        let revoked = try await client.send(
+            "DELETE",
+            gateway.base + "/signet/v1/devices/\(device.deviceID)",
+            fields: [("Authorization", "Bearer \(TLSGateway.adminToken)")],
+            sign: false
+        )
+        #expect(revoked.status == 204)
+        let afterRevocation = try await client.send("GET", gateway.base + "/echo/headers")
+        #expect(afterRevocation.status == 401)
+        #expect(afterRevocation.reason == "key_revoked")
+    }
+
+    @Test func aCSRForAnotherKeyIsRefusedAndNothingIsStored() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let client = try gateway.client()
+        let proving = SoftwareKeyProvider()
+        let other = SoftwareKeyProvider()
+        let challenge = try #require(
+            try await client.send("POST", gateway.base + "/signet/v1/challenges", sign: false).json?["challenge"] as? String
+        )
+        var body = try JSONSerialization.jsonObject(with: Data(try await proving.registration(challenge: challenge).body))
+            as! [String: Any]
+        body["csr"] = try other.certificateSigningRequestPEM()
+        let answer = try await client.send(
+            "POST",
+            gateway.base + "/signet/v1/devices",
+            fields: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: body)),
+            sign: false
+        )
+        #expect(answer.reason == "key_mismatch")
+        let keyID = try proving.signingKey.verificationKey.jwk.thumbprint
+        #expect(try await gateway.store.device(keyID: keyID) == nil)
+    }
+
+    @Test func theExportedPKCS12ReadsBackWithOpenSSL() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let provider = SoftwareKeyProvider(requestCertificate: true)
+        let device = try await gateway.client().register(using: provider)
+        let chainPEM = try #require(device.certificateChainPEM)
+        let archive = try PKCS12Archive.export(
+            chainPEM: chainPEM,
+            privateKeyPEM: provider.privateKeyPEM,
+            password: "correct horse"
+        )
+        let file = gateway.folder.appendingPathComponent("device.p12")
+        try Data(archive).write(to: file)
+
+        let certificates = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nokeys"])
+        let read = try PEMDocument.parseMultiple(pemString: certificates).map { try Certificate(derEncoded: $0.derBytes) }
+        let expected = try PEMDocument.parseMultiple(pemString: chainPEM).map { try Certificate(derEncoded: $0.derBytes) }
+        #expect(Set(read) == Set(expected))
+        #expect(certificates.contains("friendlyName: Signet device"))
+
+        let key = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nocerts", "-nodes"])
+        let keyPEM = String(key[key.range(of: "-----BEGIN PRIVATE KEY-----")!.lowerBound...])
+        #expect(try P256.Signing.PrivateKey(pemRepresentation: keyPEM).rawRepresentation == provider.privateKey.rawRepresentation)
+
+        // A wrong password fails the MAC.
+        #expect(throws: OpenSSL.Failure.self) {
+            _ = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:wrong", "-nokeys"])
+        }
+        // A key that is not the certificate's is refused before anything is written.
+        #expect(throws: SignetError.self) {
+            _ = try PKCS12Archive.export(chainPEM: chainPEM, privateKeyPEM: SoftwareKeyProvider().privateKeyPEM, password: "x")
+        }
+    }
+
+    @Test func pinReportsAreStoredAndListedForTheAdmin() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let client = try gateway.client()
+        let report = PinFailureReport(
+            date: Date(),
+            hostname: "api.example.com",
+            port: 443,
+            notedHostname: "api.example.com",
+            includeSubdomains: false,
+            enforce: true,
+            servedChainDER: [try gateway.gateway.tls!.chain[0].derBytes],
+            knownPins: [try backupPin().hpkpDescription]
+        )
+        let stored = try await client.send(
+            "POST",
+            gateway.base + "/signet/v1/pin-reports",
+            fields: [("Content-Type", "application/json")],
+            body: report.json,
+            sign: false
+        )
+        #expect(stored.status == 201)
+        let id = try #require(stored.json?["id"] as? String)
+
+        let malformed = try await client.send("POST", gateway.base + "/signet/v1/pin-reports", body: Array("{\"x\":1}".utf8), sign: false)
+        #expect(malformed.status == 400)
+        #expect(malformed.reason == "malformed_message")
+        let huge = try await client.send(
+            "POST",
+            gateway.base + "/signet/v1/pin-reports",
+            body: [UInt8](repeating: 0x20, count: 70_000),
+            sign: false
+        )
+        #expect(huge.reason == "body_too_large")
+
+        let unauthorised = try await client.send("GET", gateway.base + "/signet/v1/pin-reports", sign: false)
+        #expect(unauthorised.reason == "signature_invalid")
+        let listed = try await client.send(
+            "GET",
+            gateway.base + "/signet/v1/pin-reports",
+            fields: [("Authorization", "Bearer \(TLSGateway.adminToken)")],
+            sign: false
+        )
+        let reports = try #require(listed.json?["reports"] as? [[String: Any]])
+        #expect(reports.count == 1)
+        #expect(reports.first?["id"] as? String == id)
+        #expect(reports.first?["hostname"] as? String == "api.example.com")
+    }
+}
+
+/// Runs the system `openssl`.
+enum OpenSSL {
+    struct Failure: Error { let output: String }
+
+    static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw Failure(output: text) }
+        return text
+    }
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+import ExampleScores
+import Foundation
+import Logging
+import SignetClient
+import SignetCore
+import SignetServer
+import SignetStore
+
+/// The example backend behind a gateway that speaks HTTPS with a development certificate, takes
+/// client certificates from its device CA, and signs its responses.
+final class TLSGateway: Sendable {
+    let backendServer: BackgroundServer
+    let server: BackgroundServer
+    let gateway: SignetGateway
+    let store: any SignetStorage
+    let responseKey: SigningKey
+    let folder: URL
+    static let adminToken = "tls-admin-token"
+
+    var port: Int { server.port }
+    var base: String { "https://localhost:\(port)" }
+
+    private init(
+        backendServer: BackgroundServer,
+        server: BackgroundServer,
+        gateway: SignetGateway,
+        store: any SignetStorage,
+        responseKey: SigningKey,
+        folder: URL
+    ) {
+        self.backendServer = backendServer
+        self.server = server
+        self.gateway = gateway
+        self.store = store
+        self.responseKey = responseKey
+        self.folder = folder
+    }
+
+    static func start() async throws -> TLSGateway {
+        var logger = Logger(label: "signet.test.gateway")
+        logger.logLevel = .critical
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let backend = ScoresBackend()
+        let backendServer = try await BackgroundServer.start(logger: logger) {
+            backend.application(logger: logger, onServerRunning: $0)
+        }
+        let responseKey = try SigningKey.generate(.ed25519)
+        let keyFile = folder.appendingPathComponent("gateway.key.pem").path
+        try Data(responseKey.pemRepresentation!.utf8).write(to: URL(fileURLWithPath: keyFile))
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+        configuration.listen.port = 0
+        configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
+        configuration.routes = [
+            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
+            .init(prefix: "/echo", access: "client-certificate"),
+            .init(prefix: "/", access: "verified"),
+        ]
+        configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
+        configuration.adminToken = adminToken
+        configuration.tls = .init(development: true, clientCertificates: true)
+        configuration.deviceCA = .init(
+            certificateFile: folder.appendingPathComponent("device-ca.pem").path,
+            keyFile: folder.appendingPathComponent("device-ca.key").path
+        )
+        let store = try await configuration.store.open(logger: logger)
+        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+        let server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
+        return TLSGateway(
+            backendServer: backendServer,
+            server: server,
+            gateway: gateway,
+            store: store,
+            responseKey: responseKey,
+            folder: folder
+        )
+    }
+
+    /// A client that trusts the development CA and pins the served leaf and the CA.
+    func client(identity: ClientIdentity? = nil) throws -> SignetClient {
+        let chain = try require(gateway.tls).chain
+        let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.derBytes) })
+        return try SignetClient(
+            configuration: .init(
+                origins: [try Origin(base)],
+                trust: ServerTrustEvaluator(
+                    roots: .only([chain.last!]),
+                    pinSets: [try PinSet(pattern: try HostPattern("localhost"), pins: pins)]
+                ),
+                clientIdentity: identity,
+                responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: responseKey.verificationKey)]),
+                timeout: .seconds(10)
+            )
+        )
+    }
+
+    func stop() async {
+        await server.stop()
+        await backendServer.stop()
+        try? await store.shutdown()
+    }
+}
+
+struct MissingValue: Error {}
+
+func require<T>(_ value: T?) throws -> T {
+    guard let value else { throw MissingValue() }
+    return value
+}
