@@ -62,7 +62,7 @@ let package = Package(
         .target(
             name: "SignetSimulator",
             dependencies: [
-                "SignetCore", "SignetAppAttest",
+                "SignetCore", "SignetAppAttest", "SignetClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),

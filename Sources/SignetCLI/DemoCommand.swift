@@ -16,9 +16,10 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo",
         abstract: "Start the example high-score backend and the gateway on loopback, then play a device.",
         discussion: """
-            The gateway keeps its state in a SQLite file in a temporary folder. The device gets a challenge, \
-            registers a P-256 key, submits a signed score, then a tampered score, a replay and an unsigned \
-            request, which are rejected with their reason codes.
+            The gateway speaks HTTPS with a development certificate and keeps its state in a SQLite file in a \
+            temporary folder. The device, using the client SDK with pinned TLS, gets a challenge, registers a \
+            P-256 key with a CSR, submits a signed score, then a tampered score, a replay and an unsigned \
+            request, which are rejected with their reason codes; then App Attest, mutual TLS and a pin failure.
             """
     )
 
@@ -46,6 +47,7 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
         configuration.routes = [
             .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
+            .init(prefix: "/scores/received", access: "client-certificate"),
             .init(prefix: "/legacy/score", access: "legacy-query-hmac", keyId: "highscore-legacy"),
             .init(prefix: "/", access: "verified"),
         ]
@@ -60,17 +62,24 @@ struct DemoCommand: AsyncParsableCommand {
             allowDevelopment: true,
             trustedRootsFile: rootsFile
         )
+        // HTTPS with a development certificate, and a device CA for client certificates.
+        configuration.tls = .init(development: true, developmentHosts: ["localhost", "127.0.0.1"], clientCertificates: true)
+        configuration.deviceCA = .init(
+            certificateFile: folder.appendingPathComponent("device-ca.pem").path,
+            keyFile: folder.appendingPathComponent("device-ca.key").path
+        )
         let store = try await configuration.store.open(logger: logger)
         let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
         let gatewayServer = try await BackgroundServer.start(logger: logger) {
             gateway.application(onServerRunning: $0)
         }
-        let base = "http://127.0.0.1:\(gatewayServer.port)"
+        let base = "https://localhost:\(gatewayServer.port)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
         print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)\n")
 
         let walkthrough = DemoWalkthrough(
             base: base,
+            servedChain: gateway.tls!.chain,
             gatewayKey: gatewayKey.verificationKey,
             legacySecret: legacySecret,
             simulatorCA: simulatorCA

@@ -330,8 +330,16 @@ extension Array where Element == String {
         let result = try CLIRunner.signet(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("all steps behaved as expected"))
-        for reason in ["digest_mismatch", "nonce_replayed", "signature_missing", "counter_not_increasing"] {
+        for reason in [
+            "digest_mismatch", "nonce_replayed", "signature_missing", "counter_not_increasing",
+            "client_certificate_required",
+        ] {
             #expect(result.stdout.contains("rejected: \(reason)"), "\(reason)")
         }
+        // The SDK over pinned TLS: the served pins printed, mTLS accepted, a wrong pin set refused.
+        #expect(result.stdout.contains("gateway (SQLite at"))
+        #expect(result.stdout.contains("): https://localhost:"))
+        #expect(result.stdout.contains("200 with the client certificate"))
+        #expect(result.stdout.contains("refused: pin_mismatch"))
     }
 }

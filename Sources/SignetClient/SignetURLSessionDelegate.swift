@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#if canImport(Security) && canImport(Darwin)
+import Foundation
+import Security
+import SignetCore
+
+/// The same trust decision as ``SignetClient`` for apps that keep `URLSession`: the system
+/// evaluates the chain and hostname (`SecTrustEvaluateWithError`), then the pin sets decide; only
+/// configured origins are answered, and redirects elsewhere are dropped before they are followed.
+///
+/// ```swift
+/// let delegate = SignetURLSessionDelegate(origins: [try Origin("https://api.example.com")],
+///                                         pinSets: [pins]) { report in queue(report.json) }
+/// let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+/// ```
+///
+/// - Note: Compiled only where `Security` exists; Linux uses ``SignetClient``'s NIO transport.
+public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    // Immutable after init: safe to share across URLSession's delegate queue.
+    private let origins: [Origin]
+    private let pinSets: [PinSet]
+    private let clientCredential: URLCredential?
+    private let report: @Sendable (PinFailureReport) -> Void
+
+    /// - Parameters:
+    ///   - clientIdentity: For mutual TLS, a `SecIdentity` (from the Keychain) and its chain.
+    ///   - report: Receives failure reports, for the app to send to its own server.
+    public init(
+        origins: [Origin],
+        pinSets: [PinSet],
+        clientIdentity: (identity: SecIdentity, chain: [SecCertificate])? = nil,
+        report: @escaping @Sendable (PinFailureReport) -> Void = { _ in }
+    ) {
+        self.origins = origins
+        self.pinSets = pinSets
+        self.clientCredential = clientIdentity.map {
+            URLCredential(identity: $0.identity, certificates: $0.chain, persistence: .forSession)
+        }
+        self.report = report
+    }
+
+    public func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge
+    ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        let space = challenge.protectionSpace
+        guard let origin = try? Origin(scheme: space.protocol ?? "https", host: space.host, port: space.port),
+            origins.contains(origin)
+        else { return (.cancelAuthenticationChallenge, nil) }
+        switch space.authenticationMethod {
+        case NSURLAuthenticationMethodServerTrust:
+            return evaluate(space)
+        case NSURLAuthenticationMethodClientCertificate:
+            return clientCredential.map { (.useCredential, $0) } ?? (.performDefaultHandling, nil)
+        default:
+            return (.performDefaultHandling, nil)
+        }
+    }
+
+    private func evaluate(_ space: URLProtectionSpace) -> (URLSession.AuthChallengeDisposition, URLCredential?) {
+        guard let trust = space.serverTrust else { return (.cancelAuthenticationChallenge, nil) }
+        // Chain and hostname first: a pin never rescues an invalid, expired or wrong-host certificate.
+        var failure: CFError?
+        guard SecTrustEvaluateWithError(trust, &failure) else { return (.cancelAuthenticationChallenge, nil) }
+        guard let pinSet = pinSets.first(where: { $0.pattern.matches(space.host) }) else {
+            return (.useCredential, URLCredential(trust: trust))
+        }
+        let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+        let evaluation = pinSet.evaluate(
+            chain: chain.map { Array(SecCertificateCopyData($0) as Data) },
+            host: space.host,
+            port: space.port,
+            now: Date()
+        )
+        if let failureReport = evaluation.report { report(failureReport) }
+        switch evaluation.decision {
+        case .deny: return (.cancelAuthenticationChallenge, nil)
+        case .allow, .allowReported: return (.useCredential, URLCredential(trust: trust))
+        }
+    }
+
+    public func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest
+    ) async -> URLRequest? {
+        guard let url = request.url, let origin = try? Origin(url.absoluteString), origins.contains(origin) else {
+            return nil
+        }
+        return request
+    }
+}
+#endif
