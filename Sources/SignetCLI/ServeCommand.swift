@@ -45,9 +45,17 @@ struct ServeCommand: AsyncParsableCommand {
                 "signet gateway listening",
                 metadata: ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
             )
-            FileHandle.standardOutput.write(
-                Data("signet gateway listening on http://\(configuration.listen.host):\(port) -> \(upstream)\n".utf8)
-            )
+            let scheme = gateway.tls == nil ? "http" : "https"
+            var banner = "signet gateway listening on \(scheme)://\(configuration.listen.host):\(port) -> \(upstream)\n"
+            if let tls = gateway.tls {
+                // The pins a client configures, leaf first; the development CA is what it trusts.
+                banner += "tls: served chain (leaf first), pin these:\n"
+                for line in tls.pinLines { banner += "  \(line)\n" }
+                if configuration.tls?.development == true {
+                    banner += "tls: development certificate; clients trust its CA (the last certificate above)\n"
+                }
+            }
+            FileHandle.standardOutput.write(Data(banner.utf8))
         }
         do {
             try await app.runService()

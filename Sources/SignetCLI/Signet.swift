@@ -5,11 +5,11 @@ import ArgumentParser
 struct Signet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signet",
-        abstract: "Sign and verify HTTP messages (RFC 9421), digests (RFC 9530), pins and seed-compatible MACs.",
+        abstract: "Sign and verify HTTP messages (RFC 9421), digests (RFC 9530), pins and seed-compatible MACs; run the gateway; send signed, pinned requests.",
         subcommands: [
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
             PinCommand.self, BenchCommand.self, ServeCommand.self, DemoCommand.self, GatewayBenchCommand.self,
-            InspectCommand.self, FuzzCommand.self,
+            InspectCommand.self, FuzzCommand.self, RequestCommand.self, PKCS12Command.self,
         ]
     )
 }

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: Apache-2.0
+import ArgumentParser
+import Foundation
+import SignetClient
+import SignetCore
+import SwiftASN1
+import X509
+
+/// `signet request`: a curl for Signet — one signed request over pinned TLS, the response checked.
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request",
+        abstract: "Send a signed, pinned HTTP request and print the response (a curl for Signet).",
+        discussion: """
+            Only the URL's origin (and those given with --allow) is contacted: a redirect elsewhere is refused \
+            before anything is sent there. With --pin, the server's validated chain must hold one of the pins \
+            (pin_mismatch otherwise, with the pins of the served chain). Exit status: 0 for a response, 22 for \
+            an HTTP error with --fail, 1 when the request was refused before or without an answer.
+            """
+    )
+
+    @Argument(help: "The absolute URL.")
+    var url: String
+
+    @Option(name: [.customShort("X"), .customLong("method")], help: "Method (default GET, or POST with a body).")
+    var method: String?
+
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A header field \"Name: value\" (repeatable).")
+    var headers: [String] = []
+
+    @Option(name: [.customShort("d"), .customLong("data")], help: "Body text.")
+    var data: String?
+
+    @Option(help: "Body file (- for stdin).")
+    var dataFile: String?
+
+    @Option(help: "Signing key: PEM, JWK, or a file holding a base64 HMAC secret. Unsigned without it.")
+    var key: String?
+
+    @Option(help: "The keyid to sign with.")
+    var keyid: String?
+
+    @Option(help: "Algorithm (default: from the key type).")
+    var alg: String?
+
+    @Option(help: "A pin sha256/<base64>, pin-sha256=\"…\" or bare base64 (repeatable).")
+    var pin: [String] = []
+
+    @Flag(help: "Allow a pin set without a backup pin.")
+    var waiveBackup = false
+
+    @Flag(help: "Report a pin mismatch on stderr but go ahead.")
+    var reportOnly = false
+
+    @Option(help: "Trust only the CA certificates in this PEM file (default: the system's roots).")
+    var cacert: String?
+
+    @Option(help: "Client certificate chain (PEM) for mutual TLS.")
+    var cert: String?
+
+    @Option(help: "The client certificate's private key (PEM).")
+    var certKey: String?
+
+    @Option(help: "Public key of the server's response signatures; a response must then be signed by it.")
+    var responseKey: String?
+
+    @Option(help: "The keyid of --response-key.")
+    var responseKeyid: String = "gateway"
+
+    @Option(help: "Another origin requests and redirects may go to (repeatable).")
+    var allow: [String] = []
+
+    @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and header fields.")
+    var include = false
+
+    @Flag(help: "Exit 22 on an HTTP status of 400 or above.")
+    var fail = false
+
+    func run() async throws {
+        let origin = try Origin(url)
+        var fields = MessageFields()
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":") else { throw ValidationError("a header is \"Name: value\"") }
+            fields.append(
+                name: String(header[..<colon]),
+                value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            )
+        }
+        let body: [UInt8] = try dataFile.map(CLIInput.read) ?? Array((data ?? "").utf8)
+
+        var pinSets: [PinSet] = []
+        if !pin.isEmpty {
+            pinSets.append(
+                try PinSet(
+                    pattern: try HostPattern(origin.host),
+                    pins: Set(try pin.map(SPKIPin.init(parsing:))),
+                    mode: reportOnly ? .reportOnly : .enforce,
+                    backupWaived: waiveBackup
+                )
+            )
+        }
+        let roots: ServerTrustEvaluator.Roots = try cacert.map {
+            .only(try ServerTrustEvaluator.certificates(pem: try CLIInput.readText($0)))
+        } ?? .system
+        var identity: ClientIdentity?
+        if let cert {
+            guard let certKey else { throw ValidationError("--cert needs --cert-key") }
+            identity = ClientIdentity(
+                certificateChainPEM: try CLIInput.readText(cert),
+                privateKeyPEM: try CLIInput.readText(certKey)
+            )
+        }
+        var responseKeys: KeyRing?
+        if let responseKey {
+            let verificationKey = try VerificationKey(text: try CLIInput.readText(responseKey))
+            responseKeys = KeyRing([
+                KeyRecord(keyID: responseKeyid, algorithm: verificationKey.type.defaultAlgorithm, key: verificationKey)
+            ])
+        }
+        let client = try SignetClient(
+            configuration: .init(
+                origins: [origin] + (try allow.map(Origin.init)),
+                trust: ServerTrustEvaluator(roots: roots, pinSets: pinSets),
+                clientIdentity: identity,
+                responseKeys: responseKeys,
+                requireSignedResponses: responseKeys != nil,
+                pinReportPath: nil
+            )
+        )
+        if let key {
+            guard let keyid else { throw ValidationError("--key needs --keyid (use --keyid=ID when it starts with -)") }
+            let signingKey = try KeyFiles.signingKey(path: key)
+            let algorithm = try SignatureAlgorithms.standard.require(alg ?? signingKey.type.defaultAlgorithm)
+            await client.useSigner(MessageSigner(key: signingKey, keyID: keyid, algorithm: algorithm))
+        }
+
+        let response: ClientResponse
+        do {
+            response = try await client.send(method ?? (body.isEmpty ? "GET" : "POST"), url, fields: fields, body: body)
+        } catch let error as SignetError {
+            FileHandle.standardError.write(Data("signet: \(error.code): \(error.reason)\n".utf8))
+            throw ExitCode(1)
+        }
+        for report in await client.pendingPinReports {
+            FileHandle.standardError.write(Data("signet: pin failure report (report-only): ".utf8 + report + [0x0A]))
+        }
+        if include {
+            var head = "HTTP/1.1 \(response.status)\n"
+            for line in response.fields.lines { head += "\(line.name): \(line.value)\n" }
+            if let signature = response.signature { head += "# response signature by \(signature.keyID) verified\n" }
+            FileHandle.standardOutput.write(Data((head + "\n").utf8))
+        }
+        FileHandle.standardOutput.write(Data(response.body))
+        if fail && response.status >= 400 { throw ExitCode(22) }
+    }
+}
