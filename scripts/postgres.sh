@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server on loopback for the tests, without a service manager.
-#   scripts/postgres.sh start DIR PORT   -> prints the postgres:// URL
+#   scripts/postgres.sh start DIR PORT   -> prints the postgres:// URL (TLS on; root: DIR/server.crt)
 #   scripts/postgres.sh stop DIR
 set -euo pipefail
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -18,8 +18,16 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres: "$dir/pw"
     as_postgres "$bin/initdb" -D "$dir/data" -U signet --pwfile="$dir/pw" --auth=scram-sha-256 >"$dir/initdb.log"
   fi
+  # TLS too (for sslmode=verify-full tests): a throwaway certificate for localhost / 127.0.0.1,
+  # which is also the root clients trust ($dir/server.crt).
+  if [ ! -f "$dir/server.crt" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=localhost \
+      -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -keyout "$dir/server.key" -out "$dir/server.crt" 2>/dev/null
+    chmod 600 "$dir/server.key"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir/server.key" "$dir/server.crt"
+  fi
   as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" start >/dev/null
+    -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off -c ssl=on -c ssl_cert_file=$dir/server.crt -c ssl_key_file=$dir/server.key" start >/dev/null
   PGPASSWORD=signet "$bin/psql" -h 127.0.0.1 -p "$port" -U signet -d postgres -qtAc \
     "SELECT 1 FROM pg_database WHERE datname = 'signet'" | grep -q 1 ||
     PGPASSWORD=signet "$bin/psql" -h 127.0.0.1 -p "$port" -U signet -d postgres -qc "CREATE DATABASE signet"

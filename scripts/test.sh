@@ -20,6 +20,7 @@ if [ -z "${SIGNET_POSTGRES_URL:-}" ] && ls /usr/lib/postgresql/*/bin/initdb >/de
   port=$((20000 + RANDOM % 20000))
   SIGNET_POSTGRES_URL=$(scripts/postgres.sh start "$pgdir/pg" "$port")
   export SIGNET_POSTGRES_URL
+  export SIGNET_POSTGRES_CA="$pgdir/pg/server.crt"
   trap 'scripts/postgres.sh stop "$pgdir/pg" || true; rm -rf "$pgdir"' EXIT
 fi
 

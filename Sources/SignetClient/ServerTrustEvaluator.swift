@@ -98,6 +98,7 @@ public struct ServerTrustEvaluator: Sendable {
         guard let pinSet = pinSet(for: host) else { return ServerTrustResult(error: nil, pins: nil, chain: chain) }
         let evaluation = pinSet.evaluate(
             chain: chain.map { (try? $0.derBytes) ?? [] },
+            servedChain: servedChain,
             host: host,
             port: port,
             now: now

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Logging
+import NIOSSL
 import PostgresNIO
 import SignetCore
 
@@ -19,15 +20,28 @@ public final class PostgresStore: SignetStorage {
         self.logger = logger
     }
 
-    /// Connects with a URL `postgres://user:password@host:port/database` and applies migrations.
-    public static func connect(url: String, logger: Logger = Logger(label: "signet.store.postgres")) async throws
-        -> PostgresStore
-    {
+    /// Connects with a URL `postgres://user:password@host:port/database[?sslmode=…]` and applies
+    /// migrations; `store_unavailable` when that does not succeed within `timeout`.
+    public static func connect(
+        url: String,
+        logger: Logger = Logger(label: "signet.store.postgres"),
+        timeout: Duration = .seconds(15)
+    ) async throws -> PostgresStore {
         let client = PostgresClient(configuration: try configuration(url: url), backgroundLogger: logger)
         let runner = Task { await client.run() }
         let store = PostgresStore(client: client, runner: runner, logger: logger)
         do {
-            try await store.migrate()
+            // The pool retries a failing connection (wrong host, refused TLS) with backoff rather
+            // than failing the lease: bound the first contact so a bad URL fails the start.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw SignetError(.storeUnavailable, "no PostgreSQL connection within \(timeout)")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
         } catch {
             runner.cancel()
             throw SignetError(.storeUnavailable, "PostgreSQL: \(String(reflecting: error))")
@@ -35,8 +49,12 @@ public final class PostgresStore: SignetStorage {
         return store
     }
 
-    /// The client configuration for `postgres://user:password@host:port/database` (TLS off: loopback
-    /// or a private network; put TLS in front otherwise).
+    /// The client configuration for `postgres://user:password@host:port/database[?sslmode=…]`.
+    ///
+    /// `sslmode` as libpq spells it: `disable` (the default: loopback or a private network),
+    /// `require` (encrypted, server not authenticated), `verify-full` (chain to the system roots or
+    /// to `sslrootcert=PATH`, and the host name). `prefer`/`verify-ca` are refused: the first
+    /// silently falls back to plain text, the second skips the host check.
     static func configuration(url: String) throws -> PostgresClient.Configuration {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
             let host = components.host, let user = components.user
@@ -48,8 +66,32 @@ public final class PostgresStore: SignetStorage {
             username: user,
             password: components.password?.removingPercentEncoding,
             database: database.isEmpty ? nil : database,
-            tls: .disable
+            tls: try tls(components.queryItems ?? [])
         )
+    }
+
+    static func tls(_ query: [URLQueryItem]) throws -> PostgresClient.Configuration.TLS {
+        let mode = query.last { $0.name == "sslmode" }?.value ?? "disable"
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        switch mode {
+        case "disable":
+            return .disable
+        case "require":
+            tls.certificateVerification = .none
+            return .require(tls)
+        case "verify-full":
+            if let rootFile = query.last(where: { $0.name == "sslrootcert" })?.value {
+                guard FileManager.default.isReadableFile(atPath: rootFile) else {
+                    throw SignetError(.storeUnavailable, "cannot read sslrootcert \(rootFile)")
+                }
+                tls.trustRoots = .file(rootFile)
+            }
+            tls.certificateVerification = .fullVerification
+            return .require(tls)
+        default:
+            throw SignetError(.storeUnavailable, "sslmode \(mode) is not supported: use disable, require or verify-full")
+        }
     }
 
     // MARK: Migrations

@@ -94,6 +94,7 @@ import X509
         #expect((report["known-pins"] as? [String])?.contains(try genuine.pin.hpkpDescription) == true)
         let served = try #require(report["served-certificate-chain"] as? [String])
         #expect(try Certificate(pemEncoded: served[0]) == impostor.certificate)
+        #expect(served.count == 2, "as sent: leaf and CA")
     }
 
     @Test func reportOnlyConnectsAndReports() async throws {

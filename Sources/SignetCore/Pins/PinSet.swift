@@ -59,8 +59,18 @@ public struct PinSet: Sendable {
         self.backupWaived = backupWaived
     }
 
-    /// Evaluates a served chain (DER, leaf first) that already passed chain and hostname validation.
-    public func evaluate(chain: [[UInt8]], host: String, port: Int = 443, now: Date) -> PinEvaluation {
+    /// Evaluates a chain (DER, leaf first) that already passed chain and hostname validation.
+    ///
+    /// - Parameters:
+    ///   - chain: The validated chain (leaf to root): positions and pins are taken from it.
+    ///   - servedChain: What the server sent, for the report; `chain` when `nil`.
+    public func evaluate(
+        chain: [[UInt8]],
+        servedChain: [[UInt8]]? = nil,
+        host: String,
+        port: Int = 443,
+        now: Date
+    ) -> PinEvaluation {
         var seen: [PinEvaluation.SeenPin] = []
         var parseFailure = false
         for (index, der) in chain.enumerated() {
@@ -95,7 +105,8 @@ public struct PinSet: Sendable {
                 notedHostname: pattern.description,
                 includeSubdomains: pattern.kind != .exact,
                 enforce: effectiveMode == .enforce,
-                servedChainDER: chain,
+                servedChainDER: servedChain ?? chain,
+                validatedChainDER: chain,
                 knownPins: pins.map(\.hpkpDescription).sorted(),
                 effectiveExpiration: hardExpiry?.date
             )
@@ -162,6 +173,8 @@ public struct PinFailureReport: Sendable {
     public var includeSubdomains: Bool
     public var enforce: Bool
     public var servedChainDER: [[UInt8]]
+    /// The chain validation built (up to the trusted root); the served chain when not given.
+    public var validatedChainDER: [[UInt8]]?
     public var knownPins: [String]
     public var effectiveExpiration: Date?
 
@@ -173,9 +186,11 @@ public struct PinFailureReport: Sendable {
         includeSubdomains: Bool,
         enforce: Bool,
         servedChainDER: [[UInt8]],
+        validatedChainDER: [[UInt8]]? = nil,
         knownPins: [String],
         effectiveExpiration: Date? = nil
     ) {
+        self.validatedChainDER = validatedChainDER
         self.date = date
         self.hostname = hostname
         self.port = port
@@ -198,7 +213,7 @@ public struct PinFailureReport: Sendable {
             "include-subdomains": includeSubdomains,
             "enforce-pinning": enforce,
             "served-certificate-chain": servedChainDER.map(Self.pem),
-            "validated-certificate-chain": servedChainDER.map(Self.pem),
+            "validated-certificate-chain": (validatedChainDER ?? servedChainDER).map(Self.pem),
             "known-pins": knownPins,
             "validation-result": 1,
         ]

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetStore
+import Testing
+
+/// PostgreSQL over TLS, as `sslmode` in the URL asks: verified against the server's root, refused
+/// against another root (so the check is real), unsupported modes refused before connecting.
+@Suite struct PostgresTLSTests {
+    static let root = ProcessInfo.processInfo.environment["SIGNET_POSTGRES_CA"]
+
+    @Test(.enabled(if: TestPostgres.url != nil && root != nil))
+    func verifyFullConnectsAndAnotherRootIsRefused() async throws {
+        let url = try #require(TestPostgres.url)
+        let store = try await PostgresStore.connect(url: url + "?sslmode=verify-full&sslrootcert=\(try #require(Self.root))")
+        let now = Date()
+        let challenge = "tls-\(UUID().uuidString)"
+        try await store.issueChallenge(challenge, expiresAt: now.addingTimeInterval(60), now: now, limit: 1_000_000)
+        try await store.consumeChallenge(challenge, now: now)
+        try await store.shutdown()
+
+        let required = try await PostgresStore.connect(url: url + "?sslmode=require")
+        try await required.shutdown()
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-pgtls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let other = folder.appendingPathComponent("other.crt").path
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        made.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-subj", "/CN=localhost", "-keyout", folder.appendingPathComponent("other.key").path, "-out", other,
+        ]
+        made.standardError = FileHandle.nullDevice
+        try made.run()
+        made.waitUntilExit()
+        try #require(made.terminationStatus == 0)
+        await #expect(throws: SignetError(.storeUnavailable, "")) {
+            _ = try await PostgresStore.connect(url: url + "?sslmode=verify-full&sslrootcert=\(other)", timeout: .seconds(3))
+        }
+    }
+
+    @Test func unsupportedModesAreRefused() async throws {
+        for mode in ["prefer", "verify-ca", "allow", "bogus"] {
+            await #expect(throws: SignetError(.storeUnavailable, ""), "\(mode)") {
+                _ = try await PostgresStore.connect(url: "postgres://u:p@127.0.0.1:1/db?sslmode=\(mode)")
+            }
+        }
+    }
+}
