@@ -277,6 +277,9 @@ public struct GatewayConfiguration: Codable, Sendable {
             guard tls.certificateFile != nil || tls.development == true else {
                 throw SignetError(.malformedMessage, "tls needs certificateFile and keyFile, or development: true")
             }
+            guard tls.clientCertificates != true || deviceCA != nil else {
+                throw SignetError(.malformedMessage, "tls.clientCertificates needs a deviceCA to check them against")
+            }
         }
     }
 }

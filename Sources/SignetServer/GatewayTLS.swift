@@ -74,7 +74,7 @@ public struct GatewayTLS: Sendable {
 
     /// The HummingbirdTLS configuration; with client certificates, any presented certificate passes
     /// the handshake and the route check decides (so a refusal carries a reason code, not a TLS alert).
-    func channelConfiguration(clientCertificates: Bool) throws -> TLSChannelConfiguration {
+    public func channelConfiguration(clientCertificates: Bool) throws -> TLSChannelConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
@@ -82,6 +82,8 @@ public struct GatewayTLS: Sendable {
         tls.minimumTLSVersion = .tlsv12
         guard clientCertificates else { return TLSChannelConfiguration(tlsConfiguration: tls) }
         tls.certificateVerification = .optionalVerification
+        // The handshake still proves the client holds the certificate's key (CertificateVerify);
+        // whether the certificate is one of ours is decided per route, with a reason code.
         return TLSChannelConfiguration(tlsConfiguration: tls) { _, promise in
             promise.succeed(.certificateVerified)
         }

@@ -250,29 +250,13 @@ public struct SignetGateway: Sendable {
         }
     }
 
-    /// Maps the mutual-TLS client certificate to an active device: issued by the device CA, within
-    /// its validity, the device's current certificate, the device not revoked. Looked up in the
-    /// store on every request, so a revocation applies at once on every instance.
+    /// The device behind the mutual-TLS client certificate (see ``ClientCertificateVerifier``).
     private func verifyClientCertificate(_ context: SignetRequestContext) async throws -> SignetIdentity {
         guard let deviceCA, configuration.tls?.clientCertificates == true else {
             throw SignetError(.clientCertificateRequired, "this gateway does not take client certificates")
         }
-        let presented = try? await context.channel?.nioSSL_peerCertificate().get()
-        guard let presented else {
-            throw SignetError(.clientCertificateRequired, "this route needs a client certificate (mutual TLS)")
-        }
-        let (deviceID, serial) = try await deviceCA.verify(clientCertificateDER: try presented.toDERBytes(), now: clock())
-        guard let device = try await store.device(id: deviceID) else {
-            throw SignetError(.clientCertificateUntrusted, "the certificate's device is not registered")
-        }
-        guard device.status == .active else {
-            throw SignetError(.keyRevoked, "the device \(deviceID) is revoked")
-        }
-        guard let current = device.attributes["certificate_serial"], ConstantTime.equals(Array(current.utf8), Array(serial.utf8))
-        else {
-            throw SignetError(.clientCertificateUntrusted, "the certificate is not the device's current one")
-        }
-        return SignetIdentity(deviceID: deviceID, keyID: device.keyID, trustLevel: .clientCertificate, algorithm: "mtls")
+        let presented = try? await context.peerCertificateDER()
+        return try await ClientCertificateVerifier(deviceCA: deviceCA, devices: store).identity(presented: presented, now: clock())
     }
 
     /// The seed high-score scheme on a route configured for it (no replay protection of its own).

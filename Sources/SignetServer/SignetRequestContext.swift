@@ -8,6 +8,12 @@ public protocol SignetRequestContextProtocol: RequestContext {
     var signetIdentity: SignetIdentity? { get set }
     /// The peer address, for per-source limits (`nil` when unknown).
     var remoteAddress: String? { get }
+    /// The connection, for the mutual-TLS client certificate (`source.channel`); `nil` by default.
+    var channel: (any Channel)? { get }
+}
+
+extension SignetRequestContextProtocol {
+    public var channel: (any Channel)? { nil }
 }
 
 /// The ready-made context used by the gateway.

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import Hummingbird
+import HummingbirdTLS
+import Logging
 import SignetClient
 import SignetCore
 import SignetServer
@@ -204,5 +207,52 @@ enum OpenSSL {
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else { throw Failure(output: text) }
         return text
+    }
+}
+
+/// The `client-certificate` policy as middleware in an app of one's own, on the gateway's store and CA.
+@Suite struct ClientCertificateMiddlewareTests {
+    @Test func anAppOfItsOwnRequiresTheDeviceCertificate() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let provider = SoftwareKeyProvider(requestCertificate: true)
+        let device = try await gateway.client().register(using: provider)
+
+        let verifier = ClientCertificateVerifier(deviceCA: try #require(gateway.gateway.deviceCA), devices: gateway.store)
+        let tls = try #require(gateway.gateway.tls)
+        var logger = Logger(label: "signet.test.app")
+        logger.logLevel = .critical
+        let app = try await BackgroundServer.start(logger: logger) { onRunning in
+            let router = Router(context: SignetRequestContext.self)
+            router.group("accounts").add(middleware: ClientCertificateMiddleware(verifier: verifier))
+                .get("mine") { _, context in "account of \(context.signetIdentity?.deviceID ?? "nobody")" }
+            return Application(
+                router: router,
+                server: try! .tls(.http1(), configuration: tls.channelConfiguration(clientCertificates: true)),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { await onRunning($0.localAddress?.port ?? 0) },
+                logger: logger
+            )
+        }
+        defer { Task { await app.stop() } }
+        let url = "https://localhost:\(app.port)/accounts/mine"
+        let identity = ClientIdentity(
+            certificateChainPEM: try #require(device.certificateChainPEM),
+            privateKeyPEM: provider.privateKeyPEM
+        )
+        let client = try SignetClient(
+            configuration: .init(
+                origins: [try Origin("https://localhost:\(app.port)")],
+                trust: ServerTrustEvaluator(roots: .only([tls.chain.last!])),
+                clientIdentity: identity
+            )
+        )
+        let answer = try await client.send("GET", url)
+        #expect(answer.status == 200)
+        #expect(answer.text == "account of \(device.deviceID)")
+
+        try await client.useClientIdentity(nil)
+        let bare = try await client.send("GET", url)
+        #expect(bare.reason == "client_certificate_required")
     }
 }

@@ -14,7 +14,9 @@ import Testing
         #expect(configuration.upstream == "http://127.0.0.1:9000")
         #expect(configuration.publicAuthority == "api.example.com")
         #expect(configuration.store.sqlite == "signet.sqlite")
-        #expect(configuration.routes.count == 4)
+        #expect(configuration.routes.count == 5)
+        #expect(configuration.tls?.clientCertificates == true)
+        #expect(configuration.deviceCA?.validityDays == 30)
         #expect(configuration.sharedSecrets.first { $0.keyId == "bank-v2" }?.notAfter != nil)
         #expect(configuration.responseSigning?.keyId == "gateway")
     }
@@ -46,6 +48,12 @@ import Testing
         "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"legacy-query-hmac\"}]}",
         "{\"upstream\": \"http://x\", \"store\": {\"sqlite\": \"a\", \"postgres\": \"postgres://b\"}}",
         "not json",
+        // Client-certificate routes need TLS with client certificates and a device CA.
+        "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"client-certificate\"}]}",
+        "{\"upstream\": \"http://x\", \"tls\": {\"development\": true}, \"routes\": [{\"prefix\": \"/\", \"access\": \"client-certificate\"}], \"deviceCA\": {\"certificateFile\": \"a\", \"keyFile\": \"b\"}}",
+        "{\"upstream\": \"http://x\", \"tls\": {\"clientCertificates\": true, \"development\": true}}",
+        "{\"upstream\": \"http://x\", \"tls\": {}}",
+        "{\"upstream\": \"http://x\", \"tls\": {\"certificateFile\": \"a.pem\"}}",
     ])
     func invalidConfigurationsAreRefusedWithAReason(_ text: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -66,6 +74,8 @@ import Testing
             .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
             .init(prefix: "/scores", access: "device-key"),
             .init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "k"),
+            .init(prefix: "/accounts", access: "client-certificate"),
+            .init(prefix: "/attested", access: "app-attest"),
         ])
         #expect(table("GET", "/scores/top") == "open")
         #expect(table("GET", "/scores/top?n=3") == "open")
@@ -74,5 +84,7 @@ import Testing
         #expect(table("GET", "/scoresheet") == "verified")
         #expect(table("GET", "/legacy/score?msg=x") == "legacy")
         #expect(table("GET", "/other") == "verified")
+        #expect(table("GET", "/accounts/42") == "mtls", "client-certificate is the mTLS policy, not a trust level")
+        #expect(table("POST", "/attested") == "app-attest")
     }
 }

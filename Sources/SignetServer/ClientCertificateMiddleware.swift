@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOSSL
+import SignetCore
+
+/// Requires a device certificate over mutual TLS on every request under it, and puts the device's
+/// ``SignetIdentity`` into the context: the `client-certificate` route policy for any Hummingbird app.
+///
+/// The server must ask for client certificates without rejecting unknown ones in the handshake
+/// (``GatewayTLS/channelConfiguration(clientCertificates:)``), so refusals carry a reason code.
+///
+/// ```swift
+/// router.group("accounts").add(middleware: ClientCertificateMiddleware(verifier: verifier))
+/// ```
+public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+    public let verifier: ClientCertificateVerifier
+    public let debug: Bool
+    private let clock: @Sendable () -> Date
+
+    public init(verifier: ClientCertificateVerifier, debug: Bool = false, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.verifier = verifier
+        self.debug = debug
+        self.clock = clock
+    }
+
+    public func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        do {
+            context.signetIdentity = try await verifier.identity(presented: try await context.peerCertificateDER(), now: clock())
+        } catch let error as SignetError {
+            context.logger.info("signet rejected client certificate", metadata: ["reason": .string(error.code.rawValue)])
+            return ProblemResponse.make(error, debug: debug)
+        }
+        return try await next(request, context)
+    }
+}
+
+extension SignetRequestContextProtocol {
+    /// The mutual-TLS peer certificate (DER), `nil` without TLS or without a certificate.
+    func peerCertificateDER() async throws -> [UInt8]? {
+        guard let channel else { return nil }
+        return try await channel.nioSSL_peerCertificate().get()?.toDERBytes()
+    }
+}
