@@ -21,6 +21,7 @@ public actor SignetClient {
     private let group: any EventLoopGroup
     private var tlsContext: NIOSSLContext
     private var connections: [Origin: HTTP1Connection] = [:]
+    private var connecting: [Origin: Task<HTTP1Connection, any Error>] = [:]
     /// The signer used for requests (set by ``register(using:)`` or ``useSigner(_:)``).
     public private(set) var signer: (any RequestSigning)?
     /// The device registered by ``register(using:)``.
@@ -117,43 +118,57 @@ public actor SignetClient {
     }
 
     private func execute(origin: Origin, head: HTTPRequestHead, body: [UInt8]) async throws -> HTTP1Connection.RawResponse {
-        // One retry on a fresh connection when a kept-alive one was closed by the server; a signed
-        // request carries a nonce, so a request that did arrive the first time is refused, not doubled.
-        for attempt in 0..<2 {
-            let connection = try await connection(to: origin)
+        // A kept-alive connection the server has closed meanwhile fails before any answer: retry
+        // once on a fresh one. A signed request carries a nonce, so one that did arrive the first
+        // time is refused as a replay, never applied twice. Fresh connections are not retried.
+        var retried = false
+        while true {
+            let (connection, reused) = try await connection(to: origin)
             do {
                 return try await withTimeout(configuration.timeout) {
                     try await connection.execute(head: head, body: body)
                 }
-            } catch let error as SignetError where error.code == .connectionFailed && attempt == 0 {
-                connection.close()
-                connections[origin] = nil
-                continue
+            } catch let error as SignetError where error.code == .connectionFailed && reused && !retried {
+                drop(connection, for: origin)
+                retried = true
             } catch {
-                connection.close()
-                connections[origin] = nil
+                drop(connection, for: origin)
                 throw error
             }
         }
-        throw SignetError(.connectionFailed, "cannot reach \(origin)")
     }
 
-    private func connection(to origin: Origin) async throws -> HTTP1Connection {
-        if let existing = connections[origin], !existing.isClosed { return existing }
+    private func drop(_ connection: HTTP1Connection, for origin: Origin) {
+        connection.close()
+        if connections[origin] === connection { connections[origin] = nil }
+    }
+
+    /// The open connection to `origin`, or a new one; concurrent callers share one connect.
+    private func connection(to origin: Origin) async throws -> (HTTP1Connection, reused: Bool) {
+        if let existing = connections[origin], !existing.isClosed { return (existing, true) }
+        if let pending = connecting[origin] { return (try await pending.value, false) }
         let trust = configuration.trust
         let now = clock
-        let connection = try await HTTP1Connection.connect(
-            origin: origin,
-            tls: origin.isTLS ? tlsContext : nil,
-            group: group,
-            maximumResponseBytes: configuration.maximumResponseBytes
-        ) { [weak self] chain in
-            let result = await trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
-            if let evaluation = result.pins { await self?.record(evaluation, for: origin) }
-            return result.error
+        let tls = origin.isTLS ? tlsContext : nil
+        let group = self.group
+        let maximumResponseBytes = configuration.maximumResponseBytes
+        let task = Task {
+            try await HTTP1Connection.connect(
+                origin: origin,
+                tls: tls,
+                group: group,
+                maximumResponseBytes: maximumResponseBytes
+            ) { [weak self] chain in
+                let result = await trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
+                if let evaluation = result.pins { await self?.record(evaluation, for: origin) }
+                return result.error
+            }
         }
+        connecting[origin] = task
+        defer { connecting[origin] = nil }
+        let connection = try await task.value
         connections[origin] = connection
-        return connection
+        return (connection, false)
     }
 
     private func record(_ evaluation: PinEvaluation, for origin: Origin) {

@@ -56,6 +56,20 @@ import X509
         #expect(server.requestCount == 2)
     }
 
+    @Test func concurrentRequestsShareTheConnectionAndAllComeBack() async throws {
+        let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await client.send("GET", "https://localhost:\(server.port)/hello").status }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 20))
+        #expect(server.requestCount == 20)
+    }
+
     @Test func aRootPinMatchesTheValidatedChainEvenWhenTheServerSendsOnlyItsLeaf() async throws {
         let leafOnly = try genuine.certificate.serializeAsPEM().pemString
         let server = try await TLSTestServer.start(name: "leaf-only", chainPEM: leafOnly, keyPEM: genuine.keyPEM)
