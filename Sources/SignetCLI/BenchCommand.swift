@@ -34,6 +34,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Also measure App Attest assertion and attestation verification (simulated device).")
     var appattest = false
 
+    @Flag(help: "Also measure the client's per-connection trust check (chain, hostname, pins).")
+    var pinning = false
+
     func run() async throws {
         let names =
             alg.isEmpty
@@ -46,6 +49,17 @@ struct BenchCommand: AsyncParsableCommand {
             "algorithm".padding(18) + "signet/s".padding(12, left: true) + "openssl/s".padding(14, left: true)
                 + "ratio".padding(9, left: true) + "   openssl work"
         )
+        if pinning {
+            let p256 = openssl?.reference(for: "ecdsa-p256-sha256", seconds: max(1, Int(seconds.rounded())))
+            let rate = try await PinningBench.measure(seconds: seconds)
+            print(
+                "server trust (P-256 chain + pins)".padding(30) + String(format: "%.0f", rate).padding(12, left: true)
+                    + (p256.map { String(format: "%.0f", $0.rate) } ?? "-").padding(14, left: true)
+                    + (p256.map { String(format: "%.2f", rate / $0.rate) } ?? "-").padding(9, left: true)
+                    + "   ecdsap256 verify"
+            )
+            if alg.isEmpty && !appattest { return }
+        }
         if appattest {
             let p256 = openssl?.reference(for: "ecdsa-p256-sha256", seconds: max(1, Int(seconds.rounded())))
             for (name, rate) in try await AppAttestBench.measure(seconds: seconds) {
