@@ -129,6 +129,42 @@ import X509
         #expect(home.receivedReports.first?["enforce-pinning"] as? Bool == false)
     }
 
+    /// Expiry never turns pinning off silently: past the soft date it still enforces and asks for a
+    /// refresh; past the hard date it does what the configuration says.
+    @Test func pinExpiryKeepsEnforcingOrSwitchesToReportOnlyAsConfigured() async throws {
+        let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        let impostor = try pki.leaf()
+        let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
+        defer { Task { await home.stop(); await mitm.stop() } }
+        let yesterday = Date().addingTimeInterval(-86_400)
+        func client(_ pinSet: PinSet) throws -> SignetClient {
+            try SignetClient(
+                configuration: .init(
+                    origins: [try Origin("https://localhost:\(home.port)"), try Origin("https://localhost:\(mitm.port)")],
+                    trust: ServerTrustEvaluator(roots: .only([pki.ca.certificate]), pinSets: [pinSet]),
+                    timeout: .seconds(10)
+                )
+            )
+        }
+        let pins: Set<SPKIPin> = [try genuine.pin, try backupPin()]
+        let localhost = try HostPattern("localhost")
+
+        let soft = try client(try PinSet(pattern: localhost, pins: pins, softExpiry: yesterday))
+        #expect(try await soft.send("GET", "https://localhost:\(home.port)/hello").status == 200)
+        #expect(await soft.lastPinEvaluation[try Origin("https://localhost:\(home.port)")]?.needsRefresh == true)
+        await expectCode(.pinMismatch) { _ = try await soft.send("GET", "https://localhost:\(mitm.port)/hello") }
+
+        let enforcing = try client(
+            try PinSet(pattern: localhost, pins: pins, hardExpiry: (yesterday, .keepEnforcing))
+        )
+        await expectCode(.pinMismatch) { _ = try await enforcing.send("GET", "https://localhost:\(mitm.port)/hello") }
+
+        let lapsed = try client(try PinSet(pattern: localhost, pins: pins, hardExpiry: (yesterday, .reportOnly)))
+        #expect(try await lapsed.send("GET", "https://localhost:\(mitm.port)/hello").text == "hello from mitm")
+        #expect(await lapsed.lastPinEvaluation[try Origin("https://localhost:\(mitm.port)")]?.decision == .allowReported)
+        #expect(mitm.requestCount == 1, "only the lapsed, report-only set let a request through")
+    }
+
     @Test func anExpiredCertificateIsRefusedEvenWithAMatchingPin() async throws {
         let expired = try pki.leaf(
             notBefore: Date().addingTimeInterval(-10 * 86_400),
