@@ -89,12 +89,17 @@ public struct GatewayConfiguration: Codable, Sendable {
         /// PEM file of extra trusted roots (the simulator's, in development). Apple's root is used
         /// when this is absent; when present, only these roots are trusted.
         public var trustedRootsFile: String?
+        /// How many counters below the highest may still arrive, each once (an app signing
+        /// requests concurrently delivers them out of order); 0, the default, is strict. At most 63.
+        public var counterWindow: Int?
         public init(
             appIDs: [String],
             allowDevelopment: Bool? = nil,
             clientDataHash: String? = nil,
-            trustedRootsFile: String? = nil
+            trustedRootsFile: String? = nil,
+            counterWindow: Int? = nil
         ) {
+            self.counterWindow = counterWindow
             self.appIDs = appIDs
             self.allowDevelopment = allowDevelopment
             self.clientDataHash = clientDataHash
@@ -261,6 +266,9 @@ public struct GatewayConfiguration: Codable, Sendable {
         guard stores == 1 else { throw SignetError(.malformedMessage, "configure exactly one store") }
         guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
             throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
+        }
+        if let window = appAttest?.counterWindow, !(0...CounterWindow.maximumWidth).contains(window) {
+            throw SignetError(.malformedMessage, "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
         }
         for route in routes where try route.requirement() == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {

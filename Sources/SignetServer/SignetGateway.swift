@@ -106,7 +106,8 @@ public struct SignetGateway: Sendable {
                 ? "https" : configuration.publicScheme,
             publicAuthority: configuration.publicAuthority,
             maximumBodyBytes: configuration.maxBodyBytes,
-            counters: store
+            counters: store,
+            counterWindow: configuration.appAttest?.counterWindow ?? 0
         )
         if let tlsConfiguration = configuration.tls {
             let tls = try GatewayTLS.resolve(tlsConfiguration)

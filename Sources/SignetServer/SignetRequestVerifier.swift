@@ -20,14 +20,18 @@ public struct SignetRequestVerifier: Sendable {
     public var maximumBodyBytes: Int
     /// Where signed counters (App Attest) are advanced, atomically; `nil` when no algorithm has one.
     public var counters: (any DeviceStore)?
+    /// Counters below the highest still accepted once each (``CounterWindow``); 0 is strict.
+    public var counterWindow: Int
 
     public init(
         verifier: MessageVerifier,
         publicScheme: String,
         publicAuthority: String? = nil,
         maximumBodyBytes: Int = 1 << 20,
-        counters: (any DeviceStore)? = nil
+        counters: (any DeviceStore)? = nil,
+        counterWindow: Int = 0
     ) {
+        self.counterWindow = counterWindow
         self.verifier = verifier
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
@@ -41,7 +45,8 @@ public struct SignetRequestVerifier: Sendable {
     }
 
     /// Verifies a message and, when its signature carries a counter, advances the device's stored
-    /// counter (compare-and-set in the store): a counter not above the stored one is rejected.
+    /// counter atomically in the store: a counter already used, or not above the highest (beyond the
+    /// configured window), is rejected.
     public func verify(message: HTTPMessage, now: Date) async throws -> SignetIdentity {
         let verified = try await verifier.verify(message, now: now)
         let identity = SignetIdentity(verified)
@@ -49,8 +54,13 @@ public struct SignetRequestVerifier: Sendable {
             guard let counters, let deviceID = identity.deviceID else {
                 throw SignetError(.counterNotIncreasing, "no store to advance the signed counter in")
             }
-            guard try await counters.advanceCounter(deviceID: deviceID, to: counter) else {
-                throw SignetError(.counterNotIncreasing, "counter \(counter) is not above the stored one")
+            guard try await counters.advanceCounter(deviceID: deviceID, to: counter, window: counterWindow) else {
+                throw SignetError(
+                    .counterNotIncreasing,
+                    counterWindow == 0
+                        ? "counter \(counter) is not above the stored one"
+                        : "counter \(counter) was used already or is older than the \(counterWindow)-counter window"
+                )
             }
         }
         return identity

@@ -10,6 +10,8 @@ public final class MemoryStore: SignetStorage {
         var devices: [String: DeviceRecord] = [:]
         var deviceIDByKeyID: [String: String] = [:]
         var pinReports: [PinReportRecord] = []
+        /// ``CounterWindow/seen`` per device (the highest counter is the device's `counter`).
+        var counterWindows: [String: UInt64] = [:]
     }
 
     private let state = Mutex(State())
@@ -72,10 +74,13 @@ public final class MemoryStore: SignetStorage {
         state.withLock { Array($0.pinReports.reversed().prefix(limit)) }
     }
 
-    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+    public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
         state.withLock { state in
-            guard let device = state.devices[deviceID], value > device.counter else { return false }
-            state.devices[deviceID]!.counter = value
+            guard let device = state.devices[deviceID] else { return false }
+            var counters = CounterWindow(highest: device.counter, seen: state.counterWindows[deviceID] ?? 0)
+            guard counters.accept(value, width: window) else { return false }
+            state.devices[deviceID]!.counter = counters.highest
+            state.counterWindows[deviceID] = counters.seen
             return true
         }
     }

@@ -120,6 +120,7 @@ public final class PostgresStore: SignetStorage {
             """,
             "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
         ],
+        ["ALTER TABLE devices ADD COLUMN counter_window BIGINT NOT NULL DEFAULT 0"],
     ]
 
     private func migrate() async throws {
@@ -239,10 +240,27 @@ public final class PostgresStore: SignetStorage {
         ) > 0
     }
 
-    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+    /// ``CounterWindow`` as one statement (the row lock makes it atomic across instances). Shift
+    /// amounts are clamped to 0...63 wherever PostgreSQL might evaluate them out of range.
+    public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
         let counter = Int64(value)
+        let width = Int64(max(0, min(window, CounterWindow.maximumWidth)))
+        let mask = Int64.max >> (63 - width)
         return try await count(
-            "UPDATE devices SET counter = \(counter) WHERE device_id = \(deviceID) AND counter < \(counter) RETURNING 1"
+            """
+            UPDATE devices SET
+                counter_window = CASE
+                    WHEN \(counter) > counter THEN
+                        CASE WHEN \(counter) - counter > \(width) THEN 0
+                        ELSE ((counter_window << LEAST(GREATEST(\(counter) - counter, 0), 63)::int)
+                            | (1::bigint << LEAST(GREATEST(\(counter) - counter - 1, 0), 63)::int)) & \(mask) END
+                    ELSE counter_window | (1::bigint << LEAST(GREATEST(counter - \(counter) - 1, 0), 63)::int) END,
+                counter = GREATEST(counter, \(counter))
+            WHERE device_id = \(deviceID) AND (\(counter) > counter OR (\(counter) < counter
+                AND counter - \(counter) - 1 < \(width)
+                AND (counter_window & (1::bigint << LEAST(GREATEST(counter - \(counter) - 1, 0), 63)::int)) = 0))
+            RETURNING 1
+            """
         ) > 0
     }
 

@@ -67,6 +67,7 @@ public final class SQLiteStore: SignetStorage {
             """,
             "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
         ],
+        ["ALTER TABLE devices ADD COLUMN counter_window INTEGER NOT NULL DEFAULT 0"],
     ]
 
     private func migrate() async throws {
@@ -144,10 +145,24 @@ public final class SQLiteStore: SignetStorage {
         return !rows.isEmpty
     }
 
-    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+    /// ``CounterWindow`` as one statement: the row's old `counter` and `counter_window` feed every
+    /// expression, so concurrent callers with one value cannot both succeed.
+    public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
+        let width = max(0, min(window, CounterWindow.maximumWidth))
         let rows = try await query(
-            "UPDATE devices SET counter = ? WHERE device_id = ? AND counter < ? RETURNING device_id",
-            [.integer(Int(value)), .text(deviceID), .integer(Int(value))]
+            """
+            UPDATE devices SET
+                counter_window = CASE
+                    WHEN ?1 > counter THEN
+                        CASE WHEN ?1 - counter > ?2 THEN 0
+                        ELSE ((counter_window << (?1 - counter)) | (1 << (?1 - counter - 1))) & ?3 END
+                    ELSE counter_window | (1 << (counter - ?1 - 1)) END,
+                counter = MAX(counter, ?1)
+            WHERE device_id = ?4 AND (?1 > counter OR (?1 < counter AND counter - ?1 - 1 < ?2
+                AND (counter_window & (1 << MIN(MAX(counter - ?1 - 1, 0), 63))) = 0))
+            RETURNING device_id
+            """,
+            [.integer(Int(value)), .integer(width), .integer(Int.max >> (63 - width)), .text(deviceID)]
         )
         return !rows.isEmpty
     }

@@ -22,9 +22,17 @@ public protocol DeviceStore: Sendable {
     func device(id: String) async throws -> DeviceRecord?
     /// Marks the device revoked; `false` when there is no such device.
     func revokeDevice(id: String, at time: Date) async throws -> Bool
-    /// Sets the counter to `value` only if `value` is greater than the stored one (compare-and-set in
-    /// the store, never read-then-write). `false` when it is not greater.
-    func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool
+    /// Accepts a signed counter at most once, atomically in the store (never read-then-write), by the
+    /// rule of ``CounterWindow``: above the highest so far, or — with `window` > 0 — one of the
+    /// `window` counters below it not used yet. `false` when it is refused or the device is unknown.
+    func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool
+}
+
+extension DeviceStore {
+    /// The strict rule: `value` must exceed every earlier counter.
+    public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
+        try await advanceCounter(deviceID: deviceID, to: value, window: 0)
+    }
 }
 
 /// Pin failure reports that clients sent to `POST /signet/v1/pin-reports`.

@@ -46,6 +46,30 @@ import Testing
         #expect(harness.backend.receivedCount == 1)
     }
 
+    /// Two requests signed at once arrive in the opposite order: strict counters refuse the earlier
+    /// one; with a window both pass, and each counter still passes once.
+    @Test(arguments: [0, 8])
+    func outOfOrderAssertionsAndTheCounterWindow(_ window: Int) async throws {
+        let harness = try await GatewayHarness.start { $0.appAttest?.counterWindow = window }
+        defer { Task { await harness.stop() } }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        #expect(try await harness.attest(device).status == 201)
+        let signer = SimulatedAppAttestSigner(device: device)
+        let earlier = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random(), counter: 2)
+        let later = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random(), counter: 3)
+        #expect(try await GatewayHarness.send(later).status == 201)
+        let late = try await GatewayHarness.send(earlier)
+        if window == 0 {
+            #expect(late.reason == "counter_not_increasing")
+        } else {
+            #expect(late.status == 201, "\(late.text)")
+            // The same counter under a fresh nonce: refused, the window remembers it.
+            let again = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random(), counter: 2)
+            #expect(try await GatewayHarness.send(again).reason == "counter_not_increasing")
+        }
+        #expect(harness.backend.receivedCount == (window == 0 ? 1 : 2))
+    }
+
     @Test func attestationRejections() async throws {
         let harness = try await GatewayHarness.start()
         defer { Task { await harness.stop() } }
