@@ -20,7 +20,25 @@ final class HTTP1Connection: Sendable {
     private struct Job: Sendable {
         var head: HTTPRequestHead
         var body: [UInt8]
-        var continuation: CheckedContinuation<RawResponse, any Error>
+        var reply: Reply
+    }
+
+    /// The waiting request's continuation, resumed exactly once: by the answer, by a failure of the
+    /// connection, or by cancellation — whichever comes first.
+    private final class Reply: Sendable {
+        private let continuation = NIOLockedValueBox<CheckedContinuation<RawResponse, any Error>?>(nil)
+
+        func wait(_ continuation: CheckedContinuation<RawResponse, any Error>) {
+            self.continuation.withLockedValue { $0 = continuation }
+        }
+
+        func resume(_ result: Result<RawResponse, any Error>) {
+            let waiting = continuation.withLockedValue { value in
+                defer { value = nil }
+                return value
+            }
+            waiting?.resume(with: result)
+        }
     }
 
     private let jobs: AsyncStream<Job>.Continuation
@@ -31,9 +49,12 @@ final class HTTP1Connection: Sendable {
 
     var isClosed: Bool { state.withLockedValue { $0 } }
 
-    private init(jobs: AsyncStream<Job>.Continuation, trustFailure: NIOLockedValueBox<SignetError?>) {
+    private let channel: any Channel
+
+    private init(jobs: AsyncStream<Job>.Continuation, trustFailure: NIOLockedValueBox<SignetError?>, channel: any Channel) {
         self.jobs = jobs
         self.trustFailure = trustFailure
+        self.channel = channel
     }
 
     /// Connects; for TLS, `verify` receives the served chain (DER, leaf first) and returns the reason
@@ -80,25 +101,40 @@ final class HTTP1Connection: Sendable {
             throw SignetError(.connectionFailed, "cannot connect to \(origin): \(error)")
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
-        let connection = HTTP1Connection(jobs: continuation, trustFailure: trustFailure)
+        let connection = HTTP1Connection(jobs: continuation, trustFailure: trustFailure, channel: channel.channel)
         Task {
             await connection.run(channel: channel, jobs: stream, maximumResponseBytes: maximumResponseBytes)
         }
         return connection
     }
 
-    /// Sends one request and waits for its whole response.
+    /// Sends one request and waits for its whole response. Cancelling (a timeout) fails it at once
+    /// and closes the connection (without waiting for the TLS shutdown): a later answer is dropped.
     func execute(head: HTTPRequestHead, body: [UInt8]) async throws -> RawResponse {
-        try await withCheckedThrowingContinuation { continuation in
-            if case .terminated = jobs.yield(Job(head: head, body: body, continuation: continuation)) {
-                continuation.resume(throwing: SignetError(.connectionFailed, "the connection is closed"))
+        let reply = Reply()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                reply.wait(continuation)
+                if case .terminated = jobs.yield(Job(head: head, body: body, reply: reply)) {
+                    reply.resume(.failure(SignetError(.connectionFailed, "the connection is closed")))
+                }
             }
+        } onCancel: {
+            abort()
+            reply.resume(.failure(SignetError(.connectionFailed, "the request was cancelled")))
         }
     }
 
+    /// No more requests; the one in flight (if any) still gets its answer.
     func close() {
         state.withLockedValue { $0 = true }
         jobs.finish()
+    }
+
+    /// Closes at once, failing the request in flight.
+    func abort() {
+        close()
+        channel.close(promise: nil)
     }
 
     private func run(
@@ -135,17 +171,17 @@ final class HTTP1Connection: Sendable {
                         throw SignetError(.connectionFailed, "the server closed the connection before answering")
                     }
                     pending = nil
-                    job.continuation.resume(returning: RawResponse(head: head, body: body))
+                    job.reply.resume(.success(RawResponse(head: head, body: body)))
                     if !head.isKeepAlive { break }
                 }
             }
         } catch {
-            pending?.continuation.resume(throwing: mapped(error))
+            pending?.reply.resume(.failure(mapped(error)))
             pending = nil
         }
         close()
         for await job in stream {
-            job.continuation.resume(throwing: SignetError(.connectionFailed, "the connection closed"))
+            job.reply.resume(.failure(SignetError(.connectionFailed, "the connection closed")))
         }
     }
 

@@ -132,7 +132,8 @@ public actor SignetClient {
                 drop(connection, for: origin)
                 retried = true
             } catch {
-                drop(connection, for: origin)
+                connection.abort()
+                if connections[origin] === connection { connections[origin] = nil }
                 throw error
             }
         }
@@ -264,6 +265,11 @@ public actor SignetClient {
         }
         var policy = VerificationPolicy.permissive
         policy.selection = .label("gateway")
+        // Bound to this request's own signature (with its nonce) and status: an old signed response
+        // replayed against a new request does not verify.
+        policy.componentRules = [
+            .init(forRequests: false, all: [.status, try ComponentIdentifier(parsing: "\"signature\";req")])
+        ]
         let verifier = MessageVerifier(keys: keys, policy: policy, nonces: nil)
         let message = HTTPMessage.response(status: response.status, fields: response.fields, body: response.body)
         do {

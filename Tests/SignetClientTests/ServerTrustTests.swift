@@ -70,6 +70,52 @@ import X509
         #expect(server.requestCount == 20)
     }
 
+    /// A server that accepts the request and never answers: the client gives up at its timeout
+    /// (the connection is closed under the waiting request), and the next request works.
+    @Test func aServerThatNeverAnswersFailsAtTheTimeout() async throws {
+        let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        defer { Task { await server.stop() } }
+        let client = try SignetClient(
+            configuration: .init(
+                origins: [try Origin("https://localhost:\(server.port)")],
+                trust: ServerTrustEvaluator(roots: .only([pki.ca.certificate])),
+                timeout: .seconds(1)
+            )
+        )
+        let started = ContinuousClock.now
+        await expectCode(.connectionFailed) { _ = try await client.send("GET", "https://localhost:\(server.port)/slow") }
+        // Bounded by the timeout, not by the server's 30 s nor the TLS shutdown's 5 s.
+        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
+    }
+
+    /// A response signature that is not bound to the request (no `"signature";req`) could be
+    /// replayed against any request: the client refuses it.
+    @Test func aResponseSignatureNotBoundToTheRequestIsRefused() async throws {
+        let serverKey = try SigningKey.generate(.ed25519)
+        let server = try await TLSTestServer.start(
+            name: "genuine",
+            chainPEM: genuine.chainPEM,
+            keyPEM: genuine.keyPEM,
+            responseSigner: MessageSigner(key: serverKey, keyID: "gateway", algorithm: Ed25519Algorithm())
+        )
+        defer { Task { await server.stop() } }
+        let client = try SignetClient(
+            configuration: .init(
+                origins: [try Origin("https://localhost:\(server.port)")],
+                trust: ServerTrustEvaluator(roots: .only([pki.ca.certificate])),
+                responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: serverKey.verificationKey)]),
+                requireSignedResponses: true
+            )
+        )
+        await expectCode(.responseSignatureInvalid) {
+            _ = try await client.send("GET", "https://localhost:\(server.port)/signed-status")
+        }
+        await expectCode(.responseSignatureInvalid) {
+            _ = try await client.send("GET", "https://localhost:\(server.port)/hello")  // unsigned
+        }
+    }
+
     @Test func aRootPinMatchesTheValidatedChainEvenWhenTheServerSendsOnlyItsLeaf() async throws {
         let leafOnly = try genuine.certificate.serializeAsPEM().pemString
         let server = try await TLSTestServer.start(name: "leaf-only", chainPEM: leafOnly, keyPEM: genuine.keyPEM)

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTLS
 import Logging
 import NIOSSL
@@ -27,7 +28,15 @@ final class TLSTestServer: Sendable {
     }
 
     /// - Parameter redirect: when set, `GET /redirect` answers 302 to this URL.
-    static func start(name: String, chainPEM: String, keyPEM: String, redirect: String? = nil) async throws -> TLSTestServer {
+    /// - Parameter responseSigner: when set, `GET /signed-status` answers with a signature by it over
+    ///   `@status` alone (not bound to the request).
+    static func start(
+        name: String,
+        chainPEM: String,
+        keyPEM: String,
+        redirect: String? = nil,
+        responseSigner: MessageSigner? = nil
+    ) async throws -> TLSTestServer {
         var logger = Logger(label: "signet.test.tls")
         logger.logLevel = .critical
         let tls = TLSConfiguration.makeServerConfiguration(
@@ -40,6 +49,24 @@ final class TLSTestServer: Sendable {
             router.get("/hello") { _, _ in
                 box.withLock { $0?.requests.withLock { $0 += 1 } }
                 return "hello from \(name)"
+            }
+            router.get("/signed-status") { _, _ in
+                guard let responseSigner else { return Response(status: .notFound) }
+                let signed = try responseSigner.sign(
+                    HTTPMessage.response(status: 200),
+                    label: "gateway",
+                    components: [.status],
+                    created: Date()
+                )
+                var headers = HTTPFields()
+                for line in signed.fields.lines {
+                    if let name = HTTPField.Name(line.name) { headers.append(HTTPField(name: name, value: line.value)) }
+                }
+                return Response(status: .ok, headers: headers)
+            }
+            router.get("/slow") { _, _ in
+                try await Task.sleep(for: .seconds(30))
+                return "too late"
             }
             router.get("/redirect") { _, _ in
                 box.withLock { $0?.requests.withLock { $0 += 1 } }
