@@ -82,6 +82,37 @@ import X509
         #expect(afterRevocation.reason == "key_revoked")
     }
 
+    /// A configured certificate and key (RSA, made by openssl) instead of the development one: the
+    /// gateway serves it, and a client pinning its key talks to it.
+    @Test func aConfiguredOpenSSLCertificateIsServedAndPinned() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-rsa-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let certificate = folder.appendingPathComponent("tls.pem").path
+        let key = folder.appendingPathComponent("tls.key").path
+        _ = try OpenSSL.run([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
+        ])
+        let gateway = try await TLSGateway.start(
+            tls: .init(certificateFile: certificate, keyFile: key, clientCertificates: true)
+        )
+        defer { Task { await gateway.stop() } }
+        let served = try #require(gateway.gateway.tls).chain
+        #expect(served.count == 1)
+        // The pin the gateway computes is the one openssl computes.
+        let spki = try OpenSSL.run(["x509", "-in", certificate, "-pubkey", "-noout"])
+        let spkiFile = folder.appendingPathComponent("pub.pem")
+        try Data(spki.utf8).write(to: spkiFile)
+        let der = folder.appendingPathComponent("pub.der").path
+        _ = try OpenSSL.run(["pkey", "-pubin", "-in", spkiFile.path, "-outform", "DER", "-out", der])
+        let expected = SPKIPin(spkiDER: Array(try Data(contentsOf: URL(fileURLWithPath: der))))
+        #expect(try SPKIPin(certificateDER: served[0].derBytes) == expected)
+
+        let client = try gateway.client()
+        let board = try await client.send("GET", gateway.base + "/scores/top", sign: false)
+        #expect(board.status == 200)
+    }
+
     @Test func aCSRForAnotherKeyIsRefusedAndNothingIsStored() async throws {
         let gateway = try await TLSGateway.start()
         defer { Task { await gateway.stop() } }

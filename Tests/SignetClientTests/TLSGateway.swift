@@ -37,7 +37,8 @@ final class TLSGateway: Sendable {
         self.folder = folder
     }
 
-    static func start() async throws -> TLSGateway {
+    /// - Parameter tls: the gateway's TLS settings; a development certificate when `nil`.
+    static func start(tls: GatewayConfiguration.TLS? = nil) async throws -> TLSGateway {
         var logger = Logger(label: "signet.test.gateway")
         logger.logLevel = .critical
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tls-\(UUID().uuidString)")
@@ -59,14 +60,23 @@ final class TLSGateway: Sendable {
         ]
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
         configuration.adminToken = adminToken
-        configuration.tls = .init(development: true, clientCertificates: true)
+        configuration.tls = tls ?? .init(development: true, clientCertificates: true)
         configuration.deviceCA = .init(
             certificateFile: folder.appendingPathComponent("device-ca.pem").path,
             keyFile: folder.appendingPathComponent("device-ca.key").path
         )
         let store = try await configuration.store.open(logger: logger)
-        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-        let server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
+        let gateway: SignetGateway
+        let server: BackgroundServer
+        do {
+            gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+            server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
+        } catch {
+            // A refused configuration must not leave the backend running behind the failed test.
+            await backendServer.stop()
+            try? await store.shutdown()
+            throw error
+        }
         return TLSGateway(
             backendServer: backendServer,
             server: server,
@@ -77,10 +87,11 @@ final class TLSGateway: Sendable {
         )
     }
 
-    /// A client that trusts the development CA and pins the served leaf and the CA.
+    /// A client that trusts the served chain's last certificate and pins the chain (and a backup).
     func client(identity: ClientIdentity? = nil) throws -> SignetClient {
         let chain = try require(gateway.tls).chain
-        let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.derBytes) })
+        // The served chain's pins plus a backup, as a real pin set has.
+        let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.derBytes) } + [backupPin()])
         return try SignetClient(
             configuration: .init(
                 origins: [try Origin(base)],
