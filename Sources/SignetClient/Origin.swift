@@ -85,6 +85,8 @@ extension SignetError.Code {
     public static let certificateUntrusted = Self("certificate_untrusted")
     /// The connection failed or closed before an answer came.
     public static let connectionFailed = Self("connection_failed")
+    /// No answer within the configured timeout; the connection was closed.
+    public static let requestTimeout = Self("request_timeout")
     /// A response that had to be signed was not, or its signature did not verify.
     public static let responseSignatureInvalid = Self("response_signature_invalid")
 }

@@ -113,7 +113,7 @@ public actor SignetClient {
         for header in raw.head.headers { fields.append(name: header.name, value: header.value) }
         var response = ClientResponse(status: Int(raw.head.status.code), fields: fields, body: raw.body)
         response.signature = try await verifyResponseSignature(response, request: message)
-        await deliverPinReports(excluding: origin)
+        await deliverPinReports()
         return response
     }
 
@@ -178,7 +178,7 @@ public actor SignetClient {
     }
 
     /// Sends queued pin reports to the app's own server, if a connection to it works now.
-    private func deliverPinReports(excluding origin: Origin) async {
+    private func deliverPinReports() async {
         guard let path = configuration.pinReportPath, !pendingPinReports.isEmpty else { return }
         let home = configuration.origins[0]
         let reports = pendingPinReports
@@ -201,7 +201,7 @@ public actor SignetClient {
     /// Tries to deliver queued pin reports now; returns how many are still pending.
     @discardableResult
     public func flushPinReports() async -> Int {
-        await deliverPinReports(excluding: configuration.origins[0])
+        await deliverPinReports()
         return pendingPinReports.count
     }
 
@@ -320,13 +320,13 @@ public actor SignetClient {
     }
 }
 
-/// Runs `body`, failing with `connection_failed` after `timeout`.
+/// Runs `body`, failing with `request_timeout` after `timeout` (cancelling `body`).
 func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await body() }
         group.addTask {
             try await Task.sleep(for: timeout)
-            throw SignetError(.connectionFailed, "no answer within \(timeout)")
+            throw SignetError(.requestTimeout, "no answer within \(timeout)")
         }
         defer { group.cancelAll() }
         return try await group.next()!
