@@ -172,9 +172,14 @@ public actor SignetClient {
         return (connection, false)
     }
 
+    /// Reports kept while the home origin cannot be reached; the oldest go first beyond this.
+    static let maximumPendingPinReports = 20
+
     private func record(_ evaluation: PinEvaluation, for origin: Origin) {
         lastPinEvaluation[origin] = evaluation
-        if let report = evaluation.report { pendingPinReports.append(report.json) }
+        guard let report = evaluation.report else { return }
+        pendingPinReports.append(report.json)
+        if pendingPinReports.count > Self.maximumPendingPinReports { pendingPinReports.removeFirst() }
     }
 
     /// Sends queued pin reports to the app's own server, if a connection to it works now.
@@ -189,8 +194,10 @@ public actor SignetClient {
                 head.headers.add(name: "Host", value: home.port == (home.isTLS ? 443 : 80) ? home.host : "\(home.host):\(home.port)")
                 head.headers.add(name: "Content-Type", value: "application/json")
                 head.headers.add(name: "Content-Length", value: String(report.count))
-                let answer = try await execute(origin: home, head: head, body: report)
-                guard answer.head.status.code < 300 else { throw SignetError(.connectionFailed, "report refused") }
+                let status = try await execute(origin: home, head: head, body: report).head.status.code
+                // Kept for another try when the server is busy or failing; a report it refuses
+                // outright (malformed, too large) would be refused again, so it is dropped.
+                if status == 429 || status >= 500 { throw SignetError(.connectionFailed, "report not taken: \(status)") }
             } catch {
                 pendingPinReports.append(contentsOf: reports[index...])
                 return
