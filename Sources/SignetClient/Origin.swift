@@ -43,7 +43,9 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `host` is an IP literal (no SNI, matched against IP SANs).
-    var isIPAddress: Bool {
+    var isIPAddress: Bool { Self.isIPLiteral(host) }
+
+    static func isIPLiteral(_ host: String) -> Bool {
         host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
     }
 

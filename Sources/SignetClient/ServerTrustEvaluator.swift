@@ -76,7 +76,7 @@ public struct ServerTrustEvaluator: Sendable {
             combined.append(contentsOf: certificates)
             store = combined
         }
-        let isIP = host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0.isNumber || $0 == "." }
+        let isIP = Origin.isIPLiteral(host)
         var verifier = Verifier(rootCertificates: store) {
             RFC5280Policy(fixedExpiryValidationTime: now)
             ServerIdentityPolicy(serverHostname: isIP ? nil : host, serverIP: isIP ? host : nil)
