@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+/// A response as the client received it.
+public struct ClientResponse: Sendable {
+    public var status: Int
+    public var fields: MessageFields
+    public var body: [UInt8]
+    /// The response signature, when one verified.
+    public var signature: VerifiedSignature?
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// The `reason` of a problem+json body (`nil` for other bodies).
+    public var reason: String? {
+        json?["reason"] as? String
+    }
+
+    /// The body as a JSON object, if it is one.
+    public var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+    }
+}
