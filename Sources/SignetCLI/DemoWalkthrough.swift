@@ -18,7 +18,7 @@ struct DemoWalkthrough {
     static let appID = "ABCDE12345.dev.signet.scores"
 
     func makeClient(pins: Set<SPKIPin>? = nil, reportPins: Bool = true) throws -> SignetClient {
-        let pinned = try pins ?? Set(servedChain.map { try SPKIPin(certificateDER: $0.derBytes) })
+        let pinned = try pins ?? Set(servedChain.map { try SPKIPin(certificateDER: $0.serializeAsPEM().derBytes) })
         return try SignetClient(
             configuration: .init(
                 origins: [try Origin(base)],
@@ -36,7 +36,7 @@ struct DemoWalkthrough {
     func run() async throws {
         step(0, "pin the gateway: its served chain, leaf first")
         for certificate in servedChain {
-            print("   \(try SPKIPin(certificateDER: certificate.derBytes))  \(certificate.subject)")
+            print("   \(try SPKIPin(certificateDER: certificate.serializeAsPEM().derBytes))  \(certificate.subject)")
         }
         let client = try makeClient()
 
@@ -222,16 +222,6 @@ extension HTTPMessage {
         copy.fields.removeAll("signature")
         copy.fields.removeAll("signature-input")
         return copy
-    }
-}
-
-extension Certificate {
-    var derBytes: [UInt8] {
-        get throws {
-            var serializer = DER.Serializer()
-            try serializer.serialize(self)
-            return serializer.serializedBytes
-        }
     }
 }
 

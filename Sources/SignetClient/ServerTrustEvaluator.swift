@@ -97,7 +97,7 @@ public struct ServerTrustEvaluator: Sendable {
         }
         guard let pinSet = pinSet(for: host) else { return ServerTrustResult(error: nil, pins: nil, chain: chain) }
         let evaluation = pinSet.evaluate(
-            chain: chain.map { (try? $0.derBytes) ?? [] },
+            chain: chain.map { (try? $0.serializeAsPEM().derBytes) ?? [] },
             servedChain: servedChain,
             host: host,
             port: port,
@@ -119,15 +119,5 @@ public struct ServerTrustResult: Sendable {
 
     static func refused(_ error: SignetError) -> ServerTrustResult {
         ServerTrustResult(error: error, pins: nil, chain: [])
-    }
-}
-
-extension Certificate {
-    var derBytes: [UInt8] {
-        get throws {
-            var serializer = DER.Serializer()
-            try serializer.serialize(self)
-            return serializer.serializedBytes
-        }
     }
 }

@@ -153,7 +153,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// The protected backend, e.g. `http://127.0.0.1:9000`.
     public var upstream: String
     /// Scheme and authority clients sign (`https`, `api.example.com`) when a proxy terminates TLS.
-    public var publicScheme: String = "http"
+    /// The scheme defaults to how the gateway itself is reached: `https` with `tls`, `http` without.
+    public var publicScheme: String?
     public var publicAuthority: String?
     public var store = Store(sqlite: "signet.sqlite")
     public var routes: [Route] = [Route(prefix: "/", access: "verified")]
@@ -197,7 +198,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         upstream = try c.decode(String.self, forKey: .upstream)
         listen = try c.decodeIfPresent(Listen.self, forKey: .listen) ?? listen
-        publicScheme = try c.decodeIfPresent(String.self, forKey: .publicScheme) ?? publicScheme
+        publicScheme = try c.decodeIfPresent(String.self, forKey: .publicScheme)
         publicAuthority = try c.decodeIfPresent(String.self, forKey: .publicAuthority)
         store = try c.decodeIfPresent(Store.self, forKey: .store) ?? store
         routes = try c.decodeIfPresent([Route].self, forKey: .routes) ?? routes
@@ -259,6 +260,9 @@ public struct GatewayConfiguration: Codable, Sendable {
         try configuration.validate()
         return configuration
     }
+
+    /// The scheme clients sign: the configured one, else that of the gateway's own listener.
+    public var signedScheme: String { publicScheme ?? (tls == nil ? "http" : "https") }
 
     /// Checks what can be checked before starting.
     public func validate() throws {

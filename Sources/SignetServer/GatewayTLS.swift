@@ -19,29 +19,27 @@ public struct GatewayTLS: Sendable {
     /// when paths are given and the files do not exist yet).
     public static func resolve(_ tls: GatewayConfiguration.TLS, now: Date = Date()) throws -> GatewayTLS {
         let files = FileManager.default
-        if let certificateFile = tls.certificateFile, let keyFile = tls.keyFile,
-            files.fileExists(atPath: certificateFile) || files.fileExists(atPath: keyFile) || tls.development != true
-        {
-            guard let chainData = files.contents(atPath: certificateFile), let keyData = files.contents(atPath: keyFile)
-            else { throw SignetError(.invalidKey, "cannot read \(certificateFile) and \(keyFile)") }
-            let chainPEM = String(decoding: chainData, as: UTF8.self)
-            let chain: [Certificate]
-            do {
-                chain = try PEMDocument.parseMultiple(pemString: chainPEM).filter { $0.discriminator == "CERTIFICATE" }
-                    .map { try Certificate(derEncoded: $0.derBytes) }
-            } catch {
-                throw SignetError(.invalidKey, "\(certificateFile) holds no PEM certificates: \(error)")
+        let paths = tls.certificateFile.flatMap { certificate in tls.keyFile.map { (certificate, $0) } }
+        let absent = paths.map { !files.fileExists(atPath: $0.0) && !files.fileExists(atPath: $0.1) } ?? true
+        if tls.development == true && absent {
+            let development = try makeDevelopment(hosts: tls.developmentHosts ?? ["localhost", "127.0.0.1"], now: now)
+            if let (certificateFile, keyFile) = paths {
+                guard
+                    files.createFile(atPath: keyFile, contents: Data(development.keyPEM.utf8), attributes: [.posixPermissions: 0o600]),
+                    files.createFile(atPath: certificateFile, contents: Data(development.chainPEM.utf8))
+                else { throw SignetError(.invalidKey, "cannot write the development certificate to \(certificateFile)") }
             }
-            guard !chain.isEmpty else { throw SignetError(.invalidKey, "\(certificateFile) holds no certificate") }
-            return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: String(decoding: keyData, as: UTF8.self))
+            return development
         }
-        let development = try makeDevelopment(hosts: tls.developmentHosts ?? ["localhost", "127.0.0.1"], now: now)
-        if let certificateFile = tls.certificateFile, let keyFile = tls.keyFile {
-            guard files.createFile(atPath: keyFile, contents: Data(development.keyPEM.utf8), attributes: [.posixPermissions: 0o600]),
-                files.createFile(atPath: certificateFile, contents: Data(development.chainPEM.utf8))
-            else { throw SignetError(.invalidKey, "cannot write the development certificate to \(certificateFile)") }
+        // GatewayConfiguration.validate() requires both files unless `development` is set.
+        guard let (certificateFile, keyFile) = paths, let chainData = files.contents(atPath: certificateFile),
+            let keyData = files.contents(atPath: keyFile)
+        else { throw SignetError(.invalidKey, "cannot read tls.certificateFile and tls.keyFile") }
+        let chainPEM = String(decoding: chainData, as: UTF8.self)
+        guard let chain = try? SignetGateway.certificates(pem: chainPEM), !chain.isEmpty else {
+            throw SignetError(.invalidKey, "\(certificateFile) holds no PEM certificate")
         }
-        return development
+        return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: String(decoding: keyData, as: UTF8.self))
     }
 
     /// A development CA and a 90-day server certificate under it for `hosts`.
@@ -67,7 +65,7 @@ public struct GatewayTLS: Sendable {
     /// `sha256/<base64>  <subject>` per certificate, leaf first — what `signet pin --host` prints.
     public var pinLines: [String] {
         chain.map { certificate in
-            let pin = (try? SPKIPin(certificateDER: certificate.derBytes))?.description ?? "?"
+            let pin = (try? SPKIPin(certificateDER: certificate.serializeAsPEM().derBytes))?.description ?? "?"
             return "\(pin)  \(certificate.subject)"
         }
     }
@@ -86,16 +84,6 @@ public struct GatewayTLS: Sendable {
         // whether the certificate is one of ours is decided per route, with a reason code.
         return TLSChannelConfiguration(tlsConfiguration: tls) { _, promise in
             promise.succeed(.certificateVerified)
-        }
-    }
-}
-
-extension Certificate {
-    var derBytes: [UInt8] {
-        get throws {
-            var serializer = DER.Serializer()
-            try serializer.serialize(self)
-            return serializer.serializedBytes
         }
     }
 }

@@ -37,6 +37,8 @@ public struct SignetGateway: Sendable {
     public let tls: GatewayTLS?
     /// The device CA when client certificates are issued.
     public let deviceCA: DeviceCertificateAuthority?
+    /// Checks mutual-TLS client certificates; `nil` unless `tls.clientCertificates` and a device CA.
+    let clientCertificates: ClientCertificateVerifier?
     let server: HTTPServerBuilder
 
     public init(
@@ -101,9 +103,7 @@ public struct SignetGateway: Sendable {
         )
         self.requestVerifier = SignetRequestVerifier(
             verifier: verifier,
-            // Serving TLS itself, the gateway is reached over https unless told otherwise.
-            publicScheme: configuration.tls != nil && configuration.publicScheme == "http"
-                ? "https" : configuration.publicScheme,
+            publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
             maximumBodyBytes: configuration.maxBodyBytes,
             counters: store,
@@ -127,6 +127,9 @@ public struct SignetGateway: Sendable {
                 validityDays: $0.validityDays ?? 30
             )
         }
+        clientCertificates =
+            configuration.tls?.clientCertificates == true
+            ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
         if let signing = configuration.responseSigning {
             guard let text = FileManager.default.contents(atPath: signing.keyFile) else {
                 throw SignetError(.invalidKey, "cannot read the response signing key \(signing.keyFile)")
@@ -141,9 +144,14 @@ public struct SignetGateway: Sendable {
 
     static func certificates(pemFile: String) throws -> [Certificate] {
         guard let data = FileManager.default.contents(atPath: pemFile),
-            let documents = try? PEMDocument.parseMultiple(pemString: String(decoding: data, as: UTF8.self))
+            let certificates = try? certificates(pem: String(decoding: data, as: UTF8.self))
         else { throw SignetError(.malformedMessage, "cannot read trusted roots from \(pemFile)") }
-        return try documents.filter { $0.discriminator == "CERTIFICATE" }.map {
+        return certificates
+    }
+
+    /// The CERTIFICATE blocks of a PEM text, in order.
+    static func certificates(pem: String) throws -> [Certificate] {
+        try PEMDocument.parseMultiple(pemString: pem).filter { $0.discriminator == "CERTIFICATE" }.map {
             try Certificate(derEncoded: $0.derBytes)
         }
     }
@@ -253,11 +261,10 @@ public struct SignetGateway: Sendable {
 
     /// The device behind the mutual-TLS client certificate (see ``ClientCertificateVerifier``).
     private func verifyClientCertificate(_ context: SignetRequestContext) async throws -> SignetIdentity {
-        guard let deviceCA, configuration.tls?.clientCertificates == true else {
+        guard let clientCertificates else {
             throw SignetError(.clientCertificateRequired, "this gateway does not take client certificates")
         }
-        let presented = try? await context.peerCertificateDER()
-        return try await ClientCertificateVerifier(deviceCA: deviceCA, devices: store).identity(presented: presented, now: clock())
+        return try await clientCertificates.identity(presented: try? await context.peerCertificateDER(), now: clock())
     }
 
     /// The seed high-score scheme on a route configured for it (no replay protection of its own).

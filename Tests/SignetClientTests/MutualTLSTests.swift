@@ -106,7 +106,7 @@ import X509
         let der = folder.appendingPathComponent("pub.der").path
         _ = try OpenSSL.run(["pkey", "-pubin", "-in", spkiFile.path, "-outform", "DER", "-out", der])
         let expected = SPKIPin(spkiDER: Array(try Data(contentsOf: URL(fileURLWithPath: der))))
-        #expect(try SPKIPin(certificateDER: served[0].derBytes) == expected)
+        #expect(try SPKIPin(certificateDER: served[0].serializeAsPEM().derBytes) == expected)
 
         let client = try gateway.client()
         let board = try await client.send("GET", gateway.base + "/scores/top", sign: false)
@@ -182,7 +182,7 @@ import X509
             notedHostname: "api.example.com",
             includeSubdomains: false,
             enforce: true,
-            servedChainDER: [try gateway.gateway.tls!.chain[0].derBytes],
+            servedChainDER: [try gateway.gateway.tls!.chain[0].serializeAsPEM().derBytes],
             knownPins: [try backupPin().hpkpDescription]
         )
         let stored = try await client.send(

@@ -123,7 +123,7 @@ import X509
         let leafOnly = try genuine.certificate.serializeAsPEM().pemString
         let server = try await TLSTestServer.start(name: "leaf-only", chainPEM: leafOnly, keyPEM: genuine.keyPEM)
         defer { Task { await server.stop() } }
-        let caPin = try SPKIPin(certificateDER: pki.ca.certificate.derBytes)
+        let caPin = try SPKIPin(certificateDER: pki.ca.certificate.serializeAsPEM().derBytes)
         let client = try client(ports: [server.port], pins: [caPin, try backupPin()], positions: [.root])
         #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
     }

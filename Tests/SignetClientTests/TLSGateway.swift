@@ -6,6 +6,7 @@ import SignetClient
 import SignetCore
 import SignetServer
 import SignetStore
+import SwiftASN1
 
 /// The example backend behind a gateway that speaks HTTPS with a development certificate, takes
 /// client certificates from its device CA, and signs its responses.
@@ -91,7 +92,7 @@ final class TLSGateway: Sendable {
     func client(identity: ClientIdentity? = nil) throws -> SignetClient {
         let chain = try require(gateway.tls).chain
         // The served chain's pins plus a backup, as a real pin set has.
-        let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.derBytes) } + [backupPin()])
+        let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.serializeAsPEM().derBytes) } + [backupPin()])
         return try SignetClient(
             configuration: .init(
                 origins: [try Origin(base)],

@@ -115,7 +115,7 @@ struct TestPKI {
         let certificate: Certificate
         let keyPEM: String
         let chainPEM: String
-        var pin: SPKIPin { get throws { try SPKIPin(certificateDER: certificate.derBytes) } }
+        var pin: SPKIPin { get throws { try SPKIPin(certificateDER: certificate.serializeAsPEM().derBytes) } }
     }
 
     func leaf(
@@ -137,16 +137,6 @@ struct TestPKI {
             keyPEM: key.pemRepresentation,
             chainPEM: try certificate.serializeAsPEM().pemString + "\n" + ca.certificatePEM + "\n"
         )
-    }
-}
-
-extension Certificate {
-    var derBytes: [UInt8] {
-        get throws {
-            var serializer = DER.Serializer()
-            try serializer.serialize(self)
-            return serializer.serializedBytes
-        }
     }
 }
 

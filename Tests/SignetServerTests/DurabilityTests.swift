@@ -7,52 +7,9 @@ import SignetCore
 import SignetServer
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `signet serve` killed with SIGKILL under load and restarted on the same SQLite file: no request
 /// it had let through gets through again.
 @Suite struct DurabilityTests {
-    /// A `signet serve` process and the port it listens on.
-    final class ServeProcess: @unchecked Sendable {  // Process is not Sendable; used from one task at a time.
-        let process: Process
-        let port: Int
-
-        init(config: String, folder: URL) throws {
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: CLIProcess.signetPath)
-            process.arguments = ["serve", "--config", config, "--log-level", "error"]
-            process.currentDirectoryURL = folder
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line: [UInt8] = []
-            let handle = out.fileHandleForReading
-            while !line.contains(0x0A) {
-                let chunk = handle.availableData
-                guard !chunk.isEmpty else { throw HarnessError("signet serve exited before listening") }
-                line += chunk
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard let range = text.range(of: "127.0.0.1:"),
-                let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-            else { throw HarnessError("unexpected output: \(text)") }
-            self.port = port
-        }
-
-        func kill() {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-
-        func terminate() {
-            process.terminate()
-            process.waitUntilExit()
-        }
-    }
-
     @Test func aRestartAfterSIGKILLAcceptsNoNonceItHadAccepted() async throws {
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error

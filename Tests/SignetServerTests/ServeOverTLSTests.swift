@@ -6,10 +6,6 @@ import SignetCore
 import SignetServer
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `signet serve` with a development certificate prints its pins; `signet request` sends a signed,
 /// pinned request through it, and refuses when the pins are wrong. Two real processes over TLS.
 @Suite struct ServeOverTLSTests {
@@ -45,29 +41,13 @@ import Testing
         let configPath = folder.appendingPathComponent("signet.json").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
 
-        let serve = Process()
-        serve.executableURL = URL(fileURLWithPath: CLIProcess.signetPath)
-        serve.arguments = ["serve", "--config", configPath, "--log-level", "error"]
-        serve.currentDirectoryURL = folder
-        let out = Pipe()
-        serve.standardOutput = out
-        serve.standardError = FileHandle.nullDevice
-        try serve.run()
-        defer {
-            kill(serve.processIdentifier, SIGKILL)
-            serve.waitUntilExit()
-        }
-        var banner = ""
-        while !banner.contains("development certificate") {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw HarnessError("signet serve exited: \(banner)") }
-            banner += String(decoding: chunk, as: UTF8.self)
-        }
-        let lines = banner.split(separator: "\n").map(String.init)
-        let listening = try #require(lines.first { $0.contains("listening on https://127.0.0.1:") })
-        let port = try #require(Int(listening.split(separator: ":")[2].prefix { $0.isNumber }))
+        let serve = try ServeProcess(config: configPath, folder: folder, until: "development certificate")
+        defer { serve.kill() }
+        let lines = serve.banner.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.contains("listening on https://127.0.0.1:\(serve.port)") })
+        let port = serve.port
         let pins = lines.filter { $0.hasPrefix("  sha256/") }.map { String($0.dropFirst(2).prefix { $0 != " " }) }
-        #expect(pins.count == 2, "leaf and development CA: \(banner)")
+        #expect(pins.count == 2, "leaf and development CA: \(serve.banner)")
         #expect(lines.contains { $0.hasSuffix("CN=localhost") })
 
         // The pins printed are the chain written to tls.pem.

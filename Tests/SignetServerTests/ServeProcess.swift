@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A `signet serve` process, the port it listens on and what it printed at start.
+final class ServeProcess: @unchecked Sendable {  // Process is not Sendable; used from one task at a time.
+    let process: Process
+    let port: Int
+    /// Standard output up to (and including) `marker`.
+    let banner: String
+
+    /// Starts `signet serve --config config` and reads its output until `marker` has been printed.
+    init(config: String, folder: URL, until marker: String = "\n") throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: CLIProcess.signetPath)
+        process.arguments = ["serve", "--config", config, "--log-level", "error"]
+        process.currentDirectoryURL = folder
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let handle = out.fileHandleForReading
+        while !text.contains(marker) {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { throw HarnessError("signet serve exited before listening: \(text)") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: "127.0.0.1:"),
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else { throw HarnessError("unexpected output: \(text)") }
+        self.port = port
+        self.banner = text
+    }
+
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func terminate() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
