@@ -82,6 +82,73 @@ import X509
         #expect(afterRevocation.reason == "key_revoked")
     }
 
+    /// Certificates the device CA did issue, but not for a registered device or no longer current.
+    @Test func deviceCACertificatesForUnknownDevicesOrSupersededOnesAreRefused() async throws {
+        let gateway = try await TLSGateway.start()
+        defer { Task { await gateway.stop() } }
+        let provider = SoftwareKeyProvider(requestCertificate: true)
+        let device = try await gateway.client().register(using: provider)
+        let ca = try #require(gateway.gateway.deviceCA).issuer
+        func answer(deviceID: String) async throws -> ClientResponse {
+            let certificate = try ca.issue(
+                commonName: deviceID,
+                publicKey: .init(provider.privateKey.publicKey),
+                usage: .client,
+                uris: ["signet:device:\(deviceID)"],
+                notAfter: Date().addingTimeInterval(86_400)
+            )
+            let client = try gateway.client(
+                identity: ClientIdentity(
+                    certificateChainPEM: try certificate.serializeAsPEM().pemString,
+                    privateKeyPEM: provider.privateKeyPEM
+                )
+            )
+            return try await client.send("GET", gateway.base + "/echo/headers")
+        }
+        // Same CA, same key, another serial: not the certificate registered for the device.
+        #expect(try await answer(deviceID: device.deviceID).reason == "client_certificate_untrusted")
+        #expect(try await answer(deviceID: "dev_nobody").reason == "client_certificate_untrusted")
+    }
+
+    /// CSRs that do not parse, whose signature does not verify, or sent where no device CA exists.
+    @Test func badCSRsAreRefusedWithTheirReasons() async throws {
+        let gateway = try await TLSGateway.start()
+        let plain = try await TLSGateway.start(tls: .init(development: true)) { configuration in
+            configuration.deviceCA = nil
+            configuration.routes = [.init(prefix: "/", access: "verified")]
+        }
+        defer { Task { await gateway.stop(); await plain.stop() } }
+        let provider = SoftwareKeyProvider()
+        func register(at target: TLSGateway, csr: String) async throws -> ClientResponse {
+            let client = try target.client()
+            let challenge = try #require(
+                try await client.send("POST", target.base + "/signet/v1/challenges", sign: false).json?["challenge"] as? String
+            )
+            var body = try JSONSerialization.jsonObject(with: Data(try await provider.registration(challenge: challenge).body))
+                as! [String: Any]
+            body["csr"] = csr
+            return try await client.send(
+                "POST",
+                target.base + "/signet/v1/devices",
+                fields: [("Content-Type", "application/json")],
+                body: Array(try JSONSerialization.data(withJSONObject: body)),
+                sign: false
+            )
+        }
+        let csr = try provider.certificateSigningRequestPEM()
+        #expect(try await register(at: gateway, csr: "not a CSR").reason == "malformed_message")
+        // One byte of the signed subject changed: it parses, its signature does not verify.
+        var der = try PEMDocument(pemString: csr).derBytes
+        let name = Array("signet device".utf8)
+        let at = try #require((0...(der.count - name.count)).first { Array(der[$0..<$0 + name.count]) == name })
+        der[at] ^= 0x01
+        #expect(try await register(at: gateway, csr: Base64.encode(der)).reason == "signature_invalid")
+        #expect(try await register(at: plain, csr: csr).reason == "malformed_message")
+        let keyID = try provider.signingKey.verificationKey.jwk.thumbprint
+        #expect(try await gateway.store.device(keyID: keyID) == nil)
+        #expect(try await plain.store.device(keyID: keyID) == nil)
+    }
+
     /// A configured certificate and key (RSA, made by openssl) instead of the development one: the
     /// gateway serves it, and a client pinning its key talks to it.
     @Test func aConfiguredOpenSSLCertificateIsServedAndPinned() async throws {
@@ -166,7 +233,7 @@ import X509
             _ = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:wrong", "-nokeys"])
         }
         // A key that is not the certificate's is refused before anything is written.
-        #expect(throws: SignetError.self) {
+        #expect(throws: SignetError(.keyMismatch, "")) {
             _ = try PKCS12Archive.export(chainPEM: chainPEM, privateKeyPEM: SoftwareKeyProvider().privateKeyPEM, password: "x")
         }
     }
@@ -205,6 +272,14 @@ import X509
             sign: false
         )
         #expect(huge.reason == "body_too_large")
+
+        // Unauthenticated, so limited per source.
+        let limited = try await TLSGateway.start { $0.pinReportsPerSourcePerMinute = 1 }
+        defer { Task { await limited.stop() } }
+        let limitedClient = try limited.client()
+        let reportURL = limited.base + "/signet/v1/pin-reports"
+        #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).status == 201)
+        #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).reason == "rate_limited")
 
         let unauthorised = try await client.send("GET", gateway.base + "/signet/v1/pin-reports", sign: false)
         #expect(unauthorised.reason == "signature_invalid")

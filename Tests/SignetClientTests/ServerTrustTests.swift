@@ -92,6 +92,15 @@ import X509
         #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
     }
 
+    @Test func nobodyListeningIsConnectionFailed() async throws {
+        // A port that was just free: bind, note it, close.
+        let server = try await TLSTestServer.start(name: "gone", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        let port = server.port
+        await server.stop()
+        let client = try client(ports: [port], pins: [try genuine.pin, try backupPin()])
+        await expectCode(.connectionFailed) { _ = try await client.send("GET", "https://localhost:\(port)/hello") }
+    }
+
     /// A response signature that is not bound to the request (no `"signature";req`) could be
     /// replayed against any request: the client refuses it.
     @Test func aResponseSignatureNotBoundToTheRequestIsRefused() async throws {

@@ -38,8 +38,13 @@ final class TLSGateway: Sendable {
         self.folder = folder
     }
 
-    /// - Parameter tls: the gateway's TLS settings; a development certificate when `nil`.
-    static func start(tls: GatewayConfiguration.TLS? = nil) async throws -> TLSGateway {
+    /// - Parameters:
+    ///   - tls: the gateway's TLS settings; a development certificate when `nil`.
+    ///   - adjust: last changes to the configuration.
+    static func start(
+        tls: GatewayConfiguration.TLS? = nil,
+        adjust: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> TLSGateway {
         var logger = Logger(label: "signet.test.gateway")
         logger.logLevel = .critical
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-tls-\(UUID().uuidString)")
@@ -66,6 +71,7 @@ final class TLSGateway: Sendable {
             certificateFile: folder.appendingPathComponent("device-ca.pem").path,
             keyFile: folder.appendingPathComponent("device-ca.key").path
         )
+        adjust(&configuration)
         let store = try await configuration.store.open(logger: logger)
         let gateway: SignetGateway
         let server: BackgroundServer
