@@ -2,38 +2,48 @@
 import Foundation
 import Synchronization
 
-/// A per-source fixed-window counter for unauthenticated endpoints, bounded in memory: at most
-/// `maximumSources` sources are tracked per window, and sources past that share one bucket.
+/// A per-source counter for unauthenticated endpoints: at most `limit` requests in the window that a
+/// source's first request opens (not a window aligned to the clock, which a burst straddling the
+/// boundary gets through twice). Bounded in memory: at most `maximumSources` sources are tracked;
+/// expired ones are swept at most once per window, and new sources past the cap share one bucket.
 final class SourceRateLimiter: Sendable {
+    private struct Entry {
+        var start: Date
+        var count: Int
+    }
+
     private struct State {
-        var window: Int64 = 0
-        var counts: [String: Int] = [:]
+        var entries: [String: Entry] = [:]
+        var lastSweep = Date.distantPast
     }
 
     private let state = Mutex(State())
     let limit: Int
-    let windowSeconds: Int64
+    let window: TimeInterval
     let maximumSources: Int
 
     init(limit: Int, windowSeconds: Int64 = 60, maximumSources: Int = 100_000) {
         self.limit = limit
-        self.windowSeconds = windowSeconds
+        self.window = TimeInterval(windowSeconds)
         self.maximumSources = maximumSources
     }
 
     /// Counts one request from `source`; `false` when it is over the limit.
     func allow(_ source: String?, now: Date) -> Bool {
-        let window = Int64(now.timeIntervalSince1970) / windowSeconds
-        return state.withLock { state in
-            if state.window != window {
-                state.window = window
-                state.counts.removeAll(keepingCapacity: true)
-            }
+        state.withLock { state in
             var key = source ?? "unknown"
-            if state.counts[key] == nil, state.counts.count >= maximumSources { key = "overflow" }
-            let count = state.counts[key, default: 0] + 1
-            state.counts[key] = count
-            return count <= limit
+            if state.entries[key] == nil, state.entries.count >= maximumSources {
+                if now.timeIntervalSince(state.lastSweep) >= window {
+                    state.entries = state.entries.filter { now.timeIntervalSince($0.value.start) < window }
+                    state.lastSweep = now
+                }
+                if state.entries.count >= maximumSources { key = "overflow" }
+            }
+            var entry = state.entries[key] ?? Entry(start: now, count: 0)
+            if now.timeIntervalSince(entry.start) >= window { entry = Entry(start: now, count: 0) }
+            entry.count += 1
+            state.entries[key] = entry
+            return entry.count <= limit
         }
     }
 }
