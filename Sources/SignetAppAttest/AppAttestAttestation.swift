@@ -264,10 +264,6 @@ public struct AppAttestAttestationVerifier: Sendable {
     }
 }
 
-extension SignetError.Code {
-    /// The key id, credential id and attested key do not agree.
-    public static let attestationKeyMismatch = Self("attestation_key_mismatch")
-}
 
 /// Intermediates validated against the verifier's roots (bounded: Apple has a handful).
 final class IntermediateCache: Sendable {

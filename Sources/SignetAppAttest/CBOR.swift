@@ -175,8 +175,3 @@ public struct CBORDecoder {
         }
     }
 }
-
-extension SignetError.Code {
-    /// CBOR that is truncated, extended, too deep or otherwise not what App Attest sends.
-    public static let malformedCBOR = Self("malformed_cbor")
-}

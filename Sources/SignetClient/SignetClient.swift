@@ -236,7 +236,7 @@ public actor SignetClient {
             let keyID = object["keyid"] as? String
         else {
             throw SignetError(
-                SignetError.Code(answer.reason ?? "registration_failed"),
+                answer.reason.flatMap(SignetError.Code.init(rawValue:)) ?? .registrationFailed,
                 "registration refused: \(answer.status) \(answer.text)"
             )
         }

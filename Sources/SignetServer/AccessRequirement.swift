@@ -15,13 +15,13 @@ public enum AccessRequirement: Sendable, Hashable {
     /// The seed high-score scheme: `msg` + hex `hmac` query parameters under a shared key.
     case legacyQueryHMAC(keyID: String)
 
-    /// Throws `trust_level_insufficient` when `identity` does not meet the requirement.
-    func check(_ identity: SignetIdentity) throws {
-        if case .trustLevel(let minimum) = self, identity.trustLevel < minimum {
-            throw SignetError(
-                .trustLevelInsufficient,
-                "this route needs \(minimum.rawValue), the client is \(identity.trustLevel.rawValue)"
-            )
+    /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
+    /// key without an owner counts as a shared secret). The verifier calls it as soon as the key is
+    /// known, before any cryptography and before a nonce is claimed or a counter advanced.
+    public func authorize(_ owner: KeyOwner?) throws {
+        let level = owner?.trustLevel ?? .sharedSecret
+        if case .trustLevel(let minimum) = self, level < minimum {
+            throw SignetError(.trustLevelInsufficient, "this route needs \(minimum.rawValue), the client is \(level.rawValue)")
         }
     }
 }

@@ -16,13 +16,18 @@ import SignetCore
 /// router.group("accounts").add(middleware: ClientCertificateMiddleware(verifier: verifier))
 /// ```
 public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
-    public let verifier: ClientCertificateVerifier
-    public let debug: Bool
+    /// `nil` when the server takes no client certificates: every request is refused.
+    public let verifier: ClientCertificateVerifier?
+    public let metrics: SignetMetrics?
     private let clock: @Sendable () -> Date
 
-    public init(verifier: ClientCertificateVerifier, debug: Bool = false, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        verifier: ClientCertificateVerifier?,
+        metrics: SignetMetrics? = nil,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.verifier = verifier
-        self.debug = debug
+        self.metrics = metrics
         self.clock = clock
     }
 
@@ -31,13 +36,15 @@ public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var context = context
-        do {
-            context.signetIdentity = try await verifier.identity(presented: try await context.peerCertificateDER(), now: clock())
-        } catch let error as SignetError {
-            context.logger.info("signet rejected client certificate", metadata: ["reason": .string(error.code.rawValue)])
-            return ProblemResponse.make(error, debug: debug)
+        guard let verifier else {
+            throw SignetError(.clientCertificateRequired, "this server does not take client certificates")
         }
+        var context = context
+        context.signet.identity = try await verifier.identity(
+            presented: try? await context.peerCertificateDER(),
+            now: clock()
+        )
+        metrics?.record(outcome: "accepted", reason: nil)
         return try await next(request, context)
     }
 }

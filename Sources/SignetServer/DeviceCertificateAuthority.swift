@@ -104,10 +104,3 @@ public struct DeviceCertificateAuthority: Sendable {
         certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
-
-extension SignetError.Code {
-    /// The route needs a client certificate (mutual TLS) and none was presented.
-    public static let clientCertificateRequired = Self("client_certificate_required")
-    /// The presented client certificate is not from the device CA, expired, or no longer current.
-    public static let clientCertificateUntrusted = Self("client_certificate_untrusted")
-}

@@ -7,72 +7,74 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
-import SignetStore
 
 /// Forwards a request to the upstream and streams the answer back.
 ///
-/// The client's own `Signet-*` fields never reach the upstream: they are stripped, and the gateway
-/// adds the identity it verified. Hop-by-hop fields stay on their hop.
+/// The request body is read whole (bounded) before anything goes upstream, as nginx does by default
+/// (`proxy_request_buffering on`): the handler owns the body and is done with it before it returns,
+/// so an upstream that answers early, resets or stalls can never leave a second reader on the
+/// connection's inbound stream (Hummingbird drains it after the handler), and a slow client costs
+/// the upstream nothing. The client's identity and forwarding fields never reach the upstream
+/// (``ForwardedFields``); the gateway sets its own.
 struct GatewayProxy: Sendable {
     let client: HTTPClient
     let upstream: String
     let responseSigner: MessageSigner?
+    let maximumBodyBytes: Int
     let maximumSignedResponseBytes: Int
     /// How long the upstream has to answer; AsyncHTTPClient keeps retrying a refused connection until then.
     let timeout: TimeAmount
+    /// `https` when clients reach the gateway over TLS (also behind a TLS-terminating proxy).
+    let publicScheme: String
+    let publicAuthority: String?
 
-    static let identityPrefix = "signet-"
-    static let hopByHop: Set<String> = [
-        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-        "transfer-encoding", "upgrade", "host", "content-length",
-    ]
-
-    func forward(
-        _ request: Request,
-        identity: SignetIdentity?,
-        signedRequest: HTTPMessage?,
-        logger: Logger
-    ) async throws -> Response {
+    func forward(_ request: Request, context: some SignetRequestContextProtocol) async throws -> Response {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maximumBodyBytes)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw SignetError(.bodyTooLarge, "the body exceeds \(maximumBodyBytes) bytes")
+        }
         var outbound = HTTPClientRequest(url: upstream + (request.head.path ?? "/"))
         outbound.method = .init(rawValue: request.method.rawValue)
-        for field in request.headers {
-            let name = field.name.canonicalName
-            if name.hasPrefix(Self.identityPrefix) || Self.hopByHop.contains(name) { continue }
-            outbound.headers.add(name: field.name.rawName, value: field.value)
-        }
-        if let identity {
-            outbound.headers.add(name: "Signet-Key-Id", value: identity.keyID)
-            outbound.headers.add(name: "Signet-Trust-Level", value: identity.trustLevel.rawValue)
-            if let device = identity.deviceID { outbound.headers.add(name: "Signet-Device", value: device) }
-        }
-        if let authority = request.head.authority { outbound.headers.add(name: "X-Forwarded-Host", value: authority) }
-        if let length = request.headers[.contentLength].flatMap(Int64.init) {
-            outbound.body = .stream(request.body, length: .known(length))
-        } else if request.method == .get || request.method == .head {
-            outbound.body = nil
-        } else {
-            outbound.body = .stream(request.body, length: .unknown)
+        outbound.headers = ForwardedFields.outbound(
+            request.headers,
+            identity: context.signet.identity,
+            client: context.remoteAddress,
+            scheme: publicScheme,
+            authority: publicAuthority ?? request.head.authority
+        )
+        if body.readableBytes > 0 || request.headers[.contentLength] != nil {
+            outbound.body = .bytes(body)
         }
 
         let upstreamResponse: HTTPClientResponse
         do {
-            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: logger)
+            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: context.logger)
         } catch {
             throw SignetError(.upstreamUnavailable, "the upstream did not answer: \(error)")
         }
         var headers = HTTPTypes.HTTPFields()
-        for header in upstreamResponse.headers where !Self.hopByHop.contains(header.name.lowercased()) {
+        for header in upstreamResponse.headers where !ForwardedFields.isHopByHop(header.name, in: upstreamResponse.headers) {
             guard let name = HTTPField.Name(header.name) else { continue }
             headers.append(HTTPField(name: name, value: header.value))
         }
         let status = HTTPResponse.Status(code: Int(upstreamResponse.status.code))
-        guard let responseSigner, let signedRequest else {
+        guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
             if let length = upstreamResponse.headers.first(name: "content-length") { headers[.contentLength] = length }
             return Response(status: status, headers: headers, body: .init(asyncSequence: upstreamResponse.body))
         }
         // A signed response covers its body's digest, so the body is read whole first (bounded).
-        let body = try await upstreamResponse.body.collect(upTo: maximumSignedResponseBytes)
-        return try sign(status: status, headers: headers, body: body, request: signedRequest, signer: responseSigner)
+        let responseBody: ByteBuffer
+        do {
+            responseBody = try await upstreamResponse.body.collect(upTo: maximumSignedResponseBytes)
+        } catch let error as NIOTooManyBytesError {
+            throw SignetError(.upstreamUnavailable, "the upstream's answer exceeds what can be signed: \(error)")
+        } catch {
+            throw SignetError(.upstreamUnavailable, "the upstream's answer broke off: \(error)")
+        }
+        return try sign(status: status, headers: headers, body: responseBody, request: signedRequest, signer: responseSigner)
     }
 
     /// Signs the response with the gateway key, bound to the request it answers (`;req`).

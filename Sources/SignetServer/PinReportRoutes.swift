@@ -16,7 +16,6 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let limiter: SourceRateLimiter
     let adminToken: String?
     let metrics: SignetMetrics
-    let debug: Bool
     let clock: @Sendable () -> Date
 
     static var maximumReportBytes: Int { 64 * 1024 }
@@ -24,19 +23,10 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     func add(to router: Router<Context>) {
         router.post("/signet/v1/pin-reports") { request, context in
             var request = request
-            return try await answer { try await receive(&request, source: context.remoteAddress) }
+            return try await receive(&request, source: context.remoteAddress)
         }
         router.get("/signet/v1/pin-reports") { request, _ in
-            try await answer { try await list(request) }
-        }
-    }
-
-    private func answer(_ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let error as SignetError {
-            metrics.record(outcome: "rejected", reason: error.code.rawValue)
-            return ProblemResponse.make(error, debug: debug)
+            try await list(request)
         }
     }
 
@@ -81,7 +71,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         guard let adminToken else { throw SignetError(.notFound, "the admin API is not enabled") }
         let presented = request.headers[.authorization] ?? ""
         guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(adminToken)".utf8)) else {
-            throw SignetError(.signatureInvalid, "the admin token is missing or wrong")
+            throw SignetError(.adminUnauthorized, "the admin token is missing or wrong")
         }
         let reports = try await store.pinReports(limit: 100)
         let objects: [[String: Any]] = reports.map { report in

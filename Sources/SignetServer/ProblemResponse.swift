@@ -3,25 +3,15 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import SignetAppAttest
 import SignetCore
-import SignetStore
 
 /// RFC 9457 `application/problem+json` answers carrying Signet's reason code.
+///
+/// The status comes from the code's entry in the catalogue (``SignetError/Code/httpStatus``).
 public enum ProblemResponse {
     /// The HTTP status for a reason code.
     public static func status(for code: SignetError.Code) -> HTTPResponse.Status {
-        switch code {
-        case .malformedHeader, .malformedMessage, .componentUnsupported, .malformedCBOR: .badRequest
-        case .headerTooLarge: .requestHeaderFieldsTooLarge
-        case .bodyTooLarge: .contentTooLarge
-        case .rateLimited: .tooManyRequests
-        case .deviceExists: .conflict
-        case .trustLevelInsufficient: .forbidden
-        case .notFound: .notFound
-        case .storeUnavailable, .nonceStoreFull, .upstreamUnavailable: .serviceUnavailable
-        default: .unauthorized
-        }
+        HTTPResponse.Status(code: code.httpStatus)
     }
 
     /// The problem document for `error`; with `debug`, also the signature base the verifier built.
@@ -29,7 +19,7 @@ public enum ProblemResponse {
         let status = status(for: error.code)
         var document: [String: Any] = [
             "type": "urn:signet:reason:\(error.code.rawValue)",
-            "title": title(error.code),
+            "title": title(status),
             "status": status.code,
             "reason": error.code.rawValue,
             "detail": error.reason,
@@ -42,26 +32,48 @@ public enum ProblemResponse {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
-    static func title(_ code: SignetError.Code) -> String {
-        switch status(for: code) {
+    /// Any error as a ``SignetError``: Hummingbird's own errors by their status, anything else
+    /// `internal_error` with nothing of the original in the answer.
+    public static func signetError(from error: any Error) -> SignetError {
+        if let error = error as? SignetError { return error }
+        if let error = error as? any HTTPResponseError {
+            switch error.status {
+            case .notFound: return SignetError(.notFound, "no such route")
+            case .methodNotAllowed: return SignetError(.methodNotAllowed, "the method is not allowed here")
+            case .contentTooLarge: return SignetError(.bodyTooLarge, "the body is too large")
+            case .requestHeaderFieldsTooLarge: return SignetError(.headerTooLarge, "the header section is too large")
+            case .badRequest: return SignetError(.malformedMessage, "the request is malformed")
+            default: break
+            }
+        }
+        return SignetError(.internalError, "the server failed to handle the request")
+    }
+
+    static func title(_ status: HTTPResponse.Status) -> String {
+        switch status {
         case .badRequest: "Malformed request"
         case .unauthorized: "Request not authenticated"
         case .forbidden: "Not allowed for this client"
         case .tooManyRequests: "Too many requests"
         case .serviceUnavailable: "Service unavailable"
         case .contentTooLarge: "Body too large"
+        case .requestHeaderFieldsTooLarge: "Header section too large"
         case .conflict: "Already registered"
         case .notFound: "Not found"
+        case .methodNotAllowed: "Method not allowed"
+        case .badGateway, .gatewayTimeout: "Upstream failed"
+        case .internalServerError: "Internal error"
         default: "Request rejected"
         }
     }
 }
 
-extension SignetError.Code {
-    /// The route requires a higher trust level than the client's key has.
-    public static let trustLevelInsufficient = Self("trust_level_insufficient")
-    /// No such device or route.
-    public static let notFound = Self("not_found")
-    /// The upstream could not be reached.
-    public static let upstreamUnavailable = Self("upstream_unavailable")
+/// A thrown ``SignetError`` renders as problem+json even where no ``ProblemMiddleware`` is installed
+/// (without the debug signature base).
+extension SignetError: HTTPResponseError {
+    public var status: HTTPResponse.Status { ProblemResponse.status(for: code) }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        ProblemResponse.make(self, debug: false)
+    }
 }

@@ -31,29 +31,18 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
 
     func add(to router: Router<Context>) {
         router.post("/signet/v1/challenges") { request, context in
-            try await answer(debug: configuration.debug) { try await issueChallenge(context: context) }
+            try await issueChallenge(context: context)
         }
         router.post("/signet/v1/devices") { request, context in
             var request = request
-            return try await answer(debug: configuration.debug) { try await register(&request) }
+            return try await register(&request)
         }
         router.post("/signet/v1/devices/attest") { request, context in
             var request = request
-            return try await answer(debug: configuration.debug) { try await registerAttested(&request) }
+            return try await registerAttested(&request)
         }
         router.delete("/signet/v1/devices/:id") { request, context in
-            try await answer(debug: configuration.debug) {
-                try await revoke(request, id: context.parameters.get("id") ?? "")
-            }
-        }
-    }
-
-    private func answer(debug: Bool, _ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let error as SignetError {
-            metrics.record(outcome: "rejected", reason: error.code.rawValue)
-            return ProblemResponse.make(error, debug: debug)
+            try await revoke(request, id: context.parameters.get("id") ?? "")
         }
     }
 
@@ -200,7 +189,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         }
         let presented = request.headers[.authorization] ?? ""
         guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
-            throw SignetError(.signatureInvalid, "the admin token is missing or wrong")
+            throw SignetError(.adminUnauthorized, "the admin token is missing or wrong")
         }
         guard try await store.revokeDevice(id: id, at: clock()) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+import SignetCore
 
-/// Per-route access: the longest configured prefix that matches the path (and method) decides.
+/// The configured access rules: the longest prefix that matches the path (and method) decides.
+///
+/// Not a router: the gateway turns the table into Hummingbird routes once, at start
+/// (``registrations(methods:)``), each with the middleware its requirement calls for, so requests
+/// are routed once, by Hummingbird's trie, on the ``RoutingPath``-normalised path.
 struct RouteTable: Sendable {
     struct Entry: Sendable {
         var prefix: String
@@ -8,12 +13,22 @@ struct RouteTable: Sendable {
         var requirement: AccessRequirement
     }
 
+    /// One Hummingbird route: a path (`/a/b` or `/a/b/**`), a method and what it demands.
+    struct Registration: Sendable, Hashable {
+        var path: String
+        var method: String
+        var requirement: AccessRequirement
+    }
+
     let entries: [Entry]
 
     init(_ routes: [GatewayConfiguration.Route]) throws {
         entries = try routes.map {
-            Entry(
-                prefix: $0.prefix,
+            try Self.checkPrefix($0.prefix)
+            // `/scores/` and `/scores` guard the same subtree: the trie does not tell them apart.
+            let prefix = $0.prefix.count > 1 && $0.prefix.hasSuffix("/") ? String($0.prefix.dropLast()) : $0.prefix
+            return Entry(
+                prefix: prefix,
                 methods: $0.methods.map { Set($0.map { $0.uppercased() }) },
                 requirement: try $0.requirement()
             )
@@ -30,11 +45,51 @@ struct RouteTable: Sendable {
         return .verified
     }
 
-    /// `/scores` matches `/scores`, `/scores/top` and `/scores?x`, not `/scoresheet`.
+    /// `/scores` matches `/scores`, `/scores/`, `/scores/top` and `/scores?x`, not `/scoresheet`.
     static func matches(prefix: String, path: String) -> Bool {
         guard path.hasPrefix(prefix) else { return false }
-        if prefix.hasSuffix("/") || path.count == prefix.count { return true }
+        if prefix == "/" || path.count == prefix.count { return true }
         let next = path[path.index(path.startIndex, offsetBy: prefix.count)]
         return next == "/" || next == "?"
+    }
+
+    /// Every route the trie needs so that it answers as ``requirement(method:path:)`` does: each
+    /// configured prefix and each of its ancestors (Hummingbird's trie does not fall back from a
+    /// static segment to a sibling wildcard), as the node itself and as `node/**`.
+    func registrations(methods: [String]) -> [Registration] {
+        var nodes: Set<String> = ["/"]
+        for entry in entries {
+            var node = ""
+            for segment in entry.prefix.split(separator: "/") {
+                node += "/" + segment
+                nodes.insert(node)
+            }
+        }
+        var registrations: [Registration] = []
+        for node in nodes.sorted() {
+            let below = node == "/" ? "/**" : node + "/**"
+            // A segment no normalised path can hold stands for "anything below the node".
+            let probe = (node == "/" ? "" : node) + "/%00"
+            for method in methods {
+                registrations.append(Registration(path: node, method: method, requirement: requirement(method: method, path: node)))
+                registrations.append(Registration(path: below, method: method, requirement: requirement(method: method, path: probe)))
+            }
+        }
+        return registrations
+    }
+
+    /// A prefix must be a normalised path (else no request could match it) made of plain segments
+    /// (Hummingbird reads `:x`, `*` and `{x}` as patterns).
+    static func checkPrefix(_ prefix: String) throws {
+        guard (try? RoutingPath.normalize(prefix)) == prefix, !prefix.contains("?") else {
+            throw SignetError(.malformedMessage, "route prefix \(prefix.debugDescription) is not a normalised path")
+        }
+        for segment in prefix.split(separator: "/")
+        where segment.first == ":" || segment.contains(where: { "*{}".contains($0) }) {
+            throw SignetError(
+                .malformedMessage,
+                "route prefix \(prefix.debugDescription) has a pattern character (':' '*' '{' '}')"
+            )
+        }
     }
 }

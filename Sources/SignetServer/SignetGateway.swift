@@ -99,15 +99,15 @@ public struct SignetGateway: Sendable {
             keys: keyCache,
             algorithms: algorithms,
             policy: policy,
-            nonces: store
+            nonces: store,
+            counters: store,
+            counterWindow: configuration.appAttest?.counterWindow ?? 0
         )
         self.requestVerifier = SignetRequestVerifier(
             verifier: verifier,
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
-            maximumBodyBytes: configuration.maxBodyBytes,
-            counters: store,
-            counterWindow: configuration.appAttest?.counterWindow ?? 0
+            maximumBodyBytes: configuration.maxBodyBytes
         )
         if let tlsConfiguration = configuration.tls {
             let tls = try GatewayTLS.resolve(tlsConfiguration)
@@ -156,20 +156,23 @@ public struct SignetGateway: Sendable {
         }
     }
 
+    /// Methods the gateway proxies; others answer `not_found`.
+    static let proxiedMethods: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete, .head, .options]
+
     /// The Hummingbird application; `onServerRunning` receives the bound port.
+    ///
+    /// One pipeline for every request: the path is normalised before routing
+    /// (``PathNormalizingResponder``), Hummingbird's router picks the route — Signet's own endpoints,
+    /// or a proxied route made from the route table — the route's middleware establishes the identity
+    /// (``SignetVerificationMiddleware`` with the requirement checked as soon as the key is known,
+    /// ``ClientCertificateMiddleware``, or the legacy scheme), the proxy forwards, and
+    /// ``ProblemMiddleware`` renders whatever was thrown, once.
     public func application(
         httpClient: HTTPClient = .shared,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: SignetRequestContext.self)
-        let proxy = GatewayProxy(
-            client: httpClient,
-            upstream: configuration.upstream.hasSuffix("/")
-                ? String(configuration.upstream.dropLast()) : configuration.upstream,
-            responseSigner: responseSigner,
-            maximumSignedResponseBytes: 8 << 20,
-            timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds))
-        )
+        router.add(middleware: ProblemMiddleware(debug: configuration.debug, metrics: metrics))
         RegistrationRoutes<SignetRequestContext>(
             store: store,
             configuration: configuration,
@@ -185,20 +188,14 @@ public struct SignetGateway: Sendable {
             limiter: SourceRateLimiter(limit: configuration.pinReportsPerSourcePerMinute),
             adminToken: configuration.adminToken,
             metrics: metrics,
-            debug: configuration.debug,
             clock: clock
         ).add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
         let metrics = self.metrics
         router.get("/metrics") { _, _ in metrics.exposition() }
-        let gateway = self
-        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .head, .options] {
-            router.on("**", method: method) { request, context in
-                try await gateway.handle(request, context: context, proxy: proxy)
-            }
-        }
+        addProxiedRoutes(to: router, proxy: proxy(httpClient))
         var app = Application(
-            router: router,
+            responder: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),
@@ -213,66 +210,57 @@ public struct SignetGateway: Sendable {
         return app
     }
 
-    /// Verifies (per the route table) and forwards one request.
-    func handle(_ request: Request, context: SignetRequestContext, proxy: GatewayProxy) async throws -> Response {
-        let path = request.head.path ?? "/"
-        let requirement = routes.requirement(method: request.method.rawValue, path: path)
-        var request = request
-        var identity: SignetIdentity?
-        var signedMessage: HTTPMessage?
-        do {
-            switch requirement {
-            case .open:
-                metrics.record(outcome: "open", reason: nil)
-            case .clientCertificate:
-                identity = try await verifyClientCertificate(context)
-                metrics.record(outcome: "accepted", reason: nil)
+    private func proxy(_ httpClient: HTTPClient) -> GatewayProxy {
+        GatewayProxy(
+            client: httpClient,
+            upstream: configuration.upstream.hasSuffix("/")
+                ? String(configuration.upstream.dropLast()) : configuration.upstream,
+            responseSigner: responseSigner,
+            maximumBodyBytes: configuration.maxBodyBytes,
+            maximumSignedResponseBytes: 8 << 20,
+            timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
+            publicScheme: configuration.signedScheme,
+            publicAuthority: configuration.publicAuthority
+        )
+    }
+
+    /// The route table as Hummingbird routes: each with the middleware its requirement calls for,
+    /// then the proxy.
+    private func addProxiedRoutes(to router: Router<SignetRequestContext>, proxy: GatewayProxy) {
+        let open = router.group().add(middleware: OpenRouteMiddleware(metrics: metrics))
+        let clientCertificate = router.group().add(
+            middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: metrics, clock: clock)
+        )
+        var verified: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
+        var legacy: [String: RouterGroup<SignetRequestContext>] = [:]
+        for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
+            let group: RouterGroup<SignetRequestContext>
+            switch registration.requirement {
+            case .open: group = open
+            case .clientCertificate: group = clientCertificate
             case .legacyQueryHMAC(let keyID):
-                identity = try verifyLegacy(request, keyID: keyID)
-                metrics.record(outcome: "accepted", reason: nil)
+                group =
+                    legacy[keyID]
+                    ?? router.group().add(
+                        middleware: LegacyQueryHMACMiddleware(keyID: keyID, secret: sharedSecrets[keyID], metrics: metrics)
+                    )
+                legacy[keyID] = group
             case .verified, .trustLevel:
-                let started = ContinuousClock.now
-                let message = try await requestVerifier.message(for: &request)
-                let verified = try await requestVerifier.verify(message: message, now: clock())
-                try requirement.check(verified)
-                metrics.recordVerification(ContinuousClock.now - started)
-                metrics.record(outcome: "accepted", reason: nil)
-                identity = verified
-                signedMessage = message
+                group =
+                    verified[registration.requirement]
+                    ?? router.group().add(
+                        middleware: SignetVerificationMiddleware(
+                            verifier: requestVerifier,
+                            requirement: registration.requirement,
+                            metrics: metrics,
+                            clock: clock
+                        )
+                    )
+                verified[registration.requirement] = group
             }
-            return try await proxy.forward(
-                request,
-                identity: identity,
-                signedRequest: signedMessage,
-                logger: context.logger
-            )
-        } catch let error as SignetError {
-            metrics.record(outcome: "rejected", reason: error.code.rawValue)
-            context.logger.info(
-                "signet rejected request",
-                metadata: [
-                    "reason": .string(error.code.rawValue), "method": .string(request.method.rawValue),
-                    "path": .string(path),
-                ]
-            )
-            return ProblemResponse.make(error, debug: configuration.debug)
+            group.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
+                try await proxy.forward(request, context: context)
+            }
         }
-    }
-
-    /// The device behind the mutual-TLS client certificate (see ``ClientCertificateVerifier``).
-    private func verifyClientCertificate(_ context: SignetRequestContext) async throws -> SignetIdentity {
-        guard let clientCertificates else {
-            throw SignetError(.clientCertificateRequired, "this gateway does not take client certificates")
-        }
-        return try await clientCertificates.identity(presented: try? await context.peerCertificateDER(), now: clock())
-    }
-
-    /// The seed high-score scheme on a route configured for it (no replay protection of its own).
-    private func verifyLegacy(_ request: Request, keyID: String) throws -> SignetIdentity {
-        guard let secret = sharedSecrets[keyID] else {
-            throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")
-        }
-        _ = try LegacyQueryHMAC(key: secret).verify(query: request.uri.query ?? "")
-        return SignetIdentity(deviceID: nil, keyID: keyID, trustLevel: .sharedSecret, algorithm: "legacy-query-hmac")
     }
 }

@@ -34,10 +34,9 @@ public struct SignetIdentity: Sendable, Hashable {
 
     init(_ verified: VerifiedSignature) {
         self.init(
-            deviceID: verified.keyAttributes[StoreKeyResolver.deviceIDAttribute],
+            deviceID: verified.owner?.deviceID,
             keyID: verified.keyID,
-            trustLevel: verified.keyAttributes[StoreKeyResolver.trustLevelAttribute].flatMap(TrustLevel.init(rawValue:))
-                ?? .sharedSecret,
+            trustLevel: verified.owner?.trustLevel ?? .sharedSecret,
             algorithm: verified.algorithm,
             components: verified.components.map(\.description),
             nonce: verified.nonce,

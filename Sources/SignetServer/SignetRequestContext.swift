@@ -1,12 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
 import NIOCore
+import SignetCore
 
-/// A request context that can carry a verified ``SignetIdentity``. Adopt it in your own context to
+/// What Signet's middlewares learn about one request and hand on to the handler.
+public struct SignetRequestState: Sendable {
+    /// Who the request came from, once a middleware established it.
+    public var identity: SignetIdentity?
+    /// The message whose signature verified, body included (the gateway binds its response
+    /// signature to it); `nil` on routes that verify no signature.
+    public var verifiedMessage: HTTPMessage?
+    /// The request target exactly as the client sent it, when ``RoutingPath`` normalised it for
+    /// routing; the signature is checked against this one.
+    public var receivedTarget: String?
+
+    public init() {}
+}
+
+/// A request context that can carry Signet's ``SignetRequestState``. Adopt it in your own context to
 /// use ``SignetVerificationMiddleware`` in any Hummingbird app.
 public protocol SignetRequestContextProtocol: RequestContext {
-    var signetIdentity: SignetIdentity? { get set }
-    /// The peer address, for per-source limits (`nil` when unknown).
+    var signet: SignetRequestState { get set }
+    /// The peer address, for per-source limits and forwarding fields (`nil` when unknown).
     var remoteAddress: String? { get }
     /// The connection, for the mutual-TLS client certificate (`source.channel`); `nil` by default.
     var channel: (any Channel)? { get }
@@ -14,12 +29,18 @@ public protocol SignetRequestContextProtocol: RequestContext {
 
 extension SignetRequestContextProtocol {
     public var channel: (any Channel)? { nil }
+
+    /// The verified client, as ``SignetRequestState/identity``.
+    public var signetIdentity: SignetIdentity? {
+        get { signet.identity }
+        set { signet.identity = newValue }
+    }
 }
 
 /// The ready-made context used by the gateway.
 public struct SignetRequestContext: SignetRequestContextProtocol {
     public var coreContext: CoreRequestContextStorage
-    public var signetIdentity: SignetIdentity?
+    public var signet = SignetRequestState()
     public let remoteAddress: String?
     /// The connection, for the mutual-TLS client certificate.
     public let channel: (any Channel)?

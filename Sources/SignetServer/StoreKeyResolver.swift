@@ -4,9 +4,6 @@ import SignetStore
 
 /// Resolves key ids to configured shared secrets first, then to registered devices.
 public struct StoreKeyResolver: KeyResolver {
-    static let deviceIDAttribute = "device_id"
-    static let trustLevelAttribute = "trust_level"
-
     public let devices: any DeviceStore
     public let sharedSecrets: KeyRing
 
@@ -20,14 +17,13 @@ public struct StoreKeyResolver: KeyResolver {
         if !configured.isEmpty {
             return configured.map { record in
                 var record = record
-                record.attributes[Self.trustLevelAttribute] = TrustLevel.sharedSecret.rawValue
+                record.owner = KeyOwner(trustLevel: .sharedSecret)
                 return record
             }
         }
         guard let device = try await devices.device(keyID: keyID) else { return [] }
         var record = try device.keyRecord()
-        record.attributes[Self.deviceIDAttribute] = device.deviceID
-        record.attributes[Self.trustLevelAttribute] = device.trustLevel.rawValue
+        record.owner = KeyOwner(deviceID: device.deviceID, trustLevel: device.trustLevel)
         return [record]
     }
 }

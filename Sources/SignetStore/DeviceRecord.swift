@@ -2,28 +2,6 @@
 import Foundation
 import SignetCore
 
-/// How a client's key came to be trusted (DESIGN.md "The one idea").
-public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
-    /// A configured HMAC secret.
-    case sharedSecret = "shared-secret"
-    /// A device key registered with proof of possession, not attested.
-    case deviceKey = "device-key"
-    /// A key attested by Apple App Attest.
-    case appAttest = "app-attest"
-    /// A client certificate from Signet's device CA, over mutual TLS.
-    case clientCertificate = "client-certificate"
-
-    private var rank: Int {
-        switch self {
-        case .sharedSecret: 0
-        case .deviceKey: 1
-        case .clientCertificate: 2
-        case .appAttest: 3
-        }
-    }
-
-    public static func < (lhs: TrustLevel, rhs: TrustLevel) -> Bool { lhs.rank < rhs.rank }
-}
 
 /// A registered device.
 public struct DeviceRecord: Sendable, Hashable {

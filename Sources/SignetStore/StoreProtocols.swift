@@ -15,20 +15,16 @@ public protocol ChallengeStore: Sendable {
 }
 
 /// Registered devices: public key, algorithm, trust level, counter, status.
-public protocol DeviceStore: Sendable {
+public protocol DeviceStore: CounterStore {
     /// Adds a device. Throws `device_exists` when its device id or key id is taken.
     func registerDevice(_ device: DeviceRecord) async throws
     func device(keyID: String) async throws -> DeviceRecord?
     func device(id: String) async throws -> DeviceRecord?
     /// Marks the device revoked; `false` when there is no such device.
     func revokeDevice(id: String, at time: Date) async throws -> Bool
-    /// Accepts a signed counter at most once, atomically in the store (never read-then-write), by the
-    /// rule of ``CounterWindow``: above the highest so far, or — with `window` > 0 — one of the
-    /// `window` counters below it not used yet. `false` when it is refused or the device is unknown.
-    func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool
 }
 
-extension DeviceStore {
+extension CounterStore {
     /// The strict rule: `value` must exceed every earlier counter.
     public func advanceCounter(deviceID: String, to value: UInt64) async throws -> Bool {
         try await advanceCounter(deviceID: deviceID, to: value, window: 0)
@@ -70,13 +66,4 @@ public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinRepor
     func sweep(now: Date) async throws -> Int
     /// Releases connections.
     func shutdown() async throws
-}
-
-extension SignetError.Code {
-    /// Too many outstanding challenges, or too many from one source.
-    public static let rateLimited = Self("rate_limited")
-    /// A device with this id or key id is already registered.
-    public static let deviceExists = Self("device_exists")
-    /// The store could not be reached or answered with an error.
-    public static let storeUnavailable = Self("store_unavailable")
 }

@@ -282,7 +282,7 @@ import X509
         #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).reason == "rate_limited")
 
         let unauthorised = try await client.send("GET", gateway.base + "/signet/v1/pin-reports", sign: false)
-        #expect(unauthorised.reason == "signature_invalid")
+        #expect(unauthorised.reason == "admin_unauthorized")
         let listed = try await client.send(
             "GET",
             gateway.base + "/signet/v1/pin-reports",

@@ -98,7 +98,7 @@ extension VerificationKey {
                 let point = [0x04] + (try jwk.bytes(jwk.x, "x")) + (try jwk.bytes(jwk.y, "y"))
                 self.init(.p384(try P384.Signing.PublicKey(x963Representation: point)))
             case ("OKP", "Ed25519"):
-                self.init(.ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: try jwk.bytes(jwk.x, "x"))))
+                try self.init(ed25519Raw: try jwk.bytes(jwk.x, "x"))
             case ("RSA", _):
                 self.init(.rsa(try _RSA.Signing.PublicKey(n: try jwk.bytes(jwk.n, "n"), e: try jwk.bytes(jwk.e, "e"))))
             case ("oct", _):

@@ -13,8 +13,8 @@ public struct KeyRecord: Sendable {
     public var notBefore: Date?
     public var notAfter: Date?
     public var revoked: Bool
-    /// What the key's owner wants to know once it verified (device id, trust level…); never key material.
-    public var attributes: [String: String]
+    /// Who the key belongs to; `nil` for keys of no particular owner (tools, tests).
+    public var owner: KeyOwner?
 
     public init(
         keyID: String,
@@ -23,7 +23,7 @@ public struct KeyRecord: Sendable {
         notBefore: Date? = nil,
         notAfter: Date? = nil,
         revoked: Bool = false,
-        attributes: [String: String] = [:]
+        owner: KeyOwner? = nil
     ) {
         self.keyID = keyID
         self.algorithm = algorithm
@@ -31,7 +31,7 @@ public struct KeyRecord: Sendable {
         self.notBefore = notBefore
         self.notAfter = notAfter
         self.revoked = revoked
-        self.attributes = attributes
+        self.owner = owner
     }
 
     /// Whether the record may verify a signature at `time`.

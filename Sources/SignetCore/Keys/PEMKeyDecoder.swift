@@ -59,7 +59,7 @@ enum PEMKeyDecoder {
             default: return VerificationKey(.p384(try P384.Signing.PublicKey(derRepresentation: der)))
             }
         case OID.ed25519:
-            return VerificationKey(.ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: key.bytes)))
+            return try VerificationKey(ed25519Raw: key.bytes)
         case OID.rsaEncryption:
             return VerificationKey(.rsa(try _RSA.Signing.PublicKey(derRepresentation: der)))
         case OID.rsassaPSS:

@@ -29,9 +29,14 @@ public struct VerificationKey: Sendable, CustomStringConvertible {
     }
 
     /// An Ed25519 public key from its 32 raw bytes.
+    ///
+    /// - Throws: `invalid_key` for points of small order and non-canonical encodings
+    ///   (``Ed25519PublicKeyCheck``) as well as for anything that is not a point.
     public init(ed25519Raw bytes: some Sequence<UInt8>) throws {
+        let raw = Array(bytes)
+        try Ed25519PublicKeyCheck.check(raw)
         do {
-            storage = .ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: Array(bytes)))
+            storage = .ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: raw))
         } catch {
             throw SignetError(.invalidKey, "not a valid Ed25519 public key")
         }

@@ -233,8 +233,3 @@ public struct PinFailureReport: Sendable {
         return "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----"
     }
 }
-
-extension SignetError.Code {
-    /// The server's certificate chain holds none of the pinned keys.
-    public static let pinMismatch = Self("pin_mismatch")
-}

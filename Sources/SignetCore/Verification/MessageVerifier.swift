@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// Verifies RFC 9421 signatures under a ``VerificationPolicy`` and claims nonces against replay.
+/// Verifies RFC 9421 signatures under a ``VerificationPolicy`` and applies both replay guards.
 ///
 /// Order of checks: parse and select the signature, check its parameters and time window, look the
-/// key up (its record fixes the algorithm), build the signature base, check `Content-Digest` against
-/// the bytes received, check the signature, and only then claim `(keyid, nonce)` — so traffic that
-/// fails verification never writes to the nonce store.
+/// key up (its record fixes the algorithm and names the owner), authorise the owner for what is
+/// asked, build the signature base, check `Content-Digest` against the bytes received, check the
+/// signature, and only then claim `(keyid, nonce)` and advance a signed counter — so traffic that
+/// fails verification, or is not allowed where it goes, never writes to a store.
 ///
 /// ```swift
 /// let verifier = MessageVerifier(keys: ring, nonces: MemoryNonceStore())
@@ -21,18 +22,27 @@ public struct MessageVerifier: Sendable {
     public var nonces: (any NonceStore)?
     /// The key id to use when a signature names none (for tools given `--keyid`).
     public var fallbackKeyID: String?
+    /// Where signed counters (App Attest's) are advanced; a signature carrying a counter is refused
+    /// when this is `nil`.
+    public var counters: (any CounterStore)?
+    /// Counters below the highest still accepted once each (``CounterWindow``); 0 is strict.
+    public var counterWindow: Int
 
     public init(
         keys: any KeyResolver,
         algorithms: SignatureAlgorithms = .standard,
         policy: VerificationPolicy = .standard,
         nonces: (any NonceStore)?,
+        counters: (any CounterStore)? = nil,
+        counterWindow: Int = 0,
         fallbackKeyID: String? = nil
     ) {
         self.keys = keys
         self.algorithms = algorithms
         self.policy = policy
         self.nonces = nonces
+        self.counters = counters
+        self.counterWindow = counterWindow
         self.fallbackKeyID = fallbackKeyID
     }
 
@@ -42,11 +52,16 @@ public struct MessageVerifier: Sendable {
     ///   - message: The message with its body exactly as received.
     ///   - relatedRequest: For a response, the request it answers (for `;req` components).
     ///   - now: The verifier's current time.
+    ///   - authorize: Called with each usable key record as soon as the key is known, before any
+    ///     cryptography and before a store is written; throw to refuse (`trust_level_insufficient`).
     /// - Returns: What was verified.
     /// - Throws: ``SignetError`` with the reason code; past base construction it carries the base.
-    public func verify(_ message: HTTPMessage, relatedRequest: HTTPMessage? = nil, now: Date) async throws
-        -> VerifiedSignature
-    {
+    public func verify(
+        _ message: HTTPMessage,
+        relatedRequest: HTTPMessage? = nil,
+        now: Date,
+        authorize: (KeyRecord) throws -> Void = { _ in }
+    ) async throws -> VerifiedSignature {
         let fields = try SignatureFields(message.fields, maximumBytes: policy.maximumSignatureHeaderBytes)
         let entry = try await select(from: fields.entries, now: now)
         let parameters = entry.parameters
@@ -60,19 +75,20 @@ public struct MessageVerifier: Sendable {
         let candidates = try records.map { record in
             (record, try algorithm(for: record, messageAlg: parameters.algorithm))
         }
+        for record in records { try authorize(record) }
 
         let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: relatedRequest)
         do {
             try checkDigest(message, components: parameters.components)
             var evidence: AlgorithmEvidence?
             var algorithmName = ""
-            var attributes: [String: String] = [:]
+            var owner: KeyOwner?
             var lastError: (any Error)?
             for (record, algorithm) in candidates {
                 do {
                     evidence = try algorithm.verify(entry.signature, over: base.bytes, with: record.key)
                     algorithmName = algorithm.name
-                    attributes = record.attributes
+                    owner = record.owner
                     break
                 } catch {
                     lastError = error
@@ -80,6 +96,9 @@ public struct MessageVerifier: Sendable {
             }
             guard let evidence else { throw lastError ?? SignetError(.signatureInvalid, "no key verified") }
             try await claimNonce(parameters, keyID: keyID, now: now)
+            if let counter = evidence.counter {
+                try await advanceCounter(counter, deviceID: owner?.deviceID ?? keyID)
+            }
             return VerifiedSignature(
                 label: entry.label,
                 keyID: keyID,
@@ -89,7 +108,7 @@ public struct MessageVerifier: Sendable {
                 expires: parameters.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
                 nonce: parameters.nonce,
                 tag: parameters.tag,
-                keyAttributes: attributes,
+                owner: owner,
                 evidence: evidence,
                 signatureBase: base.text
             )
@@ -215,6 +234,20 @@ public struct MessageVerifier: Sendable {
             now: now
         )
         guard claimed else { throw SignetError(.nonceReplayed, "nonce \(nonce.debugDescription) was already used") }
+    }
+
+    private func advanceCounter(_ counter: UInt64, deviceID: String) async throws {
+        guard let counters else {
+            throw SignetError(.counterNotIncreasing, "no store to advance the signed counter in")
+        }
+        guard try await counters.advanceCounter(deviceID: deviceID, to: counter, window: counterWindow) else {
+            throw SignetError(
+                .counterNotIncreasing,
+                counterWindow == 0
+                    ? "counter \(counter) is not above the stored one"
+                    : "counter \(counter) was used already or is older than the \(counterWindow)-counter window"
+            )
+        }
     }
 
     /// The moment the signature stops being acceptable: no replay can succeed after it.

@@ -13,8 +13,8 @@ public struct VerifiedSignature: Sendable {
     public var expires: Date?
     public var nonce: String?
     public var tag: String?
-    /// The ``KeyRecord/attributes`` of the record that verified.
-    public var keyAttributes: [String: String]
+    /// The ``KeyRecord/owner`` of the record that verified.
+    public var owner: KeyOwner?
     /// Facts the algorithm established (an App Attest counter, for example).
     public var evidence: AlgorithmEvidence
     /// The signature base that verified.

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Who a key belongs to: the registered device (none for a configured shared secret) and how the
+/// key reached the server. A key resolver fills it in; the verifier hands it to the authorisation
+/// check and to the counter store, and returns it with what verified.
+public struct KeyOwner: Sendable, Hashable {
+    /// The registered device, or `nil` for a shared-secret client.
+    public var deviceID: String?
+    public var trustLevel: TrustLevel
+
+    public init(deviceID: String? = nil, trustLevel: TrustLevel) {
+        self.deviceID = deviceID
+        self.trustLevel = trustLevel
+    }
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The catalogue: every reason code Signet raises, once, with the HTTP status a server answers it
+/// with. Server, store, App Attest and client modules raise codes from here; none mints its own.
+extension SignetError.Code {
+    // Message and header syntax.
+    public static let malformedHeader = Self("malformed_header", 400)
+    public static let malformedMessage = Self("malformed_message", 400)
+    public static let malformedCBOR = Self("malformed_cbor", 400)
+    public static let headerTooLarge = Self("header_too_large", 431)
+    public static let bodyTooLarge = Self("body_too_large", 413)
+    /// A request path that servers read in different ways (encoded `/`, `..;`, `//`, NUL, …).
+    public static let pathAmbiguous = Self("path_ambiguous", 400)
+    /// The HTTP parser refused the request (conflicting `Content-Length`/`Transfer-Encoding`, bad
+    /// syntax): a request smuggling attempt or a broken client.
+    public static let requestInvalid = Self("request_invalid", 400)
+    // Signature selection.
+    public static let signatureMissing = Self("signature_missing", 401)
+    public static let ambiguousSignature = Self("ambiguous_signature", 401)
+    public static let tagMismatch = Self("tag_mismatch", 401)
+    // Covered components and parameters.
+    public static let componentMissing = Self("component_missing", 401)
+    public static let componentNotCovered = Self("component_not_covered", 401)
+    public static let componentUnsupported = Self("component_unsupported", 400)
+    public static let parameterMissing = Self("parameter_missing", 401)
+    // Time window.
+    public static let createdTooOld = Self("created_too_old", 401)
+    public static let createdInFuture = Self("created_in_future", 401)
+    public static let expired = Self("expired", 401)
+    // Keys and algorithms.
+    public static let unknownKey = Self("unknown_key", 401)
+    public static let keyRevoked = Self("key_revoked", 401)
+    public static let keyNotYetValid = Self("key_not_yet_valid", 401)
+    public static let keyExpired = Self("key_expired", 401)
+    public static let invalidKey = Self("invalid_key", 400)
+    public static let algMismatch = Self("alg_mismatch", 401)
+    public static let algUnsupported = Self("alg_unsupported", 401)
+    /// A key does not belong to the certificate, CSR or request it came with.
+    public static let keyMismatch = Self("key_mismatch", 400)
+    // Content-Digest.
+    public static let digestMissing = Self("digest_missing", 401)
+    public static let digestNotCovered = Self("digest_not_covered", 401)
+    public static let digestMismatch = Self("digest_mismatch", 401)
+    public static let digestAlgorithmUnsupported = Self("digest_algorithm_unsupported", 401)
+    // The cryptographic check and replay.
+    public static let signatureInvalid = Self("signature_invalid", 401)
+    public static let nonceMissing = Self("nonce_missing", 401)
+    public static let nonceReplayed = Self("nonce_replayed", 401)
+    public static let nonceStoreFull = Self("nonce_store_full", 503)
+    public static let counterNotIncreasing = Self("counter_not_increasing", 401)
+    // Authorisation: who may use which route.
+    /// The route requires a higher trust level than the client's key has.
+    public static let trustLevelInsufficient = Self("trust_level_insufficient", 403)
+    /// An admin endpoint without the admin bearer token, or with a wrong one.
+    public static let adminUnauthorized = Self("admin_unauthorized", 401)
+    /// A `client-certificate` route reached without a client certificate.
+    public static let clientCertificateRequired = Self("client_certificate_required", 401)
+    /// The client certificate is not from the device CA, or not the device's current one.
+    public static let clientCertificateUntrusted = Self("client_certificate_untrusted", 401)
+    // Registration and App Attest.
+    public static let challengeUnknown = Self("challenge_unknown", 401)
+    public static let challengeExpired = Self("challenge_expired", 401)
+    public static let attestationChainInvalid = Self("attestation_chain_invalid", 401)
+    public static let attestationNonceMismatch = Self("attestation_nonce_mismatch", 401)
+    /// The attested key is not the key id the client named.
+    public static let attestationKeyMismatch = Self("attestation_key_mismatch", 401)
+    public static let appIDMismatch = Self("app_id_mismatch", 401)
+    public static let environmentMismatch = Self("environment_mismatch", 401)
+    public static let deviceExists = Self("device_exists", 409)
+    /// The server refused a registration with a code this client does not know.
+    public static let registrationFailed = Self("registration_failed", 400)
+    // Limits, the store and the upstream.
+    public static let rateLimited = Self("rate_limited", 429)
+    public static let notFound = Self("not_found", 404)
+    public static let methodNotAllowed = Self("method_not_allowed", 405)
+    public static let storeUnavailable = Self("store_unavailable", 503)
+    /// The upstream could not be reached, or failed before its answer was complete.
+    public static let upstreamUnavailable = Self("upstream_unavailable", 503)
+    /// Anything unexpected; the answer says nothing more.
+    public static let internalError = Self("internal_error", 500)
+    // Pinning and the client transport (raised in the client; the statuses are what a proxy in the
+    // same position would answer).
+    public static let pinMismatch = Self("pin_mismatch", 502)
+    /// The URL (or a redirect) leads outside the configured origins; nothing was sent there.
+    public static let originNotAllowed = Self("origin_not_allowed", 400)
+    /// The server's certificate is not valid at this time.
+    public static let certificateExpired = Self("certificate_expired", 502)
+    /// The server's certificate does not name the host connected to.
+    public static let hostnameMismatch = Self("hostname_mismatch", 502)
+    /// The server's chain does not lead to a trusted root (or cannot be parsed).
+    public static let certificateUntrusted = Self("certificate_untrusted", 502)
+    /// The connection failed or closed before an answer came.
+    public static let connectionFailed = Self("connection_failed", 502)
+    /// No answer within the configured timeout; the connection was closed.
+    public static let requestTimeout = Self("request_timeout", 504)
+    /// A response that had to be signed was not, or its signature did not verify.
+    public static let responseSignatureInvalid = Self("response_signature_invalid", 502)
+
+    /// Every code above, by name.
+    public static let all: [Self] = [
+        .malformedHeader, .malformedMessage, .malformedCBOR, .headerTooLarge, .bodyTooLarge, .pathAmbiguous,
+        .requestInvalid, .signatureMissing, .ambiguousSignature, .tagMismatch, .componentMissing,
+        .componentNotCovered, .componentUnsupported, .parameterMissing, .createdTooOld, .createdInFuture, .expired,
+        .unknownKey, .keyRevoked, .keyNotYetValid, .keyExpired, .invalidKey, .algMismatch, .algUnsupported,
+        .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
+        .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
+        .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
+        .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
+        .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
+        .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
+        .connectionFailed, .requestTimeout, .responseSignatureInvalid,
+    ]
+
+    static let catalogue: [String: Self] = Dictionary(all.map { ($0.rawValue, $0) }, uniquingKeysWith: { a, _ in a })
+}

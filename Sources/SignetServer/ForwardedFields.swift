@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import NIOHTTP1
+import SignetCore
+
+/// The header fields the gateway sends upstream: the client's, less everything that could speak for
+/// the gateway, plus the gateway's own identity and forwarding fields.
+///
+/// Removed from what the client sent:
+/// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
+///   servers (PHP, WSGI, Rack) read `Signet_Key_Id` as `Signet-Key-Id`;
+/// - the forwarding fields (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`, in either spelling), replaced
+///   by the gateway's own so the upstream sees the peer the gateway saw;
+/// - hop-by-hop fields, and every field `Connection` names (RFC 9110 §7.6.1).
+enum ForwardedFields {
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
+        "trailer", "transfer-encoding", "upgrade", "host", "content-length",
+    ]
+
+    static func outbound(
+        _ fields: HTTPFields,
+        identity: SignetIdentity?,
+        client: String?,
+        scheme: String,
+        authority: String?
+    ) -> HTTPHeaders {
+        let connectionListed = listed(in: fields[values: .connection])
+        var out = HTTPHeaders()
+        for field in fields {
+            let name = normalized(field.name.canonicalName)
+            if name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name)
+                || connectionListed.contains(name)
+            {
+                continue
+            }
+            out.add(name: field.name.rawName, value: field.value)
+        }
+        if let identity {
+            out.add(name: "Signet-Key-Id", value: identity.keyID)
+            out.add(name: "Signet-Trust-Level", value: identity.trustLevel.rawValue)
+            if let device = identity.deviceID { out.add(name: "Signet-Device", value: device) }
+        }
+        var forwarded: [String] = []
+        if let client {
+            out.add(name: "X-Forwarded-For", value: client)
+            forwarded.append("for=" + (client.contains(":") ? "\"[\(client)]\"" : client))
+        }
+        out.add(name: "X-Forwarded-Proto", value: scheme)
+        forwarded.append("proto=" + scheme)
+        if let authority {
+            out.add(name: "X-Forwarded-Host", value: authority)
+            forwarded.append("host=\"\(authority.replacingOccurrences(of: "\"", with: ""))\"")
+        }
+        out.add(name: "Forwarded", value: forwarded.joined(separator: ";"))
+        return out
+    }
+
+    /// Whether an upstream response field stays on its hop (hop-by-hop, or named in `Connection`).
+    static func isHopByHop(_ name: String, in headers: HTTPHeaders) -> Bool {
+        let name = normalized(name)
+        return hopByHop.contains(name) || listed(in: headers[canonicalForm: "connection"].map(String.init)).contains(name)
+    }
+
+    /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.
+    static func normalized(_ name: String) -> String {
+        String(decoding: name.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : ($0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0)) }, as: UTF8.self)
+    }
+
+    private static func isForwarding(_ name: String) -> Bool {
+        name == "forwarded" || name == "x-real-ip" || name.hasPrefix("x-forwarded-")
+    }
+
+    private static func listed(in values: [String]) -> Set<String> {
+        var names: Set<String> = []
+        for value in values {
+            for token in value.split(separator: ",") {
+                let name = normalized(token.trimmingCharacters(in: .whitespaces))
+                if !name.isEmpty { names.insert(name) }
+            }
+        }
+        return names
+    }
+}

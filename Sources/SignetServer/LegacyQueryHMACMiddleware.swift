@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import SignetCore
+
+/// The seed high-score scheme (`msg` + hex `hmac` query parameters under a shared key) on the routes
+/// configured for it. It has no replay protection of its own: apps already shipped with it keep
+/// working while they move to signatures.
+struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+    let keyID: String
+    /// The configured secret, `nil` when no shared secret has this key id.
+    let secret: [UInt8]?
+    let metrics: SignetMetrics?
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let secret else {
+            throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")
+        }
+        _ = try LegacyQueryHMAC(key: secret).verify(query: request.uri.query ?? "")
+        var context = context
+        context.signet.identity = SignetIdentity(
+            deviceID: nil,
+            keyID: keyID,
+            trustLevel: .sharedSecret,
+            algorithm: "legacy-query-hmac"
+        )
+        metrics?.record(outcome: "accepted", reason: nil)
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Hummingbird
+import SignetCore
+
+/// Routes on the path the upstream will act on: wraps a router so that its trie sees the
+/// ``RoutingPath``-normalised target, and refuses ambiguous paths with `path_ambiguous` before any
+/// route is chosen. Hummingbird's router middlewares run after the route is resolved, so this has
+/// to sit outside the router.
+public struct PathNormalizingResponder<Inner: HTTPResponder>: HTTPResponder
+where Inner.Context: SignetRequestContextProtocol {
+    public typealias Context = Inner.Context
+    let inner: Inner
+    let debug: Bool
+
+    public init(_ inner: Inner, debug: Bool = false) {
+        self.inner = inner
+        self.debug = debug
+    }
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        let received = request.head.path ?? "/"
+        let normalized: String
+        do {
+            normalized = try RoutingPath.normalize(received)
+        } catch let error as SignetError {
+            return ProblemResponse.make(error, debug: debug)
+        }
+        guard normalized != received else { return try await inner.respond(to: request, context: context) }
+        var head = request.head
+        head.path = normalized
+        var context = context
+        context.signet.receivedTarget = received
+        return try await inner.respond(to: Request(head: head, body: request.body), context: context)
+    }
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import Logging
+import SignetCore
+
+/// Renders every error thrown beneath it, once, as RFC 9457 problem+json with its reason code.
+///
+/// Put it first. A ``SignetError`` keeps its code (and, with `debug`, the signature base the verifier
+/// built); Hummingbird's own errors map to the matching code; anything else becomes `500
+/// internal_error` and is logged here, never shown to the client.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public let debug: Bool
+    public let metrics: SignetMetrics?
+
+    public init(debug: Bool = false, metrics: SignetMetrics? = nil) {
+        self.debug = debug
+        self.metrics = metrics
+    }
+
+    public func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = ProblemResponse.signetError(from: error)
+            if problem.code == .internalError {
+                context.logger.error("signet internal error", metadata: ["error": .string(String(describing: type(of: error)))])
+            } else {
+                context.logger.info(
+                    "signet rejected request",
+                    metadata: [
+                        "reason": .string(problem.code.rawValue), "method": .string(request.method.rawValue),
+                        "path": .string(request.uri.path),
+                    ]
+                )
+            }
+            metrics?.record(outcome: "rejected", reason: problem.code.rawValue)
+            return ProblemResponse.make(problem, debug: debug)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+
+/// The path an upstream will act on, so that routing and forwarding see the same thing.
+///
+/// `/public/../api/items` is `/api/items` to nginx, Tomcat and most frameworks; matching the route
+/// table on the path as received would let it through as `/public`. So the gateway decodes the
+/// percent-escapes of unreserved characters, removes dot-segments (RFC 3986 §6.2.2.2, §5.2.4), routes
+/// on the result and forwards the result. Paths that servers read in different ways are refused
+/// with `path_ambiguous`: an encoded `/` or `\`, a `\`, NUL, an empty segment (`//`, merged by
+/// nginx), a `;` (Tomcat, Jetty and Spring drop path parameters, others keep them), and malformed
+/// escapes. The signature is still checked against the path the client sent and signed.
+enum RoutingPath {
+    /// The normalised origin-form target: the path as described above, the query untouched.
+    ///
+    /// - Throws: `path_ambiguous` (400) for the paths listed in the type's description.
+    static func normalize(_ target: String) throws -> String {
+        let bytes = Array(target.utf8)
+        let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        guard bytes.first == UInt8(ascii: "/") else {
+            throw SignetError(.pathAmbiguous, "the request target is not an absolute path")
+        }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(queryStart)
+        var index = 0
+        while index < queryStart {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard index + 2 < queryStart, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                else { throw SignetError(.pathAmbiguous, "the path has a malformed percent-escape") }
+                let value = high << 4 | low
+                if value == UInt8(ascii: "/") || value == UInt8(ascii: "\\") || value == 0 {
+                    throw SignetError(.pathAmbiguous, "the path encodes a slash, backslash or NUL")
+                }
+                if isUnreserved(value) {
+                    decoded.append(value)
+                } else {
+                    decoded += [UInt8(ascii: "%"), hexDigit(high), hexDigit(low)]
+                }
+                index += 3
+                continue
+            case UInt8(ascii: "\\"), 0:
+                throw SignetError(.pathAmbiguous, "the path has a backslash or NUL")
+            case UInt8(ascii: ";"):
+                throw SignetError(.pathAmbiguous, "the path has a ';' parameter, which servers read differently")
+            default:
+                decoded.append(byte)
+            }
+            index += 1
+        }
+        let path = try removeDotSegments(decoded)
+        if path.count == queryStart, path[...] == bytes[..<queryStart] { return target }
+        return String(decoding: path + bytes[queryStart...], as: UTF8.self)
+    }
+
+    /// RFC 3986 §5.2.4 over an absolute path, refusing empty segments other than a trailing one.
+    private static func removeDotSegments(_ path: [UInt8]) throws -> [UInt8] {
+        let segments = path.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var output: [ArraySlice<UInt8>] = []
+        var trailingSlash = false
+        for (position, segment) in segments.enumerated() {
+            let isLast = position == segments.count - 1
+            trailingSlash = false
+            switch segment.count {
+            case 0 where !isLast:
+                throw SignetError(.pathAmbiguous, "the path has an empty segment ('//')")
+            case 0:
+                trailingSlash = position > 0
+            case 1 where segment.first == UInt8(ascii: "."):
+                trailingSlash = true
+            case 2 where segment.allSatisfy({ $0 == UInt8(ascii: ".") }):
+                if !output.isEmpty { output.removeLast() }
+                trailingSlash = true
+            default:
+                output.append(segment)
+            }
+        }
+        var result: [UInt8] = [UInt8(ascii: "/")]
+        for (position, segment) in output.enumerated() {
+            if position > 0 { result.append(UInt8(ascii: "/")) }
+            result += segment
+        }
+        if trailingSlash, !output.isEmpty { result.append(UInt8(ascii: "/")) }
+        return result
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
+    }
+}
