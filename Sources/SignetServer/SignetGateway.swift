@@ -113,12 +113,12 @@ public struct SignetGateway: Sendable {
             let tls = try GatewayTLS.resolve(tlsConfiguration)
             self.tls = tls
             server = try .tls(
-                .http1(),
+                .http1(configuration: Self.http1),
                 configuration: tls.channelConfiguration(clientCertificates: tlsConfiguration.clientCertificates == true)
             )
         } else {
             tls = nil
-            server = .http1()
+            server = .http1(configuration: Self.http1)
         }
         deviceCA = try configuration.deviceCA.map {
             try DeviceCertificateAuthority.loadOrCreate(
@@ -154,6 +154,11 @@ public struct SignetGateway: Sendable {
         try PEMDocument.parseMultiple(pemString: pem).filter { $0.discriminator == "CERTIFICATE" }.map {
             try Certificate(derEncoded: $0.derBytes)
         }
+    }
+
+    /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``).
+    static var http1: HTTP1Channel.Configuration {
+        HTTP1Channel.Configuration(additionalChannelHandlers: [ParserErrorResponder()])
     }
 
     /// Methods the gateway proxies; others answer `not_found`.

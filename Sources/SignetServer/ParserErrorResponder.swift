@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import SignetCore
+
+/// Answers requests the HTTP parser refuses with problem+json and a reason code, then closes.
+///
+/// Hummingbird answers a parser error with a bare `400` and no body. A request with both
+/// `Content-Length` and `Transfer-Encoding` (a smuggling attempt), a malformed head, or a header
+/// section above the decoder's limits gets `400 request_invalid` or `431 header_too_large` here
+/// instead. Sits after the HTTP codecs; when a request is already being answered (the error came
+/// in its body) the error goes on to Hummingbird, which closes the connection, so two answers never
+/// interleave.
+final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Requests whose head went in and whose answer has not ended.
+    private var inFlight = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { inFlight += 1 }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { inFlight = max(0, inFlight - 1) }
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError, inFlight == 0 else {
+            context.fireErrorCaught(error)
+            return
+        }
+        let problem =
+            parserError == .headerOverflow
+            ? SignetError(.headerTooLarge, "the header section is above the server's limit")
+            : SignetError(.requestInvalid, "the HTTP parser refused the request (\(parserError))")
+        let status = HTTPResponse.Status(code: problem.code.httpStatus)
+        let document: [String: Any] = [
+            "type": "urn:signet:reason:\(problem.code.rawValue)",
+            "title": ProblemResponse.title(status),
+            "status": status.code,
+            "reason": problem.code.rawValue,
+            "detail": problem.reason,
+        ]
+        let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
+        var fields = HTTPFields()
+        fields[.contentType] = "application/problem+json"
+        fields[.contentLength] = String(json.count)
+        fields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: json))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
