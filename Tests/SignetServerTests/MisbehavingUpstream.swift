@@ -13,10 +13,19 @@ import NIOPosix
 ///   socket open half a second (legal HTTP: a 401 or 413 from a backend looks the same).
 /// - `reset`: resets the connection (RST) as soon as the head arrives.
 /// - `slow`: waits before answering the whole request.
+/// - `mixed`: each of the above by the request path (`early`, `reset`, `slow` in it; else echo).
 final class MisbehavingUpstream: Sendable {
     enum Behaviour: Sendable {
-        case echo, earlyAnswer, reset
+        case echo, earlyAnswer, reset, mixed
         case slow(TimeAmount)
+
+        func resolved(for target: String) -> Behaviour {
+            guard case .mixed = self else { return self }
+            if target.contains("early") { return .earlyAnswer }
+            if target.contains("reset") { return .reset }
+            if target.contains("slow") { return .slow(.milliseconds(200)) }
+            return .echo
+        }
     }
 
     struct Seen: Sendable {
@@ -64,12 +73,14 @@ final class MisbehavingUpstream: Sendable {
     private final class Handler: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = HTTPServerRequestPart
         typealias OutboundOut = HTTPServerResponsePart
-        let behaviour: Behaviour
+        let configured: Behaviour
+        var behaviour: Behaviour
         let seen: NIOLockedValueBox<[Seen]>
         var head: HTTPRequestHead?
         var answered = false
 
         init(behaviour: Behaviour, seen: NIOLockedValueBox<[Seen]>) {
+            self.configured = behaviour
             self.behaviour = behaviour
             self.seen = seen
         }
@@ -79,6 +90,7 @@ final class MisbehavingUpstream: Sendable {
             case .head(let head):
                 self.head = head
                 answered = false
+                behaviour = configured.resolved(for: head.uri)
                 seen.withLockedValue {
                     $0.append(Seen(method: head.method.rawValue, target: head.uri, headers: head.headers.map { ($0.name, $0.value) }))
                 }
