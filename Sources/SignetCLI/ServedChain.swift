@@ -2,6 +2,7 @@
 import NIOCore
 import NIOPosix
 import NIOSSL
+import SignetClient
 
 /// Fetches the certificate chain a TLS server presents, as DER, leaf first.
 ///
@@ -12,6 +13,7 @@ enum ServedChain {
     static func fetch(host: String, port: Int) async throws -> [[UInt8]] {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .fullVerification  // needed for the callback to run
+        configuration.verifySignatureAlgorithms = TLSConfiguration.signetVerifySignatureAlgorithms
         let context = try NIOSSLContext(configuration: configuration)
         let group = MultiThreadedEventLoopGroup.singleton
         let promise = group.any().makePromise(of: [[UInt8]].self)

@@ -307,6 +307,7 @@ public actor SignetClient {
     static func makeTLSContext(identity: ClientIdentity?) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
+        tls.verifySignatureAlgorithms = TLSConfiguration.signetVerifySignatureAlgorithms
         // Verification is ours (ServerTrustEvaluator in the custom callback); this only makes
         // BoringSSL ask for it.
         tls.certificateVerification = .fullVerification

@@ -132,14 +132,15 @@ import Testing
 }
 
 @Suite struct PinHostTests {
-    /// `signet pin --host` prints the served chain exactly as `--cert` prints the file it came from.
-    @Test func pinsOfAServedChainMatchTheCertificateFile() throws {
+    /// `signet pin --host` prints the served chain exactly as `--cert` prints the file it came from,
+    /// for an Ed25519 server too (BoringSSL's client offers Ed25519 only when asked).
+    @Test(arguments: [["ec", "-pkeyopt", "ec_paramgen_curve:P-384"], ["ed25519"]])
+    func pinsOfAServedChainMatchTheCertificateFile(_ key: [String]) throws {
         let dir = try CLIRunner.temporaryDirectory()
         let made = try CLIRunner.run(
             "openssl",
-            [
-                "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=served", "-newkey", "ec", "-pkeyopt",
-                "ec_paramgen_curve:P-384", "-keyout", "k.pem", "-out", "c.pem",
+            ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=served", "-newkey"] + key + [
+                "-keyout", "k.pem", "-out", "c.pem",
             ],
             in: dir
         )
@@ -178,5 +179,45 @@ import Testing
         let backup = SPKIPin(spkiDER: Array(try Data(contentsOf: dir.appendingPathComponent("spare.der"))))
         #expect(served.stdout.contains("suggested pin set"))
         #expect(served.stdout.contains("  \(backup)"))
+    }
+
+    /// `signet request` (the SDK's pinned transport) completes a handshake with an Ed25519 server,
+    /// checks the chain and the pin, and refuses the same server under a wrong pin.
+    @Test func theClientTalksToAnEd25519ServerItPins() throws {
+        let dir = try CLIRunner.temporaryDirectory()
+        let made = try CLIRunner.run(
+            "openssl",
+            [
+                "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-newkey", "ed25519",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", "k.pem", "-out", "c.pem",
+            ],
+            in: dir
+        )
+        try #require(made.status == 0, "\(made.stderr)")
+        let port = Int.random(in: 41_000...48_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-www", "-quiet"]
+        server.currentDirectoryURL = dir
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        server.standardInput = Pipe()
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let pin = try #require(try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
+        let url = "https://127.0.0.1:\(port)/"
+        var answer = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+        for _ in 0..<50 where answer.stderr.contains("connection_failed") {
+            Thread.sleep(forTimeInterval: 0.1)
+            answer = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+        }
+        #expect(answer.status == 0, "\(answer.stderr)")
+        #expect(answer.stdout.contains("200"), "\(answer.stdout)")
+        let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
+        let refused = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
+        #expect(refused.status != 0 && refused.stderr.contains("pin_mismatch"), "\(refused.stderr)")
     }
 }
