@@ -27,7 +27,8 @@ enum RoutingPath {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "%"):
-                guard index + 2 < queryStart, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+                guard index + 2 < queryStart, let high = FormURLEncoding.hexValue(bytes[index + 1]),
+                    let low = FormURLEncoding.hexValue(bytes[index + 2])
                 else { throw SignetError(.pathAmbiguous, "the path has a malformed percent-escape") }
                 let value = high << 4 | low
                 if value == UInt8(ascii: "/") || value == UInt8(ascii: "\\") || value == 0 {
@@ -92,15 +93,6 @@ enum RoutingPath {
             UInt8(ascii: "~"):
             true
         default: false
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 

@@ -146,22 +146,8 @@ import Testing
         )
         try #require(made.status == 0)
         _ = try CLIRunner.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
-        let port = Int.random(in: 41_000...48_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = [
-            "openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-quiet",
-        ]
-        server.currentDirectoryURL = dir
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        server.standardInput = Pipe()
-        try server.run()
-        defer {
-            // SIGKILL: children of Foundation's Process start with signals blocked, SIGTERM included.
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
+        let (server, port) = try Self.openSSLServer(in: dir)
+        defer { Self.stop(server) }
         var served = try CLIRunner.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         for _ in 0..<50 where served.status != 0 {
             Thread.sleep(forTimeInterval: 0.1)
@@ -194,19 +180,8 @@ import Testing
             in: dir
         )
         try #require(made.status == 0, "\(made.stderr)")
-        let port = Int.random(in: 41_000...48_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-www", "-quiet"]
-        server.currentDirectoryURL = dir
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        server.standardInput = Pipe()
-        try server.run()
-        defer {
-            kill(server.processIdentifier, SIGKILL)
-            server.waitUntilExit()
-        }
+        let (server, port) = try Self.openSSLServer(in: dir, "-www")
+        defer { Self.stop(server) }
         let pin = try #require(try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
         let url = "https://127.0.0.1:\(port)/"
         var answer = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
@@ -219,5 +194,25 @@ import Testing
         let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
         let refused = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
         #expect(refused.status != 0 && refused.stderr.contains("pin_mismatch"), "\(refused.stderr)")
+    }
+
+    /// `openssl s_server` with `c.pem`/`k.pem` of `dir` on a random port.
+    static func openSSLServer(in dir: URL, _ extra: String...) throws -> (Process, Int) {
+        let port = Int.random(in: 41_000...48_000)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-quiet"] + extra
+        server.currentDirectoryURL = dir
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        server.standardInput = Pipe()
+        try server.run()
+        return (server, port)
+    }
+
+    /// SIGKILL: children of Foundation's Process start with signals blocked, SIGTERM included.
+    static func stop(_ server: Process) {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
     }
 }

@@ -29,6 +29,12 @@ public enum ContentDigest {
     ///
     /// - Throws: `digest_mismatch`, `digest_algorithm_unsupported` or `malformed_header`.
     public static func verify(_ fieldValue: String, body: [UInt8]) throws {
+        if let expected = singleSHA256(fieldValue) {
+            guard ConstantTime.equals(expected, Algorithm.sha256.digest(body)) else {
+                throw SignetError(.digestMismatch, "the sha-256 digest does not match the received body")
+            }
+            return
+        }
         let dictionary = try StructuredFieldParser.parseDictionary(fieldValue)
         var checked = 0
         for entry in dictionary.entries {
@@ -47,5 +53,17 @@ public enum ContentDigest {
                 "Content-Digest has no sha-256 or sha-512 member (has \(dictionary.keys.joined(separator: ", ")))"
             )
         }
+    }
+
+    /// The digest of the common value `sha-256=:<base64>:` and nothing else, read without the general
+    /// parser (it accepts exactly what the parser would); `nil` for anything else.
+    static func singleSHA256(_ fieldValue: String) -> [UInt8]? {
+        let prefix = "sha-256=:".utf8
+        let utf8 = fieldValue.utf8
+        guard utf8.count > prefix.count + 1, utf8.starts(with: prefix), utf8.last == UInt8(ascii: ":") else { return nil }
+        let encoded = utf8.dropFirst(prefix.count).dropLast()
+        guard encoded.allSatisfy({ $0.isAlpha || $0.isDigit || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "=") })
+        else { return nil }
+        return Base64.decode(Array(encoded), lenient: true)
     }
 }

@@ -48,6 +48,8 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
 
     /// ASCII case-insensitive comparison without allocating (this runs for every field lookup).
     static func sameName(_ a: String, _ b: String) -> Bool {
+        // Most names differ in length: answer without walking them.
+        guard a.utf8.count == b.utf8.count else { return false }
         var left = a.utf8.makeIterator()
         var right = b.utf8.makeIterator()
         while true {

@@ -40,7 +40,11 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
     }
 
     private static func serialize(_ name: String, _ parameters: SFParameters) -> String {
-        (try? StructuredFieldSerializer.item(SFItem(.string(name), parameters: parameters))) ?? "\"\(name)\""
+        // Most identifiers have no parameters, and a valid name needs no escaping: skip the serializer.
+        if parameters.entries.isEmpty, !name.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 > 0x7E }) {
+            return "\"" + name + "\""
+        }
+        return (try? StructuredFieldSerializer.item(SFItem(.string(name), parameters: parameters))) ?? "\"\(name)\""
     }
 
     public static func == (lhs: ComponentIdentifier, rhs: ComponentIdentifier) -> Bool {

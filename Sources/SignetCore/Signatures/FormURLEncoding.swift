@@ -3,7 +3,7 @@
 /// The `application/x-www-form-urlencoded` rules RFC 9421 §2.2.8 uses for `@query-param`: decode
 /// each name and value (`+` is a space), then percent-encode everything outside `*-._` and ASCII
 /// alphanumerics, writing a space as `%20`.
-enum FormURLEncoding {
+package enum FormURLEncoding {
     static func pairs(_ query: String) -> [(name: String, value: String)] {
         query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -52,7 +52,8 @@ enum FormURLEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func hexValue(_ c: UInt8) -> UInt8? {
+    /// The value of one hex digit, either case; `nil` for anything else.
+    package static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

@@ -40,7 +40,9 @@ public struct SignatureParameters: Sendable, Hashable {
             throw SignetError(.malformedHeader, "a Signature-Input member must be an inner list")
         }
         self.components = try list.items.map(ComponentIdentifier.init(item:))
-        guard Set(components).count == components.count else {
+        // Serialisations are canonical, so equal text is an equal component; lists are short.
+        for (position, component) in components.enumerated()
+        where components[..<position].contains(where: { $0.description == component.description }) {
             throw SignetError(.malformedHeader, "a component is covered twice")
         }
         for (key, value) in list.parameters {

@@ -110,7 +110,7 @@ public struct MessageVerifier: Sendable {
                 tag: parameters.tag,
                 owner: owner,
                 evidence: evidence,
-                signatureBase: base.text
+                signatureBaseBytes: base.bytes
             )
         } catch let error as SignetError {
             throw error.withSignatureBase(base.text)

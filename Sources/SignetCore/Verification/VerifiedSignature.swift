@@ -18,7 +18,9 @@ public struct VerifiedSignature: Sendable {
     /// Facts the algorithm established (an App Attest counter, for example).
     public var evidence: AlgorithmEvidence
     /// The signature base that verified.
-    public var signatureBase: String
+    public var signatureBase: String { String(decoding: signatureBaseBytes, as: UTF8.self) }
+    /// The same, as the bytes the algorithm checked (kept as bytes: most callers never look).
+    public var signatureBaseBytes: [UInt8]
 
     /// Whether the signature covers `component`.
     public func covers(_ component: ComponentIdentifier) -> Bool { components.contains(component) }
