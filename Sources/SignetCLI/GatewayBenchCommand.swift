@@ -39,6 +39,15 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Option(help: "Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret).")
     var alg: String = "ed25519"
 
+    @Option(help: "An upstream of your own (http://host:port) instead of the in-process example backend.")
+    var upstream: String?
+
+    @Option(help: "Run wrk under `taskset -c` with these CPUs, e.g. 1 (with the gateway under `taskset -c 0`).")
+    var wrkCpus: String?
+
+    @Flag(help: "The verifying gateway signs its responses (Ed25519).")
+    var signResponses = false
+
     func run() async throws {
         var logger = Logger(label: "signet.bench")
         logger.logLevel = .error
@@ -47,11 +56,16 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: folder) }
 
         let backend = ScoresBackend()
-        let backendServer = try await BackgroundServer.start(logger: logger) {
-            backend.application(logger: logger, onServerRunning: $0)
-        }
+        let backendServer: BackgroundServer? =
+            upstream == nil
+            ? try await BackgroundServer.start(logger: logger) { backend.application(logger: logger, onServerRunning: $0) }
+            : nil
+        let upstreamURL = upstream ?? "http://127.0.0.1:\(backendServer?.port ?? 0)"
+        let responseKeyFile = folder.appendingPathComponent("response.key.pem").path
+        try Data((try SigningKey.generate(.ed25519)).pemRepresentation!.utf8).write(to: URL(fileURLWithPath: responseKeyFile))
         func gateway(open: Bool, name: String) async throws -> (BackgroundServer, any SignetStorage) {
-            var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+            var configuration = GatewayConfiguration(upstream: upstreamURL)
+            if signResponses, !open { configuration.responseSigning = .init(keyFile: responseKeyFile, keyId: "gateway") }
             configuration.listen.port = 0
             configuration.publicAuthority = "bench.example.com"
             configuration.store =
@@ -119,7 +133,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
 
         print(
-            "wrk -t\(threads) -c\(connections) -d\(duration)s, POST /scores signed with \(alg), same requests for both\n"
+            "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(alg)"
+                + "\(signResponses ? ", responses signed" : ""), same requests for both\n"
         )
         let open = try WrkRun(
             port: passing.port,
@@ -127,7 +142,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             connections: connections,
             threads: threads,
             script: script,
-            requests: requestsFile
+            requests: requestsFile,
+            cpus: wrkCpus
         )
         let verified = try WrkRun(
             port: verifying.port,
@@ -135,7 +151,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             connections: connections,
             threads: threads,
             script: script,
-            requests: requestsFile
+            requests: requestsFile,
+            cpus: wrkCpus
         )
         print(
             "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
@@ -161,7 +178,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
         await verifying.stop()
         await passing.stop()
-        await backendServer.stop()
+        await backendServer?.stop()
         try await verifyingStore.shutdown()
         try await passingStore.shutdown()
     }
@@ -207,8 +224,8 @@ struct WrkRun {
     var p99: Double
     var non2xx: Int
 
-    init(port: Int, duration: Int, connections: Int, threads: Int, script: String, requests: String) throws {
-        let output = try Self.run([
+    init(port: Int, duration: Int, connections: Int, threads: Int, script: String, requests: String, cpus: String?) throws {
+        let output = try Self.run(cpus: cpus, [
             "-t\(threads)", "-c\(connections)", "-d\(duration)s", "--latency", "-s", script,
             "http://127.0.0.1:\(port)/scores", "--", String(threads), requests,
         ])
@@ -237,10 +254,10 @@ struct WrkRun {
         abs(seconds) < 1e-3 ? String(format: "%.0f µs", seconds * 1e6) : String(format: "%.2f ms", seconds * 1e3)
     }
 
-    private static func run(_ arguments: [String]) throws -> String {
+    private static func run(cpus: String?, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["wrk"] + arguments
+        process.arguments = (cpus.map { ["taskset", "-c", $0] } ?? []) + ["wrk"] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
