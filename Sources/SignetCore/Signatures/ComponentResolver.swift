@@ -20,8 +20,8 @@ struct ComponentResolver {
             }
             source = relatedRequest
         }
-        for key in component.parameters.entries.map(\.key) where !Self.knownParameters.contains(key) {
-            throw SignetError(.componentUnsupported, "\(component) has unknown parameter \(key.debugDescription)")
+        for entry in component.parameters.entries where !Self.knownParameters.contains(entry.key) {
+            throw SignetError(.componentUnsupported, "\(component) has unknown parameter \(entry.key.debugDescription)")
         }
         if component.isDerived { return try derived(component, in: source) }
         return [try field(component, in: source)]
@@ -32,8 +32,7 @@ struct ComponentResolver {
     // MARK: Derived components (§2.2)
 
     private func derived(_ component: ComponentIdentifier, in message: HTTPMessage) throws -> [String] {
-        let fieldParameters = component.parameters.entries.map(\.key).filter { $0 != "req" && $0 != "name" }
-        guard fieldParameters.isEmpty else {
+        guard !component.parameters.entries.contains(where: { $0.key != "req" && $0.key != "name" }) else {
             throw SignetError(.malformedHeader, "\(component) takes no field parameters")
         }
         if component.name == "@status" {

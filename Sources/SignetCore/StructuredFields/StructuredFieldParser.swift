@@ -198,7 +198,16 @@ public struct StructuredFieldParser {
 
     private mutating func string() throws -> String {
         index += 1  // opening quote
-        var out: [UInt8] = []
+        // Most strings have no escape: take them straight from the input.
+        let start = index
+        while let c = peek, c >= 0x20, c <= 0x7E, c != UInt8(ascii: "\\") {
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+            }
+            index += 1
+        }
+        var out = Array(bytes[start..<index])
         while let c = peek {
             index += 1
             switch c {
