@@ -78,9 +78,17 @@ struct RouteTable: Sendable {
         return registrations
     }
 
+    /// First path segments the gateway answers itself.
+    static let reservedSegments: Set<String> = ["signet", "healthz", "metrics"]
+
     /// A prefix must be a normalised path (else no request could match it) made of plain segments
     /// (Hummingbird reads `:x`, `*` and `{x}` as patterns).
     static func checkPrefix(_ prefix: String) throws {
+        // The gateway's own endpoints are not the upstream's to route.
+        let first = prefix.split(separator: "/").first.map(String.init)
+        if let first, Self.reservedSegments.contains(first) {
+            throw SignetError(.malformedMessage, "route prefix \(prefix.debugDescription) is under the gateway's own /\(first)")
+        }
         guard (try? RoutingPath.normalize(prefix)) == prefix, !prefix.contains("?") else {
             throw SignetError(.malformedMessage, "route prefix \(prefix.debugDescription) is not a normalised path")
         }

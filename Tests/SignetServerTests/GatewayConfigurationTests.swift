@@ -87,4 +87,10 @@ import Testing
         #expect(table("GET", "/accounts/42") == "mtls", "client-certificate is the mTLS policy, not a trust level")
         #expect(table("POST", "/attested") == "app-attest")
     }
+
+    @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
+    func prefixesTheTrieCannotHoldOrTheGatewayOwnsAreRefused(_ prefix: String) {
+        let error = #expect(throws: SignetError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: "open")]) }
+        #expect(error?.code == .malformedMessage)
+    }
 }

@@ -167,6 +167,34 @@ import Testing
         #expect(upstream.seen.last?.values("Signet-Trust-Level") == ["device-key"])
     }
 
+    /// Hummingbird's trie, built from the table, answers as the table does for every path around
+    /// the configured prefixes (nested prefixes, method sets, siblings, trailing slashes).
+    @Test func theRouterAnswersAsTheRouteTableDoes() async throws {
+        let routes: [GatewayConfiguration.Route] = [
+            .init(prefix: "/a", access: "device-key"),
+            .init(prefix: "/a/b", access: "open"),
+            .init(prefix: "/x/y/z", methods: ["GET"], access: "open"),
+            .init(prefix: "/m/", access: "open"),
+        ]
+        let (harness, upstream) = try await Self.gateway(.echo) { $0.routes = routes }
+        defer { Task { await harness.stop(); await upstream.stop() } }
+        let table = try RouteTableProbe.make(routes)
+        let paths = [
+            "/", "/q", "/a", "/a/", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/c", "/ab", "/x", "/x/y", "/x/y/z",
+            "/x/y/z/w", "/x/y/q", "/x/q", "/m", "/m/", "/m/n", "/mm", "/a/b?x=1",
+        ]
+        for method in ["GET", "POST", "DELETE"] {
+            for path in paths {
+                let answer = try await RawHTTP.exchange(
+                    port: harness.gateways[0].port,
+                    "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
+                let expected = table(method, path) == "open" ? 200 : 401
+                #expect(RawHTTP.status(answer) == expected, "\(method) \(path): table says \(table(method, path))")
+            }
+        }
+    }
+
     // MARK: 3. Keys that need no private key
 
     @Test func registrationRefusesSmallOrderEd25519Keys() async throws {
