@@ -10,8 +10,11 @@ import SignetCore
 /// Removed from what the client sent:
 /// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
 ///   servers (PHP, WSGI, Rack) read `Signet_Key_Id` as `Signet-Key-Id`;
-/// - the forwarding fields (`Forwarded`, `X-Forwarded-*`, `X-Real-IP`, in either spelling), replaced
-///   by the gateway's own so the upstream sees the peer the gateway saw;
+/// - the forwarding fields (`Forwarded`, `X-Forwarded-*`, `X-Real-IP` and the other client-address
+///   fields frameworks read), replaced by the gateway's own so the upstream sees the peer the gateway
+///   saw;
+/// - fields that make frameworks act on another method or URL than the one routed and signed
+///   (`X-HTTP-Method-Override` and kin, `X-Original-URL`, `X-Rewrite-URL`);
 /// - hop-by-hop fields, and every field `Connection` names (RFC 9110 §7.6.1).
 enum ForwardedFields {
     static let hopByHop: Set<String> = [
@@ -49,9 +52,9 @@ enum ForwardedFields {
         }
         out.add(name: "X-Forwarded-Proto", value: scheme)
         forwarded.append("proto=" + scheme)
-        if let authority {
+        if let authority, isAuthority(authority) {
             out.add(name: "X-Forwarded-Host", value: authority)
-            forwarded.append("host=\"\(authority.replacingOccurrences(of: "\"", with: ""))\"")
+            forwarded.append("host=\"\(authority)\"")
         }
         out.add(name: "Forwarded", value: forwarded.joined(separator: ";"))
         return out
@@ -65,11 +68,30 @@ enum ForwardedFields {
 
     /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.
     static func normalized(_ name: String) -> String {
-        String(decoding: name.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : ($0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0)) }, as: UTF8.self)
+        // Names come lowercased from HTTPTypes; most have no `_`: no copy then.
+        if !name.utf8.contains(where: { $0 == UInt8(ascii: "_") || ($0 >= 0x41 && $0 <= 0x5A) }) { return name }
+        return String(decoding: name.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : ($0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0)) }, as: UTF8.self)
     }
 
+    /// Fields that speak for the gateway about the client, or redirect the framework behind it.
+    static let spoofable: Set<String> = [
+        "forwarded", "x-forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip",
+        "x-cluster-client-ip", "client-ip", "fastly-client-ip", "x-original-forwarded-for",
+        "x-http-method-override", "x-http-method", "x-method-override", "x-original-url", "x-rewrite-url",
+    ]
+
     private static func isForwarding(_ name: String) -> Bool {
-        name == "forwarded" || name == "x-real-ip" || name.hasPrefix("x-forwarded-")
+        spoofable.contains(name) || name.hasPrefix("x-forwarded-")
+    }
+
+    /// `host[:port]` as RFC 3986 writes it (reg-name or a bracketed IPv6 literal): nothing that could
+    /// break out of a `Forwarded` parameter.
+    static func isAuthority(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 255
+            && value.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                    || "-._~:[]".utf8.contains(byte)
+            }
     }
 
     private static func listed(in values: [String]) -> Set<String> {

@@ -4,7 +4,8 @@ import SignetCore
 
 /// The seed high-score scheme (`msg` + hex `hmac` query parameters under a shared key) on the routes
 /// configured for it. It has no replay protection of its own: apps already shipped with it keep
-/// working while they move to signatures.
+/// working while they move to signatures. The upstream receives the query rebuilt from what was
+/// verified (`msg` and `hmac` only), never the query as sent.
 struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
     let keyID: String
     /// The configured secret, `nil` when no shared secret has this key id.
@@ -19,7 +20,11 @@ struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterM
         guard let secret else {
             throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")
         }
-        _ = try LegacyQueryHMAC(key: secret).verify(query: request.uri.query ?? "")
+        let legacy = LegacyQueryHMAC(key: secret)
+        let message = try legacy.verify(query: request.uri.query ?? "")
+        var head = request.head
+        head.path = request.uri.path + "?" + legacy.query(for: message)
+        let request = Request(head: head, body: request.body)
         var context = context
         context.signet.identity = SignetIdentity(
             deviceID: nil,

@@ -11,30 +11,38 @@ import SignetCore
 /// Hummingbird answers a parser error with a bare `400` and no body. A request with both
 /// `Content-Length` and `Transfer-Encoding` (a smuggling attempt), a malformed head, or a header
 /// section above the decoder's limits gets `400 request_invalid` or `431 header_too_large` here
-/// instead. Sits after the HTTP codecs; when a request is already being answered (the error came
-/// in its body) the error goes on to Hummingbird, which closes the connection, so two answers never
-/// interleave.
+/// instead. Sits after the HTTP codecs; when a request is still being read or answered (the error
+/// came in its body, perhaps after an early answer) the error goes on to Hummingbird, which closes
+/// the connection, so one request never gets two answers.
 final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    /// Requests whose head went in and whose body has not ended.
+    private var reading = 0
     /// Requests whose head went in and whose answer has not ended.
-    private var inFlight = 0
+    private var answering = 0
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { inFlight += 1 }
+        switch unwrapInboundIn(data) {
+        case .head:
+            reading += 1
+            answering += 1
+        case .end: reading = max(0, reading - 1)
+        case .body: break
+        }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { inFlight = max(0, inFlight - 1) }
+        if case .end = unwrapOutboundIn(data) { answering = max(0, answering - 1) }
         context.write(data, promise: promise)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let parserError = error as? HTTPParserError, inFlight == 0 else {
+        guard let parserError = error as? HTTPParserError, reading == 0, answering == 0 else {
             context.fireErrorCaught(error)
             return
         }

@@ -12,10 +12,12 @@ where Inner.Context: SignetRequestContextProtocol {
     public typealias Context = Inner.Context
     let inner: Inner
     let debug: Bool
+    let metrics: SignetMetrics?
 
-    public init(_ inner: Inner, debug: Bool = false) {
+    public init(_ inner: Inner, debug: Bool = false, metrics: SignetMetrics? = nil) {
         self.inner = inner
         self.debug = debug
+        self.metrics = metrics
     }
 
     public func respond(to request: Request, context: Context) async throws -> Response {
@@ -24,6 +26,7 @@ where Inner.Context: SignetRequestContextProtocol {
         do {
             normalized = try RoutingPath.normalize(received)
         } catch let error as SignetError {
+            metrics?.record(outcome: "rejected", reason: error.code.rawValue)
             return ProblemResponse.make(error, debug: debug)
         }
         guard normalized != received else { return try await inner.respond(to: request, context: context) }

@@ -2,6 +2,7 @@
 import SignetCore
 
 /// The configured access rules: the longest prefix that matches the path (and method) decides.
+/// Prefixes match regardless of ASCII case, as the gateway's router does.
 ///
 /// Not a router: the gateway turns the table into Hummingbird routes once, at start
 /// (``registrations(methods:)``), each with the middleware its requirement calls for, so requests
@@ -28,16 +29,25 @@ struct RouteTable: Sendable {
             // `/scores/` and `/scores` guard the same subtree: the trie does not tell them apart.
             let prefix = $0.prefix.count > 1 && $0.prefix.hasSuffix("/") ? String($0.prefix.dropLast()) : $0.prefix
             return Entry(
-                prefix: prefix,
+                prefix: prefix.lowercased(),
                 methods: $0.methods.map { Set($0.map { $0.uppercased() }) },
                 requirement: try $0.requirement()
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
+        // Two rules for one prefix in different case would each claim the other's requests.
+        var seen: [String: Set<String>?] = [:]
+        for entry in entries {
+            if let methods = seen[entry.prefix], methods == nil || entry.methods == nil || !methods!.isDisjoint(with: entry.methods!) {
+                throw SignetError(.malformedMessage, "route prefix \(entry.prefix.debugDescription) is configured twice")
+            }
+            seen[entry.prefix] = seen[entry.prefix].map { $0!.union(entry.methods!) } ?? entry.methods
+        }
     }
 
     /// The requirement for a request; `.verified` when nothing matches (closed by default).
     func requirement(method: String, path: String) -> AccessRequirement {
+        let path = path.lowercased()
         for entry in entries where Self.matches(prefix: entry.prefix, path: path) {
             if let methods = entry.methods, !methods.contains(method) { continue }
             return entry.requirement

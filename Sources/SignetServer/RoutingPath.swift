@@ -8,8 +8,10 @@ import SignetCore
 /// percent-escapes of unreserved characters, removes dot-segments (RFC 3986 §6.2.2.2, §5.2.4), routes
 /// on the result and forwards the result. Paths that servers read in different ways are refused
 /// with `path_ambiguous`: an encoded `/` or `\`, a `\`, NUL, an empty segment (`//`, merged by
-/// nginx), a `;` (Tomcat, Jetty and Spring drop path parameters, others keep them), and malformed
-/// escapes. The signature is still checked against the path the client sent and signed.
+/// nginx), a `;` (Tomcat, Jetty and Spring drop path parameters, others keep them), malformed
+/// escapes, any byte RFC 3986 does not allow in a path segment, and a `#` anywhere (HTTP clients
+/// drop the fragment, so `/admin#` would route as a segment `admin#` and reach the upstream as
+/// `/admin`). The signature is still checked against the path the client sent and signed.
 enum RoutingPath {
     /// The normalised origin-form target: the path as described above, the query untouched.
     ///
@@ -19,6 +21,9 @@ enum RoutingPath {
         let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         guard bytes.first == UInt8(ascii: "/") else {
             throw SignetError(.pathAmbiguous, "the request target is not an absolute path")
+        }
+        guard !bytes.contains(UInt8(ascii: "#")) else {
+            throw SignetError(.pathAmbiguous, "the request target has a fragment ('#')")
         }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(queryStart)
@@ -46,6 +51,9 @@ enum RoutingPath {
             case UInt8(ascii: ";"):
                 throw SignetError(.pathAmbiguous, "the path has a ';' parameter, which servers read differently")
             default:
+                guard isPathCharacter(byte) else {
+                    throw SignetError(.pathAmbiguous, "the path has a byte RFC 3986 does not allow unencoded")
+                }
                 decoded.append(byte)
             }
             index += 1
@@ -84,6 +92,11 @@ enum RoutingPath {
         }
         if trailingSlash, !output.isEmpty { result.append(UInt8(ascii: "/")) }
         return result
+    }
+
+    /// RFC 3986 `pchar` and `/`, less `%` (handled as an escape) and `;` (refused above).
+    private static func isPathCharacter(_ byte: UInt8) -> Bool {
+        isUnreserved(byte) || "/!$&'()*+,=:@".utf8.contains(byte)
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {

@@ -156,9 +156,11 @@ public struct SignetGateway: Sendable {
         }
     }
 
-    /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``).
+    /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``); a
+    /// connection that sends nothing for 60 s while a request is read, or between requests, is
+    /// closed (nginx's `client_header_timeout` / `client_body_timeout`).
     static var http1: HTTP1Channel.Configuration {
-        HTTP1Channel.Configuration(additionalChannelHandlers: [ParserErrorResponder()])
+        HTTP1Channel.Configuration(additionalChannelHandlers: [ParserErrorResponder()], idleTimeout: .seconds(60))
     }
 
     /// Methods the gateway proxies; others answer `not_found`.
@@ -176,7 +178,9 @@ public struct SignetGateway: Sendable {
         httpClient: HTTPClient = .shared,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let router = Router(context: SignetRequestContext.self)
+        // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
+        // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
+        let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
         router.add(middleware: ProblemMiddleware(debug: configuration.debug, metrics: metrics))
         RegistrationRoutes<SignetRequestContext>(
             store: store,
@@ -200,7 +204,7 @@ public struct SignetGateway: Sendable {
         router.get("/metrics") { _, _ in metrics.exposition() }
         addProxiedRoutes(to: router, proxy: proxy(httpClient))
         var app = Application(
-            responder: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug),
+            responder: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),

@@ -112,6 +112,8 @@ import Testing
     @Test(arguments: [
         "/public/%2F../api", "/public/..%2fapi", "/public/%5c..%5capi", "/public\\..\\api", "/public/%00",
         "/public//api", "/public/..;/api", "/public;jsessionid=1", "/public/%zz", "/public/%2",
+        "/transfers#", "/public/..#", "/public/x?y#z", "/public/a\"b", "/public/a<b", "/public/{x}", "/public/a|b",
+        "/public/a^b", "/public/a`b", "/public/[x]",
     ])
     func ambiguousPathsAreRefused(_ target: String) async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
@@ -181,7 +183,8 @@ import Testing
         let table = try RouteTableProbe.make(routes)
         let paths = [
             "/", "/q", "/a", "/a/", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/c", "/ab", "/x", "/x/y", "/x/y/z",
-            "/x/y/z/w", "/x/y/q", "/x/q", "/m", "/m/", "/m/n", "/mm", "/a/b?x=1",
+            "/x/y/z/w", "/x/y/q", "/x/q", "/m", "/m/", "/m/n", "/mm", "/a/b?x=1", "/A", "/A/B", "/a/B/c", "/X/y/Z",
+            "/M/n",
         ]
         for method in ["GET", "POST", "DELETE"] {
             for path in paths {
@@ -242,6 +245,32 @@ import Testing
         #expect(seen.values("X-Drop-Me").isEmpty)
         #expect(seen.values("X-Keep") == ["kept"])
 
+        // Fields that make frameworks read another client address, method or URL.
+        let redirecting = [
+            "X-Client-IP: 6.6.6.6", "True-Client-IP: 6.6.6.6", "CF-Connecting-IP: 6.6.6.6", "Client-IP: 6.6.6.6",
+            "X-Cluster-Client-IP: 6.6.6.6", "Fastly-Client-IP: 6.6.6.6", "X-Forwarded: for=6.6.6.6",
+            "X-HTTP-Method-Override: DELETE", "X_HTTP_Method: DELETE", "X-Method-Override: DELETE",
+            "X-Original-URL: /transfers/1", "X-Rewrite-URL: /transfers/1",
+        ].map { $0 + "\r\n" }.joined()
+        let overridden = try await RawHTTP.exchange(port: port, Self.get("/public/y", redirecting))
+        #expect(RawHTTP.status(overridden) == 200, "\(overridden)")
+        let afterOverride = try #require(upstream.seen.last)
+        let leaked = afterOverride.headers.map { $0.0.lowercased() }.filter {
+            $0.contains("client-ip") || $0.contains("override") || $0.contains("method") || $0.contains("url")
+                || $0 == "x-forwarded" || $0.contains("connecting")
+        }
+        #expect(leaked.isEmpty, "\(leaked)")
+
+        // A Host that could break out of the Forwarded parameter is not repeated upstream.
+        let badHost = try await RawHTTP.exchange(
+            port: port,
+            "GET /public/z HTTP/1.1\r\nHost: a;for=127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        if RawHTTP.status(badHost) == 200, let last = upstream.seen.last {
+            #expect(last.values("X-Forwarded-Host").isEmpty)
+            #expect(last.values("Forwarded") == ["for=127.0.0.1;proto=http"])
+        }
+
         // A verified client gets exactly the gateway's identity fields.
         let device = try await harness.register(.p256)
         var request = try HTTPMessage.request(method: "GET", uri: harness.base + "/items")
@@ -253,6 +282,25 @@ import Testing
         #expect(last.values("Signet-Device") == [device.deviceID])
         #expect(last.values("Signet-Key-Id") == [device.keyID])
         #expect(last.headers.filter { $0.0.lowercased().hasPrefix("signet") }.count == 3)
+    }
+
+    /// The legacy scheme: the upstream gets the query rebuilt from what verified, so a second `msg`
+    /// spelled another way (`ms%67`, PHP reads it as `msg` and takes the last) never reaches it.
+    @Test func theLegacySchemeForwardsOnlyWhatVerified() async throws {
+        let (harness, upstream) = try await Self.gateway(.echo) {
+            $0.routes = [.init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "highscore-legacy")]
+        }
+        defer { Task { await harness.stop(); await upstream.stop() } }
+        let port = harness.gateways[0].port
+        let valid = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "{\"score\":90}")
+        var answer = try await RawHTTP.exchange(port: port, Self.get("/legacy/score?" + valid + "&extra=1"))
+        #expect(RawHTTP.status(answer) == 200, "\(answer)")
+        #expect(upstream.seen.last?.target == "/legacy/score?" + valid)
+        for smuggled in ["?" + valid + "&ms%67=999999", "?ms%67=999999&" + valid, "?x=1;msg=999999&" + valid] {
+            answer = try await RawHTTP.exchange(port: port, Self.get("/legacy/score" + smuggled))
+            #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "malformed_header", "\(smuggled): \(answer)")
+        }
+        #expect(upstream.seen.count == 1)
     }
 
     // MARK: 5. Parser-level refusals carry reason codes

@@ -20,12 +20,23 @@ public struct LegacyQueryHMAC: Sendable {
 
     /// Verifies a query string and returns the authenticated message.
     ///
+    /// Names are compared decoded, as frameworks read them (`ms%67` is `msg` to PHP), and `;` is
+    /// refused (older parsers split on it), so no server can read a `msg` other than the one checked.
+    /// Forward ``query(for:)`` of the result, not the query received.
+    ///
     /// - Throws: `signature_missing` without `hmac`, `component_missing` without `msg`,
-    ///   `malformed_header` when either repeats or the MAC is not hex, `signature_invalid` on mismatch.
+    ///   `malformed_header` when either repeats, the query has a `;` or the MAC is not hex,
+    ///   `signature_invalid` on mismatch.
     public func verify(query: String) throws -> String {
+        guard !query.utf8.contains(UInt8(ascii: ";")) else {
+            throw SignetError(.malformedHeader, "the query has a ';', which some servers read as a separator")
+        }
         let pairs = query.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            return (String(parts[0]), parts.count > 1 ? FormURLEncoding.decode(String(parts[1])) : [])
+            return (
+                String(decoding: FormURLEncoding.decode(String(parts[0])), as: UTF8.self),
+                parts.count > 1 ? FormURLEncoding.decode(String(parts[1])) : []
+            )
         }
         let messages = pairs.filter { $0.0 == "msg" }
         let macs = pairs.filter { $0.0 == "hmac" }
