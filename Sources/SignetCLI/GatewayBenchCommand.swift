@@ -111,24 +111,30 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         default:
             throw ValidationError("--alg is ed25519, ecdsa-p256-sha256 or hmac-sha256")
         }
+        let now = Date()
+        // One file of pre-signed requests per run that claims nonces, so no request is a replay.
+        func presign(_ count: Int, prefix: String) throws -> String {
+            var lines: [String] = []
+            lines.reserveCapacity(count)
+            for index in 0..<count {
+                let body = "{\"name\":\"player\(index % 1000)\",\"score\":\(index)}"
+                let request = try HTTPMessage.request(
+                    method: "POST",
+                    uri: "http://bench.example.com/scores",
+                    fields: [("Content-Type", "application/json")],
+                    body: Array(body.utf8)
+                )
+                let signed = try signer.sign(request, created: now, nonce: prefix + String(index))
+                lines.append(([body] + signed.fields.lines.map { "\($0.name): \($0.value)" }).joined(separator: "\t"))
+            }
+            let file = folder.appendingPathComponent("requests-\(prefix).tsv").path
+            try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
+            return file
+        }
         let count = min(duration * 15_000, 400_000)
         print("signing \(count) requests…")
-        var lines: [String] = []
-        lines.reserveCapacity(count)
-        let now = Date()
-        for index in 0..<count {
-            let body = "{\"name\":\"player\(index % 1000)\",\"score\":\(index)}"
-            let request = try HTTPMessage.request(
-                method: "POST",
-                uri: "http://bench.example.com/scores",
-                fields: [("Content-Type", "application/json")],
-                body: Array(body.utf8)
-            )
-            let signed = try signer.sign(request, created: now, nonce: "n\(index)")
-            lines.append(([body] + signed.fields.lines.map { "\($0.name): \($0.value)" }).joined(separator: "\t"))
-        }
-        let requestsFile = folder.appendingPathComponent("requests.tsv").path
-        try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: requestsFile))
+        let requestsFile = try presign(count, prefix: "n")
+        let warmUpFile = try presign(30_000, prefix: "w")
         let script = folder.appendingPathComponent("signed.lua").path
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
 
@@ -136,6 +142,18 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(alg)"
                 + "\(signResponses ? ", responses signed" : ""), same requests for both\n"
         )
+        // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
+        for port in [passing.port, verifying.port] {
+            _ = try WrkRun(
+                port: port,
+                duration: 2,
+                connections: connections,
+                threads: threads,
+                script: script,
+                requests: warmUpFile,
+                cpus: wrkCpus
+            )
+        }
         let open = try WrkRun(
             port: passing.port,
             duration: duration,

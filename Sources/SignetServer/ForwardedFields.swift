@@ -60,10 +60,18 @@ enum ForwardedFields {
         return out
     }
 
-    /// Whether an upstream response field stays on its hop (hop-by-hop, or named in `Connection`).
-    static func isHopByHop(_ name: String, in headers: HTTPHeaders) -> Bool {
-        let name = normalized(name)
-        return hopByHop.contains(name) || listed(in: headers[canonicalForm: "connection"].map(String.init)).contains(name)
+    /// The upstream's response fields less those that stay on their hop (hop-by-hop, or named in
+    /// `Connection`).
+    static func inbound(_ headers: HTTPHeaders) -> HTTPFields {
+        let connectionListed = listed(in: headers[canonicalForm: "connection"].map(String.init))
+        var fields = HTTPFields()
+        for header in headers {
+            let name = normalized(header.name.lowercased())
+            guard !hopByHop.contains(name), !connectionListed.contains(name), let fieldName = HTTPField.Name(header.name)
+            else { continue }
+            fields.append(HTTPField(name: fieldName, value: header.value))
+        }
+        return fields
     }
 
     /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.

@@ -55,11 +55,7 @@ struct GatewayProxy: Sendable {
         } catch {
             throw SignetError(.upstreamUnavailable, "the upstream did not answer: \(error)")
         }
-        var headers = HTTPTypes.HTTPFields()
-        for header in upstreamResponse.headers where !ForwardedFields.isHopByHop(header.name, in: upstreamResponse.headers) {
-            guard let name = HTTPField.Name(header.name) else { continue }
-            headers.append(HTTPField(name: name, value: header.value))
-        }
+        var headers = ForwardedFields.inbound(upstreamResponse.headers)
         let status = HTTPResponse.Status(code: Int(upstreamResponse.status.code))
         guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
             if let length = upstreamResponse.headers.first(name: "content-length") { headers[.contentLength] = length }
