@@ -28,7 +28,9 @@ public enum ProblemResponse {
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        if status == .unauthorized { headers[.wwwAuthenticate] = "Signature" }
+        if status == .unauthorized {
+            headers[.wwwAuthenticate] = error.code == .adminUnauthorized ? "Bearer" : "Signature"
+        }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 

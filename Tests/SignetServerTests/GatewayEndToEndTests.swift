@@ -282,6 +282,7 @@ import Testing
             headers: [("Authorization", "Bearer wrong")]
         )
         #expect(answer.status == 401 && answer.reason == "admin_unauthorized")
+        #expect(answer.headers.first(name: "WWW-Authenticate") == "Bearer")
         answer = try await GatewayHarness.send(
             method: "DELETE",
             url: revoke,
