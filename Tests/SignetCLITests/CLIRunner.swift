@@ -62,7 +62,7 @@ enum CLIRunner {
         return url
     }
 
-    /// The shared vectors beside the repository.
+    /// The known-answer vectors the repository keeps (`Tests/Vectors`).
     static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/vectors")
+        .appendingPathComponent("Vectors")
 }

@@ -32,6 +32,11 @@ import Testing
     static let backup = try! SPKIPin(parsing: "sha256/" + Base64.encode([UInt8](repeating: 7, count: 32)))
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// openssl made all three certificates (a missing openssl fails here, not silently below).
+    @Test func opensslMadeTheChain() {
+        #expect(Self.chain.count == 3)
+    }
+
     @Test func hostPatterns() throws {
         let exact = try HostPattern("api.example.com")
         let one = try HostPattern("*.example.com")

@@ -2,17 +2,16 @@
 import Foundation
 import SignetCore
 
-/// The shared known-answer vectors (`../shared/vectors` beside the repository, or `SIGNET_VECTORS`).
+/// The known-answer vectors the repository keeps (`Tests/Vectors`, provenance in its README), or
+/// another copy named by `SIGNET_VECTORS`.
 enum Vectors {
     static let root: URL = {
         if let path = ProcessInfo.processInfo.environment["SIGNET_VECTORS"] {
             return URL(fileURLWithPath: path)
         }
-        // Tests/SignetCoreTests/Vectors.swift → repository root → ../shared/vectors
-        return URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/vectors")
+        // Tests/SignetCoreTests/Vectors.swift → Tests/Vectors
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors")
     }()
 
     static func data(_ path: String) throws -> Data {
