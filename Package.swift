@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
+        .executable(name: "signet-bench", targets: ["SignetBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -153,6 +154,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        // Benchmarks and fuzzers: not part of the shipped command.
+        .executableTarget(
+            name: "SignetBench",
+            dependencies: [
+                "SignetCore", "SignetServer", "SignetStore", "SignetAppAttest", "SignetSimulator", "SignetClient",
+                "ExampleScores",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],

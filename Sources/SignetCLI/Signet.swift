@@ -8,8 +8,8 @@ struct Signet: AsyncParsableCommand {
         abstract: "Sign and verify HTTP messages (RFC 9421), digests (RFC 9530), pins and seed-compatible MACs; run the gateway; send signed, pinned requests.",
         subcommands: [
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
-            PinCommand.self, BenchCommand.self, ServeCommand.self, DemoCommand.self, GatewayBenchCommand.self,
-            InspectCommand.self, FuzzCommand.self, RequestCommand.self, PKCS12Command.self,
+            PinCommand.self, ServeCommand.self, DemoCommand.self, InspectCommand.self, RequestCommand.self,
+            PKCS12Command.self,
         ]
     )
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// Reproducible random mutations of byte strings, for robustness runs of the parsers
-/// (`signet fuzz-appattest` and the test suite).
+/// (`signet-bench fuzz-appattest` and the test suite).
 public struct SeededMutations: Sequence, IteratorProtocol {
     private let seeds: [[UInt8]]
     private var state: UInt64

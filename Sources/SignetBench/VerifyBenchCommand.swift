@@ -9,16 +9,16 @@ import SignetCore
     import Darwin
 #endif
 
-struct BenchCommand: AsyncParsableCommand {
+struct VerifyBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "verify",
         abstract: "Measure verification of a typical signed POST per algorithm, next to `openssl speed`.",
         discussion: """
             Each iteration is the whole server-side path: parse Signature-Input and Signature, select, check \
             the window, look the key up, build the signature base, check Content-Digest over a 1 KiB JSON \
             body, verify the signature and claim the nonce. openssl runs right after each measurement, on \
             the same core count (one thread), and the ratio is Signet's rate over openssl's for the same \
-            primitives. Build with -c release: `swift run -c release signet bench`.
+            primitives. Build with -c release: `swift run -c release signet-bench verify`.
             """
     )
 

@@ -13,14 +13,14 @@ import SignetStore
 
 struct GatewayBenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench-gateway",
+        commandName: "gateway",
         abstract: "Load-test the gateway with wrk: verified requests versus the same gateway passing through.",
         discussion: """
             Starts the example backend and two gateways on loopback (SQLite store): one verifying every \
             request, one with every route open. wrk sends pre-signed POSTs (Ed25519, Content-Digest, a fresh \
             nonce each, so no request is a replay) to each in turn, and the command prints throughput, p50 \
             and p99 latency, the ratio and the added p99. Needs wrk (apt-get install wrk). Build with \
-            -c release: `swift run -c release signet bench-gateway`.
+            -c release: `swift run -c release signet-bench gateway`.
             """
     )
 
