@@ -49,6 +49,8 @@ struct KeygenCommand: ParsableCommand {
         } else {
             keyID = try publicJWK.thumbprint
         }
+        // Like `mkdir -p`: a missing output folder is made, not an error.
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let stem = "\(out)/\(name ?? keyID)"
         var written: [String] = []
         if algorithm.keyType == .symmetric {

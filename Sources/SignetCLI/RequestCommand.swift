@@ -90,10 +90,20 @@ struct RequestCommand: AsyncParsableCommand {
 
         var pinSets: [PinSet] = []
         if !pin.isEmpty {
+            // Mistakes in the arguments are usage errors (exit 64), not a refused request (exit 1).
+            let pins: [SPKIPin]
+            do {
+                pins = try pin.map(SPKIPin.init(parsing:))
+            } catch let error as SignetError {
+                throw ValidationError("--pin: \(error.reason)")
+            }
+            guard Set(pins).count > 1 || waiveBackup else {
+                throw ValidationError("--pin: a pin set needs a backup pin; give a second --pin or --waive-backup")
+            }
             pinSets.append(
                 try PinSet(
                     pattern: try HostPattern(origin.host),
-                    pins: Set(try pin.map(SPKIPin.init(parsing:))),
+                    pins: Set(pins),
                     mode: reportOnly ? .reportOnly : .enforce,
                     backupWaived: waiveBackup
                 )

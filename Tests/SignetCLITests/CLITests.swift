@@ -11,6 +11,20 @@ import Testing
     static let request =
         "POST /scores?game=1 HTTP/1.1\r\nHost: api.example.com\r\nContent-Type: application/json\r\n\r\n{\"name\":\"Gilgamesh\",\"score\":100}"
 
+    /// `--out` makes a missing folder (like `mkdir -p`); argument mistakes are usage errors (exit 64)
+    /// naming the argument, not refused requests (exit 1).
+    @Test func keygenMakesItsFolderAndArgumentMistakesAreUsageErrors() throws {
+        let dir = try CLIRunner.temporaryDirectory().appendingPathComponent("new/keys")
+        let keygen = try CLIRunner.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
+        #expect(keygen.status == 0, "\(keygen.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.path))
+        let pin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
+        let onePin = try CLIRunner.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
+        #expect(onePin.status == 64 && onePin.stderr.contains("--pin"), "\(onePin.status) \(onePin.stderr)")
+        let badPin = try CLIRunner.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
+        #expect(badPin.status == 64 && badPin.stderr.contains("--pin"), "\(badPin.status) \(badPin.stderr)")
+    }
+
     @Test(arguments: algorithms)
     func keygenSignVerifyRoundTrip(_ alg: String) throws {
         let dir = try CLIRunner.temporaryDirectory()
