@@ -239,6 +239,8 @@ public struct GatewayConfiguration: Codable, Sendable {
             decoder.dateDecodingStrategy = .iso8601
             do {
                 configuration = try decoder.decode(GatewayConfiguration.self, from: data)
+            } catch let error as DecodingError {
+                throw SignetError(.malformedMessage, "configuration \(file): \(Self.describe(error))")
             } catch {
                 throw SignetError(.malformedMessage, "configuration \(file): \(error)")
             }
@@ -261,6 +263,29 @@ public struct GatewayConfiguration: Codable, Sendable {
         return configuration
     }
 
+    /// `routes[2].access: expected a string`: the key path, then what was wrong there.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])): missing"
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            let at = path(context.codingPath)
+            return at.isEmpty ? "not valid JSON" : "\(at): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
     /// The scheme clients sign: the configured one, else that of the gateway's own listener.
     public var signedScheme: String { publicScheme ?? (tls == nil ? "http" : "https") }
 
@@ -273,6 +298,14 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
         if let window = appAttest?.counterWindow, !(0...CounterWindow.maximumWidth).contains(window) {
             throw SignetError(.malformedMessage, "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
+        }
+        for (index, route) in routes.enumerated() {
+            do {
+                _ = try route.requirement()
+                try RouteTable.checkPrefix(route.prefix)
+            } catch let error as SignetError {
+                throw SignetError(.malformedMessage, "routes[\(index)].\(error.reason)")
+            }
         }
         for route in routes where try route.requirement() == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {
@@ -297,6 +330,10 @@ public struct GatewayConfiguration: Codable, Sendable {
 }
 
 extension GatewayConfiguration.Route {
+    /// The `access` values a route may have.
+    static let accessValues = ["open", "verified", "client-certificate", "legacy-query-hmac"]
+        + TrustLevel.allCases.filter { $0 != .clientCertificate }.map(\.rawValue)
+
     func requirement() throws -> AccessRequirement {
         switch access {
         case "open": return .open
@@ -304,12 +341,15 @@ extension GatewayConfiguration.Route {
         case "client-certificate": return .clientCertificate
         case "legacy-query-hmac":
             guard let keyId else {
-                throw SignetError(.malformedMessage, "legacy-query-hmac route \(prefix) needs keyId")
+                throw SignetError(.malformedMessage, "keyId: a legacy-query-hmac route needs the shared secret's keyId")
             }
             return .legacyQueryHMAC(keyID: keyId)
         default:
-            guard let level = TrustLevel(rawValue: access) else {
-                throw SignetError(.malformedMessage, "unknown access \(access.debugDescription) for \(prefix)")
+            guard let level = TrustLevel(rawValue: access), level != .clientCertificate else {
+                throw SignetError(
+                    .malformedMessage,
+                    "access: \(access.debugDescription) is not one of \(Self.accessValues.joined(separator: ", "))"
+                )
             }
             return .trustLevel(level)
         }

@@ -97,16 +97,16 @@ struct RouteTable: Sendable {
         // The gateway's own endpoints are not the upstream's to route.
         let first = prefix.split(separator: "/").first.map(String.init)
         if let first, Self.reservedSegments.contains(first) {
-            throw SignetError(.malformedMessage, "route prefix \(prefix.debugDescription) is under the gateway's own /\(first)")
+            throw SignetError(.malformedMessage, "prefix: \(prefix.debugDescription) is under the gateway's own /\(first)")
         }
         guard (try? RoutingPath.normalize(prefix)) == prefix, !prefix.contains("?") else {
-            throw SignetError(.malformedMessage, "route prefix \(prefix.debugDescription) is not a normalised path")
+            throw SignetError(.malformedMessage, "prefix: \(prefix.debugDescription) is not a normalised path")
         }
         for segment in prefix.split(separator: "/")
         where segment.first == ":" || segment.contains(where: { "*{}".contains($0) }) {
             throw SignetError(
                 .malformedMessage,
-                "route prefix \(prefix.debugDescription) has a pattern character (':' '*' '{' '}')"
+                "prefix: \(prefix.debugDescription) has a pattern character (':' '*' '{' '}')"
             )
         }
     }

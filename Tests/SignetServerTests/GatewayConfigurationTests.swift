@@ -94,3 +94,24 @@ import Testing
         #expect(error?.code == .malformedMessage)
     }
 }
+
+@Suite struct ConfigurationMessageTests {
+    /// A wrong value names the key path, the value and what is allowed.
+    @Test(arguments: [
+        (
+            "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\"}, {\"prefix\": \"/a\", \"access\": \"open\"}, {\"prefix\": \"/b\", \"access\": \"device_key\"}]}",
+            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, shared-secret, device-key, app-attest"
+        ),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
+        ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected Int"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
+    ])
+    func mistakesNameTheKeyAndTheAllowedValues(_ text: String, _ expected: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        #expect(error?.code == .malformedMessage)
+        #expect(error?.reason.contains(expected) == true, "\(error?.reason ?? "")")
+    }
+}
