@@ -142,36 +142,21 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(alg)"
                 + "\(signResponses ? ", responses signed" : ""), same requests for both\n"
         )
-        // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
-        for port in [passing.port, verifying.port] {
-            _ = try WrkRun(
+        func wrk(_ port: Int, seconds: Int, requests: String) throws -> WrkRun {
+            try WrkRun(
                 port: port,
-                duration: 2,
+                duration: seconds,
                 connections: connections,
                 threads: threads,
                 script: script,
-                requests: warmUpFile,
+                requests: requests,
                 cpus: wrkCpus
             )
         }
-        let open = try WrkRun(
-            port: passing.port,
-            duration: duration,
-            connections: connections,
-            threads: threads,
-            script: script,
-            requests: requestsFile,
-            cpus: wrkCpus
-        )
-        let verified = try WrkRun(
-            port: verifying.port,
-            duration: duration,
-            connections: connections,
-            threads: threads,
-            script: script,
-            requests: requestsFile,
-            cpus: wrkCpus
-        )
+        // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
+        for port in [passing.port, verifying.port] { _ = try wrk(port, seconds: 2, requests: warmUpFile) }
+        let open = try wrk(passing.port, seconds: duration, requests: requestsFile)
+        let verified = try wrk(verifying.port, seconds: duration, requests: requestsFile)
         print(
             "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
