@@ -30,12 +30,7 @@ struct GatewayProxy: Sendable {
 
     func forward(_ request: Request, context: some SignetRequestContextProtocol) async throws -> Response {
         var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maximumBodyBytes)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw SignetError(.bodyTooLarge, "the body exceeds \(maximumBodyBytes) bytes")
-        }
+        let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
         var outbound = HTTPClientRequest(url: upstream + (request.head.path ?? "/"))
         outbound.method = .init(rawValue: request.method.rawValue)
         outbound.headers = ForwardedFields.outbound(

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -50,17 +49,8 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
             parserError == .headerOverflow
             ? SignetError(.headerTooLarge, "the header section is above the server's limit")
             : SignetError(.requestInvalid, "the HTTP parser refused the request (\(parserError))")
-        let status = HTTPResponse.Status(code: problem.code.httpStatus)
-        let document: [String: Any] = [
-            "type": "urn:signet:reason:\(problem.code.rawValue)",
-            "title": ProblemResponse.title(status),
-            "status": status.code,
-            "reason": problem.code.rawValue,
-            "detail": problem.reason,
-        ]
-        let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data()
-        var fields = HTTPFields()
-        fields[.contentType] = "application/problem+json"
+        let (status, headerFields, json) = ProblemResponse.parts(problem, debug: false)
+        var fields = headerFields
         fields[.contentLength] = String(json.count)
         fields[.connection] = "close"
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)

@@ -35,12 +35,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         guard limiter.allow(source, now: now) else {
             throw SignetError(.rateLimited, "too many pin reports from this source")
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.maximumReportBytes)
-        } catch {
-            throw SignetError(.bodyTooLarge, "a pin report is at most \(Self.maximumReportBytes) bytes")
-        }
+        let body = try await request.collectBody(upTo: Self.maximumReportBytes, refusing: "a pin report")
         let bytes = Array(buffer: body)
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw SignetError(.malformedMessage, "a pin report is a JSON object")
@@ -68,11 +63,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     }
 
     private func list(_ request: Request) async throws -> Response {
-        guard let adminToken else { throw SignetError(.notFound, "the admin API is not enabled") }
-        let presented = request.headers[.authorization] ?? ""
-        guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(adminToken)".utf8)) else {
-            throw SignetError(.adminUnauthorized, "the admin token is missing or wrong")
-        }
+        try AdminToken(token: adminToken).authorize(request)
         let reports = try await store.pinReports(limit: 100)
         let objects: [[String: Any]] = reports.map { report in
             [

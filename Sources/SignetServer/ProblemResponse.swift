@@ -16,6 +16,12 @@ public enum ProblemResponse {
 
     /// The problem document for `error`; with `debug`, also the signature base the verifier built.
     public static func make(_ error: SignetError, debug: Bool) -> Response {
+        let (status, headers, json) = parts(error, debug: debug)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+    }
+
+    /// Status, header fields and JSON body of the answer, for writers below Hummingbird's `Response`.
+    static func parts(_ error: SignetError, debug: Bool) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
         let status = status(for: error.code)
         var document: [String: Any] = [
             "type": "urn:signet:reason:\(error.code.rawValue)",
@@ -31,7 +37,7 @@ public enum ProblemResponse {
         if status == .unauthorized {
             headers[.wwwAuthenticate] = error.code == .adminUnauthorized ? "Bearer" : "Signature"
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
+        return (status, headers, Array(json))
     }
 
     /// Any error as a ``SignetError``: Hummingbird's own errors by their status, anything else

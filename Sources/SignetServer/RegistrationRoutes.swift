@@ -71,12 +71,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         guard configuration.allowUnattestedDevices else {
             throw SignetError(.trustLevelInsufficient, "this server registers attested devices only")
         }
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.maximumRegistrationBytes)
-        } catch {
-            throw SignetError(.bodyTooLarge, "a registration is at most \(Self.maximumRegistrationBytes) bytes")
-        }
+        let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
         let registration = try DeviceRegistration(json: Array(buffer: body))
         guard Self.allowedAlgorithms.contains(registration.algorithm) else {
             throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
@@ -135,12 +130,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     /// configured `raw`).
     private func registerAttested(_ request: inout Request) async throws -> Response {
         guard let attestationVerifier else { throw SignetError(.notFound, "App Attest is not configured") }
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: Self.maximumRegistrationBytes)
-        } catch {
-            throw SignetError(.bodyTooLarge, "a registration is at most \(Self.maximumRegistrationBytes) bytes")
-        }
+        let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
             let keyID = object["keyId"] as? String, let challenge = object["challenge"] as? String,
             let attestationText = object["attestation"] as? String,
@@ -184,13 +174,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     // MARK: Admin
 
     private func revoke(_ request: Request, id: String) async throws -> Response {
-        guard let token = configuration.adminToken else {
-            throw SignetError(.notFound, "the admin API is not enabled")
-        }
-        let presented = request.headers[.authorization] ?? ""
-        guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
-            throw SignetError(.adminUnauthorized, "the admin token is missing or wrong")
-        }
+        try AdminToken(token: configuration.adminToken).authorize(request)
         guard try await store.revokeDevice(id: id, at: clock()) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }

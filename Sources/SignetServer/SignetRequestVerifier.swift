@@ -58,12 +58,7 @@ public struct SignetRequestVerifier: Sendable {
 
     /// The SignetCore view of `request`, body included.
     public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> HTTPMessage {
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: maximumBodyBytes)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw SignetError(.bodyTooLarge, "the body exceeds \(maximumBodyBytes) bytes")
-        }
+        let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
         var head = request.head
         if let receivedTarget { head.path = receivedTarget }
         return try Self.message(head, body: body, scheme: publicScheme, authority: publicAuthority)

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import SignetCore
+
+/// The bearer token of the admin API (device revocation, pin reports), compared in constant time.
+struct AdminToken: Sendable {
+    /// `nil`: the admin API is off.
+    let token: String?
+
+    /// Throws `not_found` when the admin API is off, `admin_unauthorized` without the right token.
+    func authorize(_ request: Request) throws {
+        guard let token else { throw SignetError(.notFound, "the admin API is not enabled") }
+        let presented = request.headers[.authorization] ?? ""
+        guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {
+            throw SignetError(.adminUnauthorized, "the admin token is missing or wrong")
+        }
+    }
+}
