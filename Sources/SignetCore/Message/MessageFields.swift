@@ -50,16 +50,33 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
     static func sameName(_ a: String, _ b: String) -> Bool {
         // Most names differ in length: answer without walking them.
         guard a.utf8.count == b.utf8.count else { return false }
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                if x != y, x | 0x20 != y | 0x20 || !(x | 0x20 >= 0x61 && x | 0x20 <= 0x7A) { return false }
-            default: return false
-            }
+        // Native strings lend their bytes; walking two buffers is several times faster than two iterators.
+        let fast = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in equalIgnoringASCIICase(x, y) }
         }
+        if let fast, let fast { return fast }
+        return equalIgnoringASCIICase(Array(a.utf8), Array(b.utf8))
+    }
+
+    private static func equalIgnoringASCIICase(_ x: some RandomAccessCollection<UInt8>, _ y: some RandomAccessCollection<UInt8>) -> Bool {
+        for (p, q) in zip(x, y) where p != q {
+            let folded = p | 0x20
+            guard folded == q | 0x20, folded >= 0x61, folded <= 0x7A else { return false }
+        }
+        return true
+    }
+
+    /// Appends the RFC 9110 §5.3 combination of `name`'s lines (OWS trimmed, joined by `, `) to
+    /// `bytes`; `false` when the field is absent. The signature base is built with this, so no
+    /// intermediate string is made for the common one-line field.
+    func appendCombined(_ name: String, to bytes: inout [UInt8]) -> Bool {
+        var found = false
+        for line in lines where Self.sameName(line.name, name) {
+            if found { bytes += ", ".utf8 }
+            found = true
+            bytes += line.value.trimmingOWS.utf8
+        }
+        return found
     }
 
     public mutating func append(name: String, value: String) {

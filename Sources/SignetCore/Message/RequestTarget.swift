@@ -78,6 +78,19 @@ public struct RequestTarget: Sendable, Hashable {
         }
     }
 
+    /// Appends ``targetURI``'s bytes without building the string (the verifier's base does this).
+    func appendTargetURI(to bytes: inout [UInt8]) {
+        bytes += scheme.utf8
+        bytes += "://".utf8
+        bytes += authority.utf8
+        guard form == .origin || form == .absolute else { return }
+        if path.isEmpty { bytes.append(UInt8(ascii: "/")) } else { bytes += path.utf8 }
+        if let query {
+            bytes.append(UInt8(ascii: "?"))
+            bytes += query.utf8
+        }
+    }
+
     /// `@authority`: host lowercased, the scheme's default port removed (RFC 9421 §2.2.3).
     public var normalizedAuthority: String {
         var host = authority

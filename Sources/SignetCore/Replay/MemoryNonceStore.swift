@@ -8,10 +8,16 @@ import Synchronization
 /// full scan. When full of unexpired claims it refuses new ones (`nonce_store_full`) rather than
 /// forgetting a claim early, which would reopen a replay window.
 public final class MemoryNonceStore: NonceStore {
+    /// A pair, not a joined string: ("a", "bc") and ("ab", "c") stay apart without building a key.
+    private struct Claim: Hashable {
+        var keyID: String
+        var nonce: String
+    }
+
     private struct State {
-        var expiries: [String: Date] = [:]
+        var expiries: [Claim: Date] = [:]
         /// Claims in arrival order; expiries are nearly ordered, which is all sweeping needs.
-        var queue: [(key: String, expiry: Date)] = []
+        var queue: [(key: Claim, expiry: Date)] = []
         var head = 0
 
         mutating func sweep(now: Date, limit: Int) {
@@ -42,8 +48,7 @@ public final class MemoryNonceStore: NonceStore {
 
     /// The synchronous form of ``claim(keyID:nonce:until:now:)``.
     public func claimNow(keyID: String, nonce: String, until expiry: Date, now: Date) throws -> Bool {
-        // Length-prefixing the key id keeps ("a", "bc") and ("ab", "c") apart.
-        let key = "\(keyID.utf8.count):\(keyID)\(nonce)"
+        let key = Claim(keyID: keyID, nonce: nonce)
         return try state.withLock { state in
             state.sweep(now: now, limit: state.expiries.count >= capacity ? Int.max : 64)
             if let existing = state.expiries[key], existing >= now { return false }

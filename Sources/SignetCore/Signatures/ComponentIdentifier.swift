@@ -6,13 +6,26 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
     /// Lowercased field name, or a derived component name such as `@method`.
     public let name: String
     public let parameters: SFParameters
+    /// The name has no byte a serialised string must escape (nearly always): written as is.
+    private let nameIsPlain: Bool
+
     /// The serialised identifier as it appears in the signature base and `Signature-Input`.
-    public let description: String
+    ///
+    /// Computed on demand: a verifier writes it straight into the base (``appendSerialized(to:)``)
+    /// and never needs it as a string.
+    public var description: String { Self.serialize(name, parameters) }
 
     public init(_ name: String, parameters: SFParameters = SFParameters()) {
         self.name = name.lowercased()
         self.parameters = parameters
-        self.description = Self.serialize(self.name, parameters)
+        self.nameIsPlain = Self.needsNoEscaping(self.name)
+    }
+
+    /// A name already known to be lowercase and non-empty, without parameters (parsers use it).
+    init(lowercaseName name: String) {
+        self.name = name
+        self.parameters = SFParameters()
+        self.nameIsPlain = Self.needsNoEscaping(name)
     }
 
     public init(stringLiteral value: String) {
@@ -36,14 +49,28 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
         }
         self.name = name
         self.parameters = item.parameters
-        self.description = Self.serialize(name, item.parameters)
+        self.nameIsPlain = Self.needsNoEscaping(name)
+    }
+
+    /// Appends ``description``'s bytes without building the string.
+    func appendSerialized(to bytes: inout [UInt8]) {
+        // Most identifiers have no parameters, and a valid name needs no escaping: skip the serializer.
+        if parameters.isEmpty, nameIsPlain {
+            bytes.append(0x22)
+            bytes += name.utf8
+            bytes.append(0x22)
+        } else {
+            bytes += description.utf8
+        }
+    }
+
+    private static func needsNoEscaping(_ name: String) -> Bool {
+        let escapes: (UInt8) -> Bool = { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 > 0x7E }
+        return !(name.utf8.withContiguousStorageIfAvailable { $0.contains(where: escapes) } ?? name.utf8.contains(where: escapes))
     }
 
     private static func serialize(_ name: String, _ parameters: SFParameters) -> String {
-        // Most identifiers have no parameters, and a valid name needs no escaping: skip the serializer.
-        if parameters.entries.isEmpty, !name.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 > 0x7E }) {
-            return "\"" + name + "\""
-        }
+        if parameters.isEmpty, needsNoEscaping(name) { return "\"" + name + "\"" }
         return (try? StructuredFieldSerializer.item(SFItem(.string(name), parameters: parameters))) ?? "\"\(name)\""
     }
 

@@ -27,6 +27,58 @@ struct ComponentResolver {
         return [try field(component, in: source)]
     }
 
+    /// Appends the component's signature-base lines (`"name": value` LF, one per value) to `base`.
+    ///
+    /// The common components — a field or a derived request component without parameters — are
+    /// written straight from the message; everything else goes through ``values(for:)``.
+    func appendLines(for component: ComponentIdentifier, to base: inout [UInt8]) throws {
+        guard component.parameters.isEmpty, case .request(let method, let target) = message.head else {
+            for value in try values(for: component) { try Self.appendLine(component, value.utf8, to: &base) }
+            return
+        }
+        let start = base.count
+        component.appendSerialized(to: &base)
+        base += ": ".utf8
+        let valueStart = base.count
+        switch component.name {
+        case "@method": base += method.utf8
+        case "@target-uri": target.appendTargetURI(to: &base)
+        case "@path": base += target.pathValue.utf8
+        case _ where component.isDerived:
+            base.removeSubrange(start...)
+            for value in try values(for: component) { try Self.appendLine(component, value.utf8, to: &base) }
+            return
+        default:
+            guard message.fields.appendCombined(component.name, to: &base) else {
+                throw SignetError(.componentMissing, "the message has no \(component.name.debugDescription) field")
+            }
+        }
+        try Self.checkNoNewline(base[valueStart...], component)
+        base.append(0x0A)
+    }
+
+    private static func appendLine(
+        _ component: ComponentIdentifier,
+        _ value: some Collection<UInt8>,
+        to base: inout [UInt8]
+    ) throws {
+        try checkNoNewline(value, component)
+        component.appendSerialized(to: &base)
+        base += ": ".utf8
+        base += value
+        base.append(0x0A)
+    }
+
+    /// §2.5 step 2.4: a value must not contain a newline (it would forge extra lines).
+    private static func checkNoNewline(_ value: some Collection<UInt8>, _ component: ComponentIdentifier) throws {
+        let hasNewline =
+            value.withContiguousStorageIfAvailable { $0.contains { $0 == 0x0A || $0 == 0x0D } }
+            ?? value.contains { $0 == 0x0A || $0 == 0x0D }
+        guard !hasNewline else {
+            throw SignetError(.malformedHeader, "\(component.description) has a newline in its value")
+        }
+    }
+
     private static let knownParameters: Set<String> = ["sf", "key", "bs", "req", "tr", "name"]
 
     // MARK: Derived components (§2.2)

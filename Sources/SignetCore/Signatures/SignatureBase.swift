@@ -19,16 +19,7 @@ public struct SignatureBase: Sendable, Hashable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)
         for component in parameters.components {
-            for value in try resolver.values(for: component) {
-                // §2.5 step 2.4: a value must not contain a newline (it would forge extra lines).
-                guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
-                    throw SignetError(.malformedHeader, "\(component.description) has a newline in its value")
-                }
-                bytes += component.description.utf8
-                bytes += [UInt8(ascii: ":"), UInt8(ascii: " ")]
-                bytes += value.utf8
-                bytes.append(0x0A)
-            }
+            try resolver.appendLines(for: component, to: &bytes)
         }
         bytes += "\"@signature-params\": ".utf8
         bytes += try parameters.serialized.utf8

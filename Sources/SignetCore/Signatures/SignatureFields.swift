@@ -3,7 +3,7 @@
 /// The signatures a message carries: its `Signature-Input` and `Signature` dictionaries joined by
 /// label (RFC 9421 §4).
 public struct SignatureFields: Sendable {
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, Equatable {
         public var label: String
         public var parameters: SignatureParameters
         public var signature: [UInt8]
@@ -25,6 +25,15 @@ public struct SignatureFields: Sendable {
         guard input.utf8.count + signature.utf8.count <= maximumBytes else {
             throw SignetError(.headerTooLarge, "Signature-Input and Signature exceed \(maximumBytes) bytes")
         }
+        if let entry = SingleSignatureScanner.entry(input: input, signature: signature) {
+            self.entries = [entry]
+        } else {
+            self.entries = try Self.parse(input: input, signature: signature)
+        }
+    }
+
+    /// The general path: both fields through ``StructuredFieldParser``.
+    static func parse(input: String, signature: String) throws -> [Entry] {
         let inputs = try StructuredFieldParser.parseDictionary(input)
         let signatures = try StructuredFieldParser.parseDictionary(signature)
         var entries: [Entry] = []
@@ -41,6 +50,6 @@ public struct SignatureFields: Sendable {
         for key in signatures.keys where inputs[key] == nil {
             throw SignetError(.malformedHeader, "Signature-Input has no member \(key.debugDescription)")
         }
-        self.entries = entries
+        return entries
     }
 }

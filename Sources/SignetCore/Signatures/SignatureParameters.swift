@@ -34,15 +34,37 @@ public struct SignatureParameters: Sendable, Hashable {
         self.tag = tag
     }
 
+    /// A received member read by ``SingleSignatureScanner``, with its raw text.
+    init(
+        components: [ComponentIdentifier],
+        created: Int64?,
+        expires: Int64?,
+        nonce: String?,
+        algorithm: String?,
+        keyID: String?,
+        tag: String?,
+        rawValue: String
+    ) {
+        self.init(
+            components: components,
+            created: created,
+            expires: expires,
+            nonce: nonce,
+            algorithm: algorithm,
+            keyID: keyID,
+            tag: tag
+        )
+        self.rawValue = rawValue
+    }
+
     /// Parses a received `Signature-Input` member and keeps its raw text.
     init(member: SFMember, rawValue: String?) throws {
         guard case .innerList(let list) = member else {
             throw SignetError(.malformedHeader, "a Signature-Input member must be an inner list")
         }
         self.components = try list.items.map(ComponentIdentifier.init(item:))
-        // Serialisations are canonical, so equal text is an equal component; lists are short.
-        for (position, component) in components.enumerated()
-        where components[..<position].contains(where: { $0.description == component.description }) {
+        // Equal name and parameters (in order) is equal serialised text; lists are short.
+        for (position, component) in components.enumerated() where components[..<position].contains(component) {
             throw SignetError(.malformedHeader, "a component is covered twice")
         }
         for (key, value) in list.parameters {

@@ -139,7 +139,7 @@ public struct StructuredFieldParser {
             throw fail("a key must start with a lowercase letter or '*'")
         }
         let start = index
-        while let c = peek, c.isLowercaseAlpha || c.isDigit || "_-.*".utf8.contains(c) { index += 1 }
+        while let c = peek, c.isKeyCharacter { index += 1 }
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
@@ -314,8 +314,22 @@ extension UInt8 {
     var isDigit: Bool { self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9") }
     var isLowercaseAlpha: Bool { self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z") }
     var isAlpha: Bool { isLowercaseAlpha || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z")) }
-    /// RFC 9110 tchar.
-    var isTChar: Bool { isAlpha || isDigit || "!#$%&'*+-.^_`|~".utf8.contains(self) }
+    /// RFC 9110 tchar (a switch, not a string search: it runs for every byte of a token).
+    var isTChar: Bool {
+        switch self {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        // ! # $ % & ' * + - . ^ _ ` | ~
+        case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: true
+        default: false
+        }
+    }
+    /// RFC 9651 key characters after the first: lcalpha, DIGIT, `_`, `-`, `.`, `*`.
+    var isKeyCharacter: Bool {
+        switch self {
+        case 0x61...0x7A, 0x30...0x39, 0x5F, 0x2D, 0x2E, 0x2A: true
+        default: false
+        }
+    }
     var lowerHexValue: UInt8? {
         switch self {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")

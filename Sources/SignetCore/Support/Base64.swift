@@ -17,26 +17,60 @@ public enum Base64 {
     /// Decodes standard base64. `lenient` accepts missing padding and non-zero unused bits, as
     /// RFC 9651 §4.2.7 asks of structured-field parsers.
     static func decode(_ input: [UInt8], lenient: Bool) -> [UInt8]? {
+        input.withUnsafeBufferPointer { decode($0, lenient: lenient) }
+    }
+
+    /// The decoder itself, over borrowed bytes (every signature and digest on a request goes through it).
+    static func decode(_ input: UnsafeBufferPointer<UInt8>, lenient: Bool) -> [UInt8]? {
         var end = input.count
         while end > 0, input.count - end < 2, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
         guard lenient || input.count % 4 == 0 else { return nil }
         guard end % 4 != 1 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(end / 4 * 3 + 2)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for index in 0..<end {
-            let value = decodeTable[Int(input[index])]
-            guard value != 0xFF else { return nil }
-            accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFFFF
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
+            var accumulator: UInt32 = 0
+            var bits = 0
+            var written = 0
+            var valid = true
+            let out = [UInt8](unsafeUninitializedCapacity: end / 4 * 3 + 2) { buffer, count in
+                // Whole quads first: four table lookups, three bytes out, one validity check.
+                var index = 0
+                while index + 4 <= end {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                    guard (a | b | c | d) & 0x80 == 0 else {
+                        valid = false
+                        count = 0
+                        return
+                    }
+                    let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[written] = UInt8(truncatingIfNeeded: quad >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: quad)
+                    written += 3
+                    index += 4
+                }
+                while index < end {
+                    let value = table[Int(input[index])]
+                    guard value != 0xFF else {
+                        valid = false
+                        count = 0
+                        return
+                    }
+                    accumulator = (accumulator << 6 | UInt32(value)) & 0xFFFFFF
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        buffer[written] = UInt8(truncatingIfNeeded: accumulator >> UInt32(bits))
+                        written += 1
+                    }
+                    index += 1
+                }
+                count = written
             }
+            guard valid else { return nil }
+            if !lenient, accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+            return out
         }
-        if !lenient, accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
-        return out
     }
 
     private static let decodeTable: [UInt8] = {

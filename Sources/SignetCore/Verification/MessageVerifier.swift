@@ -214,6 +214,7 @@ public struct MessageVerifier: Sendable {
 
     private func checkDigest(_ message: HTTPMessage, components: [ComponentIdentifier]) throws {
         let covered = components.contains { $0.name == "content-digest" && !$0.isFromRelatedRequest }
+        guard covered || (policy.requireContentDigest && !message.body.isEmpty) else { return }
         let field = message.fields["content-digest"]
         if policy.requireContentDigest, !message.body.isEmpty {
             guard field != nil else {
