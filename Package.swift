@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "SignetAppAttest", targets: ["SignetAppAttest"]),
         .library(name: "SignetSimulator", targets: ["SignetSimulator"]),
         .library(name: "SignetStore", targets: ["SignetStore"]),
+        .library(name: "SignetSQLite", targets: ["SignetSQLite"]),
+        .library(name: "SignetPostgres", targets: ["SignetPostgres"]),
+        .library(name: "SignetMiddleware", targets: ["SignetMiddleware"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
@@ -72,15 +75,44 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Challenges, devices, nonces: memory, SQLite (embedded default) and PostgreSQL.
+        // Challenges, devices, nonces: the store protocols and the memory store. No database.
         .target(
             name: "SignetStore",
+            dependencies: ["SignetCore"],
+            swiftSettings: strict
+        ),
+        // The embedded default store: one SQLite file, nonce claims group-committed.
+        .target(
+            name: "SignetSQLite",
             dependencies: [
-                "SignetCore",
+                "SignetCore", "SignetStore",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The store for several gateway instances: PostgreSQL.
+        .target(
+            name: "SignetPostgres",
+            dependencies: [
+                "SignetCore", "SignetStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // What a Hummingbird app embeds: the verification middleware and its context, problem+json
+        // rendering, key resolution from a store. No database driver, no HTTP client, no Prometheus.
+        .target(
+            name: "SignetMiddleware",
+            dependencies: [
+                "SignetCore", "SignetStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -102,12 +134,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // Hummingbird: verification middleware, registration routes, gateway, configuration, metrics.
+        // The gateway: reverse proxy, route table, configuration, TLS and device CA, registration
+        // routes, Prometheus metrics; opens the configured store's driver.
         .target(
             name: "SignetServer",
             dependencies: [
                 "SignetCore",
                 "SignetStore",
+                "SignetSQLite",
+                "SignetPostgres",
+                "SignetMiddleware",
                 "SignetAppAttest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -123,7 +159,6 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -189,14 +224,15 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetStoreTests",
-            dependencies: ["SignetCore", "SignetStore"],
+            dependencies: ["SignetCore", "SignetStore", "SignetSQLite", "SignetPostgres"],
             swiftSettings: strict
         ),
         // The gateway over real HTTP on loopback: SQLite, PostgreSQL with two instances, the CLI.
         .testTarget(
             name: "SignetServerTests",
             dependencies: [
-                "SignetCore", "SignetStore", "SignetServer", "ExampleScores", "SignetSimulator", "SignetAppAttest",
+                "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
+                "SignetSimulator", "SignetAppAttest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,7 +247,8 @@ let package = Package(
         .testTarget(
             name: "SignetClientTests",
             dependencies: [
-                "SignetCore", "SignetClient", "SignetServer", "SignetStore", "SignetSimulator", "ExampleScores",
+                "SignetCore", "SignetClient", "SignetMiddleware", "SignetServer", "SignetStore", "SignetSimulator",
+                "ExampleScores",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

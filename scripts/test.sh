@@ -24,6 +24,7 @@ if [ -z "${SIGNET_POSTGRES_URL:-}" ] && ls /usr/lib/postgresql/*/bin/initdb >/de
   trap 'scripts/postgres.sh stop "$pgdir/pg" || true; rm -rf "$pgdir"' EXIT
 fi
 
-# Build the products too: the CLI tests run the `signet` binary.
-swift build
-swift test
+# Build the products too (the CLI tests run the `signet` binary), failing if a target imports a
+# module of this package it does not declare as a dependency.
+swift build --build-tests --explicit-target-dependency-import-check error
+swift test --skip-build

@@ -4,6 +4,7 @@ import ExampleScores
 import Foundation
 import Logging
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import SignetCore
+import SignetMiddleware
 
 /// Requires a device certificate over mutual TLS on every request under it, and puts the device's
 /// ``SignetIdentity`` into the context: the `client-certificate` route policy for any Hummingbird app.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetMiddleware
 import SignetStore
 
 /// Maps a mutual-TLS client certificate to an active device: issued by the device CA, within its

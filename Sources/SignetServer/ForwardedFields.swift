@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 
 /// The header fields the gateway sends upstream: the client's, less everything that could speak for
 /// the gateway, plus the gateway's own identity and forwarding fields.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetMiddleware
 import SignetStore
 
 /// Everything `signet serve` reads: a JSON file, then `SIGNET_*` environment variables on top.

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 
 /// Forwards a request to the upstream and streams the answer back.
 ///

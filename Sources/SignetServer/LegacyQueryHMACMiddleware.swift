@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
 import SignetCore
+import SignetMiddleware
 
 /// The seed high-score scheme (`msg` + hex `hmac` query parameters under a shared key) on the routes
 /// configured for it. It has no replay protection of its own: apps already shipped with it keep

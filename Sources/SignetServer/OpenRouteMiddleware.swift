@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
+import SignetMiddleware
 
 /// Lets every request through an `open` route, counting it as such.
 struct OpenRouteMiddleware<Context: RequestContext>: RouterMiddleware {

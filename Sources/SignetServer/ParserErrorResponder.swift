@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import SignetCore
+import SignetMiddleware
 
 /// Answers requests the HTTP parser refuses with problem+json and a reason code, then closes.
 ///

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import SignetCore
+import SignetMiddleware
 import SignetStore
 
 /// `POST /signet/v1/pin-reports` (clients report pin failures to the app's own server, never to a

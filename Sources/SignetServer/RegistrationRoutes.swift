@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import SignetAppAttest
 import SignetCore
+import SignetMiddleware
 import SignetStore
 import SwiftASN1
 import X509

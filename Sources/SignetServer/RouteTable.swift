@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SignetCore
+import SignetMiddleware
 
 /// The configured access rules: the longest prefix that matches the path (and method) decides.
 /// Prefixes match regardless of ASCII case, as the gateway's router does.

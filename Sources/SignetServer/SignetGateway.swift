@@ -10,6 +10,7 @@ import NIOCore
 import NIOSSL
 import SignetAppAttest
 import SignetCore
+import SignetMiddleware
 import SignetStore
 import SwiftASN1
 import X509
@@ -25,6 +26,7 @@ public struct SignetGateway: Sendable {
     public let configuration: GatewayConfiguration
     public let store: any SignetStorage
     public let metrics: SignetMetrics
+    private let exposition: PrometheusExposition
     public let logger: Logger
     let requestVerifier: SignetRequestVerifier
     let routes: RouteTable
@@ -51,7 +53,8 @@ public struct SignetGateway: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.metrics = SignetMetrics()
+        self.exposition = PrometheusExposition()
+        self.metrics = exposition.metrics
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
 
@@ -200,8 +203,8 @@ public struct SignetGateway: Sendable {
             clock: clock
         ).add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
-        let metrics = self.metrics
-        router.get("/metrics") { _, _ in metrics.exposition() }
+        let exposition = self.exposition
+        router.get("/metrics") { _, _ in exposition.text() }
         addProxiedRoutes(to: router, proxy: proxy(httpClient))
         var app = Application(
             responder: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 import Logging
 import SignetCore
+import SignetPostgres
+import SignetSQLite
 import SignetStore
 
 extension GatewayConfiguration.Store {

@@ -55,13 +55,13 @@ public struct DeviceRecord: Sendable, Hashable {
         return KeyRecord(keyID: keyID, algorithm: algorithm, key: key, revoked: status == .revoked)
     }
 
-    static func encodeAttributes(_ attributes: [String: String]) -> String {
+    package static func encodeAttributes(_ attributes: [String: String]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return String(decoding: (try? encoder.encode(attributes)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    static func decodeAttributes(_ text: String) -> [String: String] {
+    package static func decodeAttributes(_ text: String) -> [String: String] {
         (try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 }

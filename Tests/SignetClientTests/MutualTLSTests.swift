@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import SignetClient
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 import SwiftASN1

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SignetClient
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SwiftASN1
 import Testing

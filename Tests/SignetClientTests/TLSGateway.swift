@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import SignetClient
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 import SwiftASN1

@@ -7,6 +7,7 @@ import HummingbirdTLS
 import Logging
 import NIOSSL
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SwiftASN1
 import Synchronization

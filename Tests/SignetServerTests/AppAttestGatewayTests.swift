@@ -3,6 +3,7 @@ import Crypto
 import ExampleScores
 import Foundation
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import Testing

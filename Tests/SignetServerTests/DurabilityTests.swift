@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOCore
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import Testing
 

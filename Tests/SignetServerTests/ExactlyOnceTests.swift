@@ -5,6 +5,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import SignetCore
+import SignetPostgres
+import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import SignetStore

@@ -4,6 +4,7 @@ import ExampleScores
 import Foundation
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 import Testing

@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 import Testing

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import SignetStore

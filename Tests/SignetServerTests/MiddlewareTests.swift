@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetStore
 import Testing

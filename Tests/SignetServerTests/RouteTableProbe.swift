@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SignetCore
+import SignetMiddleware
 import SignetStore
 
 @testable import SignetServer

@@ -3,6 +3,7 @@ import ExampleScores
 import Foundation
 import Logging
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import Testing
 

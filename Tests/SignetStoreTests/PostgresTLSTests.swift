@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetPostgres
 import SignetStore
 import Testing
 

@@ -12,11 +12,11 @@ import SignetCore
 /// escapes, any byte RFC 3986 does not allow in a path segment, and a `#` anywhere (HTTP clients
 /// drop the fragment, so `/admin#` would route as a segment `admin#` and reach the upstream as
 /// `/admin`). The signature is still checked against the path the client sent and signed.
-enum RoutingPath {
+package enum RoutingPath {
     /// The normalised origin-form target: the path as described above, the query untouched.
     ///
     /// - Throws: `path_ambiguous` (400) for the paths listed in the type's description.
-    static func normalize(_ target: String) throws -> String {
+    package static func normalize(_ target: String) throws -> String {
         let bytes = Array(target.utf8)
         let queryStart = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
         guard bytes.first == UInt8(ascii: "/") else {

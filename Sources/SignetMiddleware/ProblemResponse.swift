@@ -21,7 +21,7 @@ public enum ProblemResponse {
     }
 
     /// Status, header fields and JSON body of the answer, for writers below Hummingbird's `Response`.
-    static func parts(_ error: SignetError, debug: Bool) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
+    package static func parts(_ error: SignetError, debug: Bool) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
         let status = status(for: error.code)
         var document: [String: Any] = [
             "type": "urn:signet:reason:\(error.code.rawValue)",

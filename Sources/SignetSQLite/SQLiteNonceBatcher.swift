@@ -2,6 +2,7 @@
 import Foundation
 import SQLiteNIO
 import SignetCore
+import SignetStore
 import Synchronization
 
 /// Group commit for nonce claims on SQLite.

@@ -8,7 +8,7 @@ extension Request {
     /// `limit` bytes.
     ///
     /// - Parameter what: Names the body in the refusal ("a pin report", "the body").
-    mutating func collectBody(upTo limit: Int, refusing what: String) async throws -> ByteBuffer {
+    package mutating func collectBody(upTo limit: Int, refusing what: String) async throws -> ByteBuffer {
         do {
             return try await collectBody(upTo: limit)
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {

@@ -4,6 +4,7 @@ import Logging
 import NIOSSL
 import PostgresNIO
 import SignetCore
+import SignetStore
 
 /// ``SignetStorage`` on PostgreSQL, for several gateway instances sharing one state.
 ///

@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 import CoreMetrics
-import Prometheus
 import Synchronization
 
-/// Request outcomes and verification latency, exposed at `/metrics` in Prometheus text format.
+/// Request outcomes (`signet_requests_total` by outcome and reason code) and verification latency
+/// (`signet_verification_seconds`), recorded through swift-metrics.
 ///
-/// Each gateway owns its registry (no process-wide bootstrap), so several can run in one process.
+/// The middleware records into whatever backend the app uses: the process-wide `MetricsSystem` by
+/// default, or a factory of its own. The gateway gives each instance its own Prometheus registry
+/// (`PrometheusExposition`), so several gateways can run in one process.
 public final class SignetMetrics: Sendable {
-    public let registry: PrometheusCollectorRegistry
-    private let factory: PrometheusMetricsFactory
+    private let factory: any MetricsFactory
     /// Counters by outcome and reason, made once: creating one per request costs a registry lookup.
     private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let verificationTimer: CoreMetrics.Timer
 
-    public init() {
-        registry = PrometheusCollectorRegistry()
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
-            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1),
-        ]
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
         self.verificationTimer = Timer(label: "signet_verification_seconds", dimensions: [], factory: factory)
     }
@@ -45,12 +40,5 @@ public final class SignetMetrics: Sendable {
         verificationTimer.recordNanoseconds(
             duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         )
-    }
-
-    /// The Prometheus exposition text.
-    public func exposition() -> String {
-        var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SQLiteNIO
 import SignetCore
+import SignetStore
 
 /// The embedded default ``SignetStorage``: one SQLite file, created on first start, WAL journal.
 ///
