@@ -208,6 +208,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What the test targets share: the awaited clean-up scope, the `signet` process runners.
+        .target(
+            name: "SignetTestSupport",
+            path: "Tests/SignetTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore"],
@@ -224,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetStoreTests",
-            dependencies: ["SignetCore", "SignetStore", "SignetSQLite", "SignetPostgres"],
+            dependencies: ["SignetCore", "SignetStore", "SignetSQLite", "SignetPostgres", "SignetTestSupport"],
             swiftSettings: strict
         ),
         // The gateway over real HTTP on loopback: SQLite, PostgreSQL with two instances, the CLI.
@@ -232,7 +238,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
-                "SignetSimulator", "SignetAppAttest",
+                "SignetSimulator", "SignetAppAttest", "SignetTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -248,7 +254,7 @@ let package = Package(
             name: "SignetClientTests",
             dependencies: [
                 "SignetCore", "SignetClient", "SignetMiddleware", "SignetServer", "SignetStore", "SignetSimulator",
-                "ExampleScores",
+                "ExampleScores", "SignetTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -258,13 +264,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         // Runs the built `signet` binary and the Python interop peer as separate processes.
         .testTarget(
             name: "SignetCLITests",
-            dependencies: ["SignetCore", "SignetCLI"],
+            dependencies: ["SignetCore", "SignetCLI", "SignetTestSupport"],
             exclude: [],
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// The `signet` command line, run as a separate process, as scripts will call it.
@@ -14,21 +15,21 @@ import Testing
     /// `--out` makes a missing folder (like `mkdir -p`); argument mistakes are usage errors (exit 64)
     /// naming the argument, not refused requests (exit 1).
     @Test func keygenMakesItsFolderAndArgumentMistakesAreUsageErrors() throws {
-        let dir = try CLIRunner.temporaryDirectory().appendingPathComponent("new/keys")
-        let keygen = try CLIRunner.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
+        let dir = try SignetProcess.temporaryDirectory().appendingPathComponent("new/keys")
+        let keygen = try SignetProcess.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.path))
         let pin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
-        let onePin = try CLIRunner.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
+        let onePin = try SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
         #expect(onePin.status == 64 && onePin.stderr.contains("--pin"), "\(onePin.status) \(onePin.stderr)")
-        let badPin = try CLIRunner.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
+        let badPin = try SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
         #expect(badPin.status == 64 && badPin.stderr.contains("--pin"), "\(badPin.status) \(badPin.stderr)")
     }
 
     @Test(arguments: algorithms)
     func keygenSignVerifyRoundTrip(_ alg: String) throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let keygen = try CLIRunner.signet(["keygen", "--alg", alg, "--out", dir.path])
+        let dir = try SignetProcess.temporaryDirectory()
+        let keygen = try SignetProcess.signet(["keygen", "--alg", alg, "--out", dir.path])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         let keyID = try #require(keygen.lines.first { $0.hasPrefix("keyid: ") }).dropFirst("keyid: ".count)
         let privateFile = alg == "hmac-sha256" ? "\(keyID).secret.b64" : "\(keyID).key.pem"
@@ -46,13 +47,13 @@ import Testing
         // `=` forms: a thumbprint key id (and so the file name) may start with "-".
         var signArguments = ["sign", "--request", "req.http", "--key=\(privateFile)", "--keyid=\(keyID)", "--nonce"]
         if alg == "rsa-v1_5-sha256" { signArguments += ["--alg", alg] }
-        let signed = try CLIRunner.signet(signArguments, in: dir)
+        let signed = try SignetProcess.signet(signArguments, in: dir)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.contains("Content-Digest: sha-256=:"))
         #expect(signed.stdout.contains("\r\n"), "CRLF input gives CRLF output")
 
         // A directory of keys: each file named after its key id, the algorithm from the JWK.
-        let verified = try CLIRunner.signet(
+        let verified = try SignetProcess.signet(
             ["verify", "--key", dir.path, "--require-nonce", "--max-age", "60"],
             stdin: Array(signed.stdout.utf8)
         )
@@ -64,55 +65,55 @@ import Testing
             of: "game=1",
             with: "game=2"
         )
-        let rejected = try CLIRunner.signet(["verify", "--key", dir.path], stdin: Array(tampered.utf8))
+        let rejected = try SignetProcess.signet(["verify", "--key", dir.path], stdin: Array(tampered.utf8))
         #expect(rejected.lines.first == "invalid: signature_invalid")
         #expect(rejected.status == 1)
     }
 
     @Test func verifyExplainsEachRejectionByItsCode() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
+        let dir = try SignetProcess.temporaryDirectory()
+        let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
         let sign = [
             "sign", "--request", "req.http", "--key", keys.appendingPathComponent("test-key-ed25519.key.pem").path,
             "--keyid", "k1", "--created", "1700000000",
         ]
-        let plain = try CLIRunner.signet(sign, in: dir)
+        let plain = try SignetProcess.signet(sign, in: dir)
         try Data(plain.stdout.utf8).write(to: dir.appendingPathComponent("signed.http"))
         let verify = [
             "verify", "--request", "signed.http", "--key", keys.appendingPathComponent("test-key-ed25519.pub.pem").path,
             "--keyid", "k1",
         ]
 
-        #expect(try CLIRunner.signet(verify + ["--now", "1700000010"], in: dir).lines.first == "valid")
+        #expect(try SignetProcess.signet(verify + ["--now", "1700000010"], in: dir).lines.first == "valid")
         #expect(
-            try CLIRunner.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first
+            try SignetProcess.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first
                 == "invalid: nonce_missing"
         )
         #expect(
-            try CLIRunner.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first
+            try SignetProcess.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first
                 == "invalid: created_too_old"
         )
         #expect(
-            try CLIRunner.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future"
+            try SignetProcess.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future"
         )
-        let wrongID = try CLIRunner.signet(verify.dropLast(2) + ["--keyid", "other", "--now", "1700000010"], in: dir)
+        let wrongID = try SignetProcess.signet(verify.dropLast(2) + ["--keyid", "other", "--now", "1700000010"], in: dir)
         #expect(wrongID.lines.first == "invalid: unknown_key")
         #expect(
-            try CLIRunner.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first
+            try SignetProcess.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first
                 == "invalid: alg_mismatch"
         )
         #expect(
-            try CLIRunner.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first
+            try SignetProcess.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first
                 == "invalid: tag_mismatch"
         )
-        let debug = try CLIRunner.signet(
+        let debug = try SignetProcess.signet(
             verify + ["--now", "1700000010", "--require-component", "content-type", "--debug"],
             in: dir
         )
         #expect(debug.lines.first == "invalid: component_not_covered")
         let tamperedBody = plain.stdout.replacingOccurrences(of: "Gilgamesh", with: "Enkidu___")
-        let bad = try CLIRunner.signet(
+        let bad = try SignetProcess.signet(
             Array(verify.dropFirst(3)).prefixing("verify", "--request", "-") + ["--now", "1700000010", "--debug"],
             stdin: Array(tamperedBody.utf8),
             in: dir
@@ -120,7 +121,7 @@ import Testing
         #expect(bad.lines.first == "invalid: digest_mismatch")
         #expect(bad.stdout.contains("signature base:\n\"@method\": POST"))
         #expect(bad.status == 1)
-        let garbage = try CLIRunner.signet(
+        let garbage = try SignetProcess.signet(
             ["verify", "--request", "-", "--key", keys.path],
             stdin: Array("not http".utf8)
         )
@@ -130,7 +131,7 @@ import Testing
     @Test func verifiesTheRFCsOwnEd25519Example() throws {
         let json =
             try JSONSerialization.jsonObject(
-                with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("rfc9421/rfc9421-appendix-b.json"))
+                with: Data(contentsOf: SignetProcess.vectors.appendingPathComponent("rfc9421/rfc9421-appendix-b.json"))
             ) as? [String: Any]
         let messages = try #require(json?["messages"] as? [String: Any])
         let cases = try #require(json?["cases"] as? [[String: Any]])
@@ -140,16 +141,16 @@ import Testing
             of: "\n\n",
             with: "\nSignature-Input: \(b26["signature_input_header"]!)\nSignature: \(b26["signature_header"]!)\n\n"
         )
-        let key = CLIRunner.vectors.appendingPathComponent("rfc9421/keys/test-key-ed25519.pub.pem").path
+        let key = SignetProcess.vectors.appendingPathComponent("rfc9421/keys/test-key-ed25519.pub.pem").path
         let arguments = ["verify", "--key", key, "--keyid", "test-key-ed25519", "--now", "1618884473"]
         // The RFC's example signs a body without covering Content-Digest: Signet refuses that by default.
-        #expect(try CLIRunner.signet(arguments, stdin: Array(signed.utf8)).lines.first == "invalid: digest_not_covered")
-        let relaxed = try CLIRunner.signet(arguments + ["--allow-uncovered-body"], stdin: Array(signed.utf8))
+        #expect(try SignetProcess.signet(arguments, stdin: Array(signed.utf8)).lines.first == "invalid: digest_not_covered")
+        let relaxed = try SignetProcess.signet(arguments + ["--allow-uncovered-body"], stdin: Array(signed.utf8))
         #expect(relaxed.lines.first == "valid")
     }
 
     @Test func signCanPrintHeadersOnlyOrACurlCommand() throws {
-        let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
+        let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         let common = [
             "sign", "--method", "POST", "--url", "https://api.example.com/scores", "--header",
             "Content-Type: application/json",
@@ -158,7 +159,7 @@ import Testing
             "--created", "1700000000", "--nonce-value", "abc", "--component", "@method", "--component", "@target-uri",
             "--component", "content-digest", "--component", "content-type",
         ]
-        let headers = try CLIRunner.signet(common + ["--headers-only"])
+        let headers = try SignetProcess.signet(common + ["--headers-only"])
         #expect(
             headers.lines.filter { !$0.isEmpty }.map { $0.prefix { $0 != ":" } } == [
                 "Content-Digest", "Signature-Input", "Signature",
@@ -169,7 +170,7 @@ import Testing
                 "Signature-Input: sig1=(\"@method\" \"@target-uri\" \"content-digest\" \"content-type\");created=1700000000;nonce=\"abc\";keyid=\"s1\"\n"
             )
         )
-        let curl = try CLIRunner.signet(common + ["--curl"])
+        let curl = try SignetProcess.signet(common + ["--curl"])
         #expect(
             curl.stdout.hasPrefix("curl -X 'POST' 'https://api.example.com/scores' -H 'Content-Type: application/json'")
         )
@@ -182,39 +183,39 @@ import Testing
     @Test func digestAndHMACReproduceTheSeedArticles() throws {
         let seeds = try #require(
             try JSONSerialization.jsonObject(
-                with: Data(contentsOf: CLIRunner.vectors.appendingPathComponent("seeds.json"))
+                with: Data(contentsOf: SignetProcess.vectors.appendingPathComponent("seeds.json"))
             ) as? [String: Any]
         )
         let digests = try #require(seeds["digests_of_test_string"] as? [String: String])
         for alg in ["md5", "sha1", "sha256"] {
-            let result = try CLIRunner.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
+            let result = try SignetProcess.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
             #expect(result.stdout == digests[alg]! + "\n")
         }
-        let cd = try CLIRunner.signet(
+        let cd = try SignetProcess.signet(
             ["digest", "--alg", "sha256", "--content-digest"],
             stdin: Array("{\"hello\": \"world\"}".utf8)
         )
         #expect(cd.stdout == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:\n")
         let transfer = try #require(seeds["transfer_mac"] as? [String: Any])
-        let mac = try CLIRunner.signet(
+        let mac = try SignetProcess.signet(
             ["hmac", "--key-utf8", transfer["key_utf8"] as! String],
             stdin: Array((transfer["message_utf8"] as! String).utf8)
         )
         #expect(mac.stdout == (transfer["hmac_sha256_hex"] as! String) + "\n")
         let legacy = try #require(seeds["legacy_query_hmac"] as? [String: String])
         let keyB64 = Base64.encode(Array(legacy["key_utf8"]!.utf8))
-        let check = try CLIRunner.signet(
+        let check = try SignetProcess.signet(
             ["hmac", "--key-b64", keyB64, "--verify", legacy["example_hmac_sha256_hex"]!],
             stdin: Array(legacy["example_message"]!.utf8)
         )
         #expect(check.lines.first == "valid")
-        let wrong = try CLIRunner.signet(
+        let wrong = try SignetProcess.signet(
             ["hmac", "--key-b64", keyB64, "--verify", String(repeating: "0", count: 64)],
             stdin: Array(legacy["example_message"]!.utf8)
         )
         #expect(wrong.lines.first == "invalid: signature_invalid")
         #expect(wrong.status == 1)
-        #expect(try CLIRunner.signet(["digest", "--alg", "crc32"], stdin: []).status != 0)
+        #expect(try SignetProcess.signet(["digest", "--alg", "crc32"], stdin: []).status != 0)
     }
 
     /// Pins equal what openssl computes, for every key type.
@@ -223,17 +224,17 @@ import Testing
         ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-384"], ["-newkey", "ed25519"],
     ])
     func pinMatchesOpenSSLForEveryKeyType(_ keyOptions: [String]) throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let made = try CLIRunner.run(
+        let dir = try SignetProcess.temporaryDirectory()
+        let made = try SignetProcess.run(
             "openssl",
             ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=pin-test", "-keyout", "k.pem", "-out", "c.pem"]
                 + keyOptions,
             in: dir
         )
         try #require(made.status == 0, "\(made.stderr)")
-        let spki = try CLIRunner.run("openssl", ["x509", "-in", "c.pem", "-pubkey", "-noout"], in: dir)
+        let spki = try SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-pubkey", "-noout"], in: dir)
         try Data(spki.stdout.utf8).write(to: dir.appendingPathComponent("pub.pem"))
-        let der = try CLIRunner.run(
+        let der = try SignetProcess.run(
             "openssl",
             ["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER", "-out", "pub.der"],
             in: dir
@@ -242,14 +243,14 @@ import Testing
         let expected = Base64.encode(
             HashFunction.sha256.digest(Array(try Data(contentsOf: dir.appendingPathComponent("pub.der"))))
         )
-        let pin = try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir)
+        let pin = try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
         #expect(pin.stdout == "sha256/\(expected) CN=pin-test\n", "\(pin.stderr)")
         // DER input and a bundle of several certificates work too.
-        _ = try CLIRunner.run("openssl", ["x509", "-in", "c.pem", "-outform", "DER", "-out", "c.der"], in: dir)
-        #expect(try CLIRunner.signet(["pin", "--cert", "c.der"], in: dir).stdout == pin.stdout)
+        _ = try SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-outform", "DER", "-out", "c.der"], in: dir)
+        #expect(try SignetProcess.signet(["pin", "--cert", "c.der"], in: dir).stdout == pin.stdout)
         let bundle = try String(contentsOf: dir.appendingPathComponent("c.pem"), encoding: .utf8)
         try Data((bundle + bundle).utf8).write(to: dir.appendingPathComponent("two.pem"))
-        #expect(try CLIRunner.signet(["pin", "--cert", "two.pem"], in: dir).stdout == pin.stdout + pin.stdout)
+        #expect(try SignetProcess.signet(["pin", "--cert", "two.pem"], in: dir).stdout == pin.stdout + pin.stdout)
     }
 }
 
@@ -260,12 +261,12 @@ extension Array where Element == String {
 @Suite struct CLIResponseSignatureTests {
     /// A server signs its response bound to the request (`;req`); the client checks both together.
     @Test func responsesSignedOverRequestComponentsVerifyOnlyWithThatRequest() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let keys = CLIRunner.vectors.appendingPathComponent("rfc9421/keys")
+        let dir = try SignetProcess.temporaryDirectory()
+        let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         try Data(CLITests.request.utf8).write(to: dir.appendingPathComponent("req.http"))
         let response = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n\r\n{\"rank\":1}"
         try Data(response.utf8).write(to: dir.appendingPathComponent("resp.http"))
-        let signed = try CLIRunner.signet(
+        let signed = try SignetProcess.signet(
             [
                 "sign", "--request", "resp.http", "--response-to", "req.http", "--key",
                 keys.appendingPathComponent("test-key-ecc-p256.key.pem").path, "--keyid", "gateway", "--label",
@@ -282,13 +283,13 @@ extension Array where Element == String {
             keys.appendingPathComponent("test-key-ecc-p256.pub.pem").path,
             "--keyid", "gateway", "--label", "reqres",
         ]
-        #expect(try CLIRunner.signet(verify + ["--response-to", "req.http"], in: dir).lines.first == "valid")
+        #expect(try SignetProcess.signet(verify + ["--response-to", "req.http"], in: dir).lines.first == "valid")
         // Without the request, or against another request, the binding fails.
-        #expect(try CLIRunner.signet(verify, in: dir).lines.first == "invalid: component_missing")
+        #expect(try SignetProcess.signet(verify, in: dir).lines.first == "invalid: component_missing")
         let other = CLITests.request.replacingOccurrences(of: "game=1", with: "game=2")
         try Data(other.utf8).write(to: dir.appendingPathComponent("other.http"))
         #expect(
-            try CLIRunner.signet(verify + ["--response-to", "other.http"], in: dir).lines.first
+            try SignetProcess.signet(verify + ["--response-to", "other.http"], in: dir).lines.first
                 == "invalid: signature_invalid"
         )
     }
@@ -296,7 +297,7 @@ extension Array where Element == String {
 
 @Suite struct CLIInspectTests {
     static func fixture(_ name: String) throws -> [String: Any] {
-        let data = try Data(contentsOf: CLIRunner.vectors.appendingPathComponent("appattest/\(name)"))
+        let data = try Data(contentsOf: SignetProcess.vectors.appendingPathComponent("appattest/\(name)"))
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
@@ -307,30 +308,30 @@ extension Array where Element == String {
             "inspect", "attestation", "--app-id", fixture["app_id"] as! String, "--challenge-utf8", "wurzelpfropf",
             "--key-id", fixture["key_id_b64"] as! String, "--at", fixture["valid_at"] as! String,
         ]
-        let good = try CLIRunner.signet(arguments + ["--allow-development"], stdin: object)
+        let good = try SignetProcess.signet(arguments + ["--allow-development"], stdin: object)
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
         #expect(good.stdout.contains("pass 2-4. nonce"))
         #expect(good.stdout.contains("aaguid: appattestdevelop"))
-        let production = try CLIRunner.signet(arguments, stdin: object)
+        let production = try SignetProcess.signet(arguments, stdin: object)
         #expect(production.status == 1)
         #expect(production.stdout.contains("FAIL 8. environment"))
         #expect(production.lines.contains("invalid: environment_mismatch"))
-        let other = try CLIRunner.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
+        let other = try SignetProcess.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
         #expect(other.lines.contains("invalid: attestation_nonce_mismatch"))
     }
 
     @Test func inspectAssertionChecksTheCounter() throws {
         let fixture = try Self.fixture("bas-d-appattest_assertion_development.json")
-        let dir = try CLIRunner.temporaryDirectory()
+        let dir = try SignetProcess.temporaryDirectory()
         try Data((fixture["public_key_pem"] as! String).utf8).write(to: dir.appendingPathComponent("key.pem"))
         try Data((fixture["assertion_b64"] as! String).utf8).write(to: dir.appendingPathComponent("assertion.b64"))
         let arguments = [
             "inspect", "assertion", "--app-id", fixture["app_id"] as! String, "--public-key", "key.pem",
             "--client-data-b64", fixture["client_data_b64"] as! String, "assertion.b64",
         ]
-        let good = try CLIRunner.signet(arguments, in: dir)
+        let good = try SignetProcess.signet(arguments, in: dir)
         #expect(good.lines.contains("valid: counter 3"), "\(good.stdout)\(good.stderr)")
-        let replayed = try CLIRunner.signet(arguments + ["--previous-counter", "3"], in: dir)
+        let replayed = try SignetProcess.signet(arguments + ["--previous-counter", "3"], in: dir)
         #expect(
             replayed.status == 1
                 && replayed.lines.first { $0.hasPrefix("invalid") } == "invalid: counter_not_increasing"
@@ -341,7 +342,7 @@ extension Array where Element == String {
 @Suite struct CLIDemoTests {
     /// The README's first command, as a user runs it.
     @Test func theDemoPlaysEveryStepAndSucceeds() throws {
-        let result = try CLIRunner.signet(["demo"])
+        let result = try SignetProcess.signet(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("all steps behaved as expected"))
         for reason in [

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 /// Signet against an independent RFC 9421 implementation: pyauth's http-message-signatures 3.0.0,
@@ -42,7 +43,7 @@ struct InteropTests {
     @Test(arguments: 0..<algorithms.count)
     func signetSignsAndPyauthVerifies(_ index: Int) throws {
         let (alg, type) = Self.algorithms[index]
-        let dir = try CLIRunner.temporaryDirectory()
+        let dir = try SignetProcess.temporaryDirectory()
         let key = try SigningKey.generate(type)
         let files = try Self.keyFiles(key, in: dir)
         let signer = MessageSigner(key: key, keyID: "interop", algorithm: try SignatureAlgorithms.standard.require(alg))
@@ -76,7 +77,7 @@ struct InteropTests {
     @Test(arguments: 0..<algorithms.count)
     func pyauthSignsAndSignetVerifies(_ index: Int) async throws {
         let (alg, type) = Self.algorithms[index]
-        let dir = try CLIRunner.temporaryDirectory()
+        let dir = try SignetProcess.temporaryDirectory()
         let key = try SigningKey.generate(type)
         let files = try Self.keyFiles(key, in: dir)
         let request = try Self.request()
@@ -114,7 +115,7 @@ enum Interop {
         .appendingPathComponent("Interop/pyauth_peer.py").path
 
     static let available: Bool = {
-        let probe = try? CLIRunner.run(python, ["-c", "import http_message_signatures, requests"])
+        let probe = try? SignetProcess.run(python, ["-c", "import http_message_signatures, requests"])
         if probe?.status == 0 { return true }
         // In CI the peer must be there: failing loudly beats skipping silently.
         precondition(
@@ -125,7 +126,7 @@ enum Interop {
     }()
 
     static func peerOutput(_ arguments: [String], in dir: URL) throws -> String {
-        let result = try CLIRunner.run(python, [script] + arguments, in: dir)
+        let result = try SignetProcess.run(python, [script] + arguments, in: dir)
         guard result.status == 0 else { throw VectorError("pyauth peer failed: \(result.stderr)") }
         return result.stdout
     }

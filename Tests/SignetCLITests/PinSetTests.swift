@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,12 +12,12 @@ import Testing
 /// root (Ed25519). Pin evaluation runs after chain validation, so the three need not chain here.
 @Suite struct PinSetTests {
     static let chain: [[UInt8]] = {
-        guard let dir = try? CLIRunner.temporaryDirectory() else { return [] }
+        guard let dir = try? SignetProcess.temporaryDirectory() else { return [] }
         let kinds: [[String]] = [
             ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"], ["-newkey", "rsa:2048"], ["-newkey", "ed25519"],
         ]
         return kinds.enumerated().compactMap { index, options in
-            _ = try? CLIRunner.run(
+            _ = try? SignetProcess.run(
                 "openssl",
                 [
                     "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=c\(index)", "-keyout", "k\(index).pem",
@@ -141,8 +142,8 @@ import Testing
     /// for an Ed25519 server too (BoringSSL's client offers Ed25519 only when asked).
     @Test(arguments: [["ec", "-pkeyopt", "ec_paramgen_curve:P-384"], ["ed25519"]])
     func pinsOfAServedChainMatchTheCertificateFile(_ key: [String]) throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let made = try CLIRunner.run(
+        let dir = try SignetProcess.temporaryDirectory()
+        let made = try SignetProcess.run(
             "openssl",
             ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=served", "-newkey"] + key + [
                 "-keyout", "k.pem", "-out", "c.pem",
@@ -150,18 +151,18 @@ import Testing
             in: dir
         )
         try #require(made.status == 0)
-        _ = try CLIRunner.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
+        _ = try SignetProcess.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
         let (server, port) = try Self.openSSLServer(in: dir)
         defer { Self.stop(server) }
-        var served = try CLIRunner.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+        var served = try SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         for _ in 0..<50 where served.status != 0 {
             Thread.sleep(forTimeInterval: 0.1)
-            served = try CLIRunner.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+            served = try SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         }
         #expect(served.status == 0, "\(served.stderr)")
-        let file = try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir)
+        let file = try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
         #expect(served.lines.first == file.lines.first)
-        let spare = try CLIRunner.run(
+        let spare = try SignetProcess.run(
             "openssl",
             ["pkey", "-in", "spare.pem", "-pubout", "-outform", "DER", "-out", "spare.der"],
             in: dir
@@ -175,8 +176,8 @@ import Testing
     /// `signet request` (the SDK's pinned transport) completes a handshake with an Ed25519 server,
     /// checks the chain and the pin, and refuses the same server under a wrong pin.
     @Test func theClientTalksToAnEd25519ServerItPins() throws {
-        let dir = try CLIRunner.temporaryDirectory()
-        let made = try CLIRunner.run(
+        let dir = try SignetProcess.temporaryDirectory()
+        let made = try SignetProcess.run(
             "openssl",
             [
                 "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-newkey", "ed25519",
@@ -187,17 +188,17 @@ import Testing
         try #require(made.status == 0, "\(made.stderr)")
         let (server, port) = try Self.openSSLServer(in: dir, "-www")
         defer { Self.stop(server) }
-        let pin = try #require(try CLIRunner.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
+        let pin = try #require(try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
         let url = "https://127.0.0.1:\(port)/"
-        var answer = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+        var answer = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
         for _ in 0..<50 where answer.stderr.contains("connection_failed") {
             Thread.sleep(forTimeInterval: 0.1)
-            answer = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+            answer = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
         }
         #expect(answer.status == 0, "\(answer.stderr)")
         #expect(answer.stdout.contains("200"), "\(answer.stdout)")
         let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
-        let refused = try CLIRunner.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
+        let refused = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
         #expect(refused.status != 0 && refused.stderr.contains("pin_mismatch"), "\(refused.stderr)")
     }
 

@@ -9,16 +9,17 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import SignetTestSupport
 import SwiftASN1
 import Testing
 import X509
 
 /// The banking scenario over real TLS: register with a CSR, receive a device certificate, call a
 /// route that requires it; refusals carry reason codes.
-@Suite struct MutualTLSTests {
+@Suite(.awaitsCleanups) struct MutualTLSTests {
     @Test func registerWithACSRThenCallAClientCertificateRoute() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let client = try gateway.client()
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await client.register(using: provider)
@@ -86,7 +87,7 @@ import X509
     /// Certificates the device CA did issue, but not for a registered device or no longer current.
     @Test func deviceCACertificatesForUnknownDevicesOrSupersededOnesAreRefused() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
         let ca = try #require(gateway.gateway.deviceCA).issuer
@@ -118,7 +119,7 @@ import X509
             configuration.deviceCA = nil
             configuration.routes = [.init(prefix: "/", access: "verified")]
         }
-        defer { Task { await gateway.stop(); await plain.stop() } }
+        Cleanup.after { await gateway.stop(); await plain.stop() }
         let provider = SoftwareKeyProvider()
         func register(at target: TLSGateway, csr: String) async throws -> ClientResponse {
             let client = try target.client()
@@ -164,7 +165,7 @@ import X509
         let gateway = try await TLSGateway.start(
             tls: .init(certificateFile: certificate, keyFile: key, clientCertificates: true)
         )
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let served = try #require(gateway.gateway.tls).chain
         #expect(served.count == 1)
         // The pin the gateway computes is the one openssl computes.
@@ -183,7 +184,7 @@ import X509
 
     @Test func aCSRForAnotherKeyIsRefusedAndNothingIsStored() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let client = try gateway.client()
         let proving = SoftwareKeyProvider()
         let other = SoftwareKeyProvider()
@@ -207,7 +208,7 @@ import X509
 
     @Test func theExportedPKCS12ReadsBackWithOpenSSL() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
         let chainPEM = try #require(device.certificateChainPEM)
@@ -241,7 +242,7 @@ import X509
 
     @Test func pinReportsAreStoredAndListedForTheAdmin() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let client = try gateway.client()
         let report = PinFailureReport(
             date: Date(),
@@ -276,7 +277,7 @@ import X509
 
         // Unauthenticated, so limited per source.
         let limited = try await TLSGateway.start { $0.pinReportsPerSourcePerMinute = 1 }
-        defer { Task { await limited.stop() } }
+        Cleanup.after { await limited.stop() }
         let limitedClient = try limited.client()
         let reportURL = limited.base + "/signet/v1/pin-reports"
         #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).status == 201)
@@ -318,10 +319,10 @@ enum OpenSSL {
 }
 
 /// The `client-certificate` policy as middleware in an app of one's own, on the gateway's store and CA.
-@Suite struct ClientCertificateMiddlewareTests {
+@Suite(.awaitsCleanups) struct ClientCertificateMiddlewareTests {
     @Test func anAppOfItsOwnRequiresTheDeviceCertificate() async throws {
         let gateway = try await TLSGateway.start()
-        defer { Task { await gateway.stop() } }
+        Cleanup.after { await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
 
@@ -341,7 +342,7 @@ enum OpenSSL {
                 logger: logger
             )
         }
-        defer { Task { await app.stop() } }
+        Cleanup.after { await app.stop() }
         let url = "https://localhost:\(app.port)/accounts/mine"
         let identity = ClientIdentity(
             certificateChainPEM: try #require(device.certificateChainPEM),

@@ -5,13 +5,14 @@ import SignetClient
 import SignetCore
 import SignetMiddleware
 import SignetServer
+import SignetTestSupport
 import SwiftASN1
 import Testing
 import X509
 
 /// The client against real TLS servers on loopback: the genuine server, a man-in-the-middle whose
 /// certificate a trusted CA issued for another key, and certificates that must fail before pins count.
-@Suite struct ServerTrustTests {
+@Suite(.awaitsCleanups) struct ServerTrustTests {
     let pki: TestPKI
     let genuine: TestPKI.Leaf
 
@@ -44,7 +45,7 @@ import X509
 
     @Test func aPinnedClientConnectsToTheGenuineServer() async throws {
         let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
         let answer = try await client.send("GET", "https://localhost:\(server.port)/hello")
         #expect(answer.status == 200)
@@ -59,7 +60,7 @@ import X509
 
     @Test func concurrentRequestsShareTheConnectionAndAllComeBack() async throws {
         let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
@@ -75,7 +76,7 @@ import X509
     /// (the connection is closed under the waiting request), and the next request works.
     @Test func aServerThatNeverAnswersFailsAtTheTimeout() async throws {
         let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try SignetClient(
             configuration: .init(
                 origins: [try Origin("https://localhost:\(server.port)")],
@@ -112,7 +113,7 @@ import X509
             keyPEM: genuine.keyPEM,
             responseSigner: MessageSigner(key: serverKey, keyID: "gateway", algorithm: Ed25519Algorithm())
         )
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try SignetClient(
             configuration: .init(
                 origins: [try Origin("https://localhost:\(server.port)")],
@@ -132,7 +133,7 @@ import X509
     @Test func aRootPinMatchesTheValidatedChainEvenWhenTheServerSendsOnlyItsLeaf() async throws {
         let leafOnly = try genuine.certificate.serializeAsPEM().pemString
         let server = try await TLSTestServer.start(name: "leaf-only", chainPEM: leafOnly, keyPEM: genuine.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let caPin = try SPKIPin(certificateDER: pki.ca.certificate.serializeAsPEM().derBytes)
         let client = try client(ports: [server.port], pins: [caPin, try backupPin()], positions: [.root])
         #expect(try await client.send("GET", "https://localhost:\(server.port)/hello").status == 200)
@@ -142,7 +143,7 @@ import X509
         let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
         let impostor = try pki.leaf()  // same trusted CA, same host names, another key
         let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
-        defer { Task { await home.stop(); await mitm.stop() } }
+        Cleanup.after { await home.stop(); await mitm.stop() }
         let client = try client(ports: [mitm.port], pins: [try genuine.pin, try backupPin()], reportTo: home.port)
 
         do {
@@ -174,7 +175,7 @@ import X509
         let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
         let impostor = try pki.leaf()
         let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
-        defer { Task { await home.stop(); await mitm.stop() } }
+        Cleanup.after { await home.stop(); await mitm.stop() }
         let client = try client(
             ports: [mitm.port],
             pins: [try genuine.pin, try backupPin()],
@@ -194,7 +195,7 @@ import X509
         let home = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
         let impostor = try pki.leaf()
         let mitm = try await TLSTestServer.start(name: "mitm", chainPEM: impostor.chainPEM, keyPEM: impostor.keyPEM)
-        defer { Task { await home.stop(); await mitm.stop() } }
+        Cleanup.after { await home.stop(); await mitm.stop() }
         let yesterday = Date().addingTimeInterval(-86_400)
         func client(_ pinSet: PinSet) throws -> SignetClient {
             try SignetClient(
@@ -230,7 +231,7 @@ import X509
             notAfter: Date().addingTimeInterval(-86_400)
         )
         let server = try await TLSTestServer.start(name: "expired", chainPEM: expired.chainPEM, keyPEM: expired.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try client(ports: [server.port], pins: [try expired.pin, try backupPin()])
         await expectCode(.certificateExpired) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
         #expect(server.requestCount == 0)
@@ -239,7 +240,7 @@ import X509
     @Test func aWrongHostCertificateIsRefusedEvenWithAMatchingPin() async throws {
         let elsewhere = try pki.leaf(hosts: ["api.example.org"])
         let server = try await TLSTestServer.start(name: "wrong-host", chainPEM: elsewhere.chainPEM, keyPEM: elsewhere.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try client(ports: [server.port], pins: [try elsewhere.pin, try backupPin()])
         await expectCode(.hostnameMismatch) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
         #expect(server.requestCount == 0)
@@ -248,7 +249,7 @@ import X509
     @Test func aChainFromAnUntrustedCAIsRefusedEvenWithAMatchingPin() async throws {
         let stranger = try TestPKI(name: "Stranger CA").leaf()
         let server = try await TLSTestServer.start(name: "stranger", chainPEM: stranger.chainPEM, keyPEM: stranger.keyPEM)
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let client = try client(ports: [server.port], pins: [try stranger.pin, try backupPin()])
         await expectCode(.certificateUntrusted) { _ = try await client.send("GET", "https://localhost:\(server.port)/hello") }
         #expect(server.requestCount == 0)
@@ -262,7 +263,7 @@ import X509
             keyPEM: genuine.keyPEM,
             redirect: "https://localhost:\(other.port)/hello"
         )
-        defer { Task { await server.stop(); await other.stop() } }
+        Cleanup.after { await server.stop(); await other.stop() }
         let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
         await client.useSigner(
             MessageSigner(key: try SigningKey.generate(.ed25519), keyID: "device", algorithm: Ed25519Algorithm())

@@ -6,6 +6,7 @@ import HTTPTypes
 import HummingbirdTLS
 import Logging
 import NIOSSL
+import ServiceLifecycle
 import SignetCore
 import SignetMiddleware
 import SignetServer
@@ -66,7 +67,8 @@ final class TLSTestServer: Sendable {
                 return Response(status: .ok, headers: headers)
             }
             router.get("/slow") { _, _ in
-                try await Task.sleep(for: .seconds(30))
+                // Never answers in time, and ends with the server (its stop is awaited).
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
                 return "too late"
             }
             router.get("/redirect") { _, _ in

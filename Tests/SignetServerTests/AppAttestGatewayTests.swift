@@ -6,14 +6,15 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetSimulator
+import SignetTestSupport
 import Testing
 
 /// A simulated App Attest device through the real verification path: attestation, then requests
 /// signed with assertions as the `apple-app-attest` RFC 9421 algorithm.
-@Suite struct AppAttestGatewayTests {
+@Suite(.awaitsCleanups) struct AppAttestGatewayTests {
     @Test func anAttestedDeviceSignsWithAssertionsAndCountersOnlyMoveForward() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         let registered = try await harness.attest(device)
         #expect(registered.status == 201, "\(registered.text)")
@@ -52,7 +53,7 @@ import Testing
     @Test(arguments: [0, 8])
     func outOfOrderAssertionsAndTheCounterWindow(_ window: Int) async throws {
         let harness = try await GatewayHarness.start { $0.appAttest?.counterWindow = window }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(device).status == 201)
         let signer = SimulatedAppAttestSigner(device: device)
@@ -73,7 +74,7 @@ import Testing
 
     @Test func attestationRejections() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         // Another app's device, a device from an untrusted CA, a reused challenge.
         let otherApp = SimulatedAppAttestDevice(appID: "ZZZZZ99999.other.app", ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(otherApp).reason == "app_id_mismatch")

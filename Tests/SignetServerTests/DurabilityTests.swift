@@ -6,11 +6,12 @@ import NIOCore
 import SignetCore
 import SignetMiddleware
 import SignetServer
+import SignetTestSupport
 import Testing
 
 /// `signet serve` killed with SIGKILL under load and restarted on the same SQLite file: no request
 /// it had let through gets through again.
-@Suite struct DurabilityTests {
+@Suite(.awaitsCleanups) struct DurabilityTests {
     @Test func aRestartAfterSIGKILLAcceptsNoNonceItHadAccepted() async throws {
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
@@ -21,7 +22,7 @@ import Testing
         let backendServer = try await BackgroundServer.start(logger: logger) {
             backend.application(logger: logger, onServerRunning: $0)
         }
-        defer { Task { await backendServer.stop() } }
+        Cleanup.after { await backendServer.stop() }
 
         let config: [String: Any] = [
             "upstream": "http://127.0.0.1:\(backendServer.port)",

@@ -10,10 +10,11 @@ import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// One signed request, copied 1,000 times and sent at once: exactly one copy may reach the backend.
-@Suite struct ExactlyOnceTests {
+@Suite(.awaitsCleanups) struct ExactlyOnceTests {
     static let copies = 1000
 
     /// Sends `copies` copies of `message`, spread over the gateways, all at once; returns the statuses.
@@ -21,7 +22,7 @@ import Testing
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        defer { Task { try? await client.shutdown() } }
+        Cleanup.after { try? await client.shutdown() }
         let target = message.target!
         let path = target.pathValue + (target.query.map { "?" + $0 } ?? "")
         let headers = message.fields.lines.filter { $0.name.lowercased() != "content-length" }
@@ -58,7 +59,7 @@ import Testing
             $0.debug = false
             $0.publicAuthority = "api.example.com"
         }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         // The device registers on one instance and is known to the other through the shared store.
         let device = try await harness.register(gateway: 0)
         let request = try HTTPMessage.request(
@@ -85,7 +86,7 @@ import Testing
             $0.debug = false
             $0.publicAuthority = "api.example.com"
         }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(device, gateway: 1).status == 201)
         let request = try HTTPMessage.request(
@@ -106,7 +107,7 @@ import Testing
 
     @Test func oneGatewayOnSQLiteLetsExactlyOneCopyThrough() async throws {
         let harness = try await GatewayHarness.start(store: .sqlite) { $0.debug = false }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let statuses = try await Self.storm(signed, gateways: [harness.url(0)])

@@ -7,13 +7,14 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// The gateway over real HTTP on loopback, in front of the example backend, with a SQLite store.
-@Suite struct GatewayEndToEndTests {
+@Suite(.awaitsCleanups) struct GatewayEndToEndTests {
     @Test func aRegisteredDeviceReachesTheBackendAndTheResponseIsSigned() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let answer = try await GatewayHarness.send(signed)
@@ -47,7 +48,7 @@ import Testing
 
     @Test func theCLIVerifiesTheGatewaysResponseSignature() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register(.ed25519)
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let answer = try await GatewayHarness.send(signed)
@@ -60,7 +61,7 @@ import Testing
         try Data(harness.gatewayKey.verificationKey.pemRepresentation!.utf8).write(
             to: folder.appendingPathComponent("gateway.pub.pem")
         )
-        let result = try CLIProcess.run(
+        let result = try SignetProcess.signet(
             [
                 "verify", "--request", "response.http", "--response-to", "request.http", "--scheme", "http",
                 "--key", "gateway.pub.pem", "--keyid", "gateway", "--label", "gateway",
@@ -72,7 +73,7 @@ import Testing
 
     @Test func everyRejectionIsProblemJSONWithItsReason() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         #expect(try await GatewayHarness.send(signed).status == 201)
@@ -143,7 +144,7 @@ import Testing
 
     @Test func spoofedSignetFieldsAreReplacedByTheVerifiedIdentity() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(
             method: "GET",
@@ -170,7 +171,7 @@ import Testing
 
     @Test func aSignatureCoveringTheHostFieldVerifies() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register(.ed25519)
         let authority = "127.0.0.1:\(harness.gateways[0].port)"
         let request = try HTTPMessage.request(
@@ -189,7 +190,7 @@ import Testing
 
     @Test func registrationRejectionsAndTheChallengeIsUsedOnce() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let p256 = P256.Signing.PrivateKey()
         let key = try SigningKey(pem: p256.pemRepresentation)
         let devices = harness.base + "/signet/v1/devices"
@@ -254,7 +255,7 @@ import Testing
 
     @Test func unattestedRegistrationCanBeTurnedOff() async throws {
         let harness = try await GatewayHarness.start { $0.allowUnattestedDevices = false }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let body = try harness.registration(
             key: try SigningKey.generate(.ed25519),
             alg: "ed25519",
@@ -266,7 +267,7 @@ import Testing
 
     @Test func challengesAreCappedPerSource() async throws {
         let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 3 }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         for _ in 0..<3 { _ = try await harness.challenge() }
         let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
         #expect(answer.status == 429 && answer.reason == "rate_limited")
@@ -274,7 +275,7 @@ import Testing
 
     @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let revoke = harness.base + "/signet/v1/devices/\(device.deviceID)"
         var answer = try await GatewayHarness.send(
@@ -303,7 +304,7 @@ import Testing
 
     @Test func routesDemandTheirTrustLevel() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault")
         let answer = try await GatewayHarness.send(
@@ -314,7 +315,7 @@ import Testing
 
     @Test func sharedSecretClientsAndTheLegacyScheme() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let bank = MessageSigner(
             key: try SigningKey(secret: GatewayHarness.bankSecret),
             keyID: "bank-v1",
@@ -339,7 +340,7 @@ import Testing
             $0.maxBodyBytes = 64
             $0.upstreamTimeoutSeconds = 2
         }
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         let device = try await harness.register()
         let big = "{\"name\":\"" + String(repeating: "x", count: 100) + "\",\"score\":1}"
         let large = try device.signer.sign(try harness.scorePost(big), created: Date(), nonce: Nonce.random())
@@ -353,7 +354,7 @@ import Testing
 
     @Test func healthAndMetrics() async throws {
         let harness = try await GatewayHarness.start()
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
         _ = try await GatewayHarness.send(try harness.scorePost())
         let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics").text

@@ -5,12 +5,13 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// The gateway's edges, over real sockets: upstreams that answer early or vanish, paths that mean
 /// something else to the upstream, keys that need no private key, smuggled identity fields, and
 /// requests the HTTP parser refuses. Each was a defect once (issue 9); each keeps its reason code.
-@Suite struct GatewayHardeningTests {
+@Suite(.awaitsCleanups) struct GatewayHardeningTests {
     static let routes: [GatewayConfiguration.Route] = [
         .init(prefix: "/public", access: "open"),
         .init(prefix: "/transfers", access: "device-key"),
@@ -50,7 +51,7 @@ import Testing
 
     @Test func anUpstreamThatAnswersBeforeReadingTheBodyCannotStopTheGateway() async throws {
         let (harness, upstream) = try await Self.gateway(.earlyAnswer) { $0.maxBodyBytes = 16 << 20 }
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let eightMegabytes = [UInt8](repeating: 0x61, count: 8 << 20)
         let bank = MessageSigner(
             key: try SigningKey(secret: GatewayHarness.bankSecret),
@@ -85,12 +86,12 @@ import Testing
 
     @Test func anUpstreamThatResetsOrIsSlowIsAProblemNotACrash() async throws {
         let (reset, resetting) = try await Self.gateway(.reset)
-        defer { Task { await reset.stop(); await resetting.stop() } }
+        Cleanup.after { await reset.stop(); await resetting.stop() }
         let answer = try await GatewayHarness.send(method: "POST", url: reset.base + "/public/x", body: Array("hello".utf8))
         #expect(answer.status == 503 && answer.reason == "upstream_unavailable", "\(answer.text)")
 
         let (slow, slowUpstream) = try await Self.gateway(.slow(.seconds(3))) { $0.upstreamTimeoutSeconds = 1 }
-        defer { Task { await slow.stop(); await slowUpstream.stop() } }
+        Cleanup.after { await slow.stop(); await slowUpstream.stop() }
         let late = try await GatewayHarness.send(method: "GET", url: slow.base + "/public/x")
         #expect(late.status == 503 && late.reason == "upstream_unavailable", "\(late.text)")
         #expect(try await GatewayHarness.send(method: "GET", url: slow.base + "/healthz").status == 200)
@@ -104,7 +105,7 @@ import Testing
     ])
     func dotSegmentsCannotWalkPastTheRouteTable(_ target: String) async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let answer = try await RawHTTP.exchange(port: harness.gateways[0].port, Self.get(target))
         #expect(RawHTTP.status(answer) == 401 && RawHTTP.reason(answer) == "signature_missing", "\(answer)")
         #expect(upstream.seen.isEmpty)
@@ -118,7 +119,7 @@ import Testing
     ])
     func ambiguousPathsAreRefused(_ target: String) async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let answer = try await RawHTTP.exchange(port: harness.gateways[0].port, Self.get(target))
         #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "path_ambiguous", "\(answer)")
         #expect(answer.contains("application/problem+json"))
@@ -127,7 +128,7 @@ import Testing
 
     @Test func theUpstreamGetsTheNormalisedPathAndTheSignatureCoversTheSentOne() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         var answer = try await RawHTTP.exchange(port: port, Self.get("/public/./a/../b%7e?q=%2e%2e"))
         #expect(RawHTTP.status(answer) == 200, "\(answer)")
@@ -180,7 +181,7 @@ import Testing
             .init(prefix: "/m/", access: "open"),
         ]
         let (harness, upstream) = try await Self.gateway(.echo) { $0.routes = routes }
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let table = try RouteTableProbe.make(routes)
         let paths = [
             "/", "/q", "/a", "/a/", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/c", "/ab", "/x", "/x/y", "/x/y/z",
@@ -203,7 +204,7 @@ import Testing
 
     @Test func registrationRefusesSmallOrderEd25519Keys() async throws {
         let harness = try await GatewayHarness.start(store: .memory)
-        defer { Task { await harness.stop() } }
+        Cleanup.after { await harness.stop() }
         for raw in [[0x01] + [UInt8](repeating: 0, count: 31), [UInt8](repeating: 0, count: 32)] {
             let challenge = try await harness.challenge()
             let body: [String: Any] = [
@@ -225,7 +226,7 @@ import Testing
 
     @Test func identityAndForwardingFieldsCannotBeSmuggledInAnySpelling() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let smuggled = [
             "Signet_Key_Id: evil", "SIGNET-DEVICE: dev_evil", "signet_trust_level: client-certificate",
@@ -291,7 +292,7 @@ import Testing
         let (harness, upstream) = try await Self.gateway(.echo) {
             $0.routes = [.init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "highscore-legacy")]
         }
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let valid = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "{\"score\":90}")
         var answer = try await RawHTTP.exchange(port: port, Self.get("/legacy/score?" + valid + "&extra=1"))
@@ -308,7 +309,7 @@ import Testing
 
     @Test func parserRefusalsAnswerProblemJSON() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        defer { Task { await harness.stop(); await upstream.stop() } }
+        Cleanup.after { await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let smuggling =
             "POST /public/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api HTTP/1.1\r\nHost: x\r\n\r\n"

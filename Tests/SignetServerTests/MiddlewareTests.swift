@@ -6,10 +6,11 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// The verification middleware on its own, in a plain Hummingbird app (no gateway).
-@Suite struct MiddlewareTests {
+@Suite(.awaitsCleanups) struct MiddlewareTests {
     @Test func protectsARouteGroupAndHandsTheIdentityToTheHandler() async throws {
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
@@ -48,7 +49,7 @@ import Testing
                 logger: logger
             )
         }
-        defer { Task { await server.stop() } }
+        Cleanup.after { await server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
         let signer = MessageSigner(key: key, keyID: "key-1", algorithm: Ed25519Algorithm())
         let request = try HTTPMessage.request(

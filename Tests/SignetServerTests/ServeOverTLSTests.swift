@@ -5,11 +5,12 @@ import Logging
 import SignetCore
 import SignetMiddleware
 import SignetServer
+import SignetTestSupport
 import Testing
 
 /// `signet serve` with a development certificate prints its pins; `signet request` sends a signed,
 /// pinned request through it, and refuses when the pins are wrong. Two real processes over TLS.
-@Suite struct ServeOverTLSTests {
+@Suite(.awaitsCleanups) struct ServeOverTLSTests {
     @Test func serveOverTLSPrintsPinsAndRequestSendsThroughThem() async throws {
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
@@ -20,7 +21,7 @@ import Testing
         let backendServer = try await BackgroundServer.start(logger: logger) {
             backend.application(logger: logger, onServerRunning: $0)
         }
-        defer { Task { await backendServer.stop() } }
+        Cleanup.after { await backendServer.stop() }
 
         let secret = Base64.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
         try Data(secret.utf8).write(to: folder.appendingPathComponent("cli.secret.b64"))
@@ -52,7 +53,7 @@ import Testing
         #expect(lines.contains { $0.hasSuffix("CN=localhost") })
 
         // The pins printed are the chain written to tls.pem.
-        let pinned = try CLIProcess.run(["pin", "--cert", "tls.pem"], in: folder)
+        let pinned = try SignetProcess.signet(["pin", "--cert", "tls.pem"], in: folder)
         #expect(pinned.stdout.split(separator: "\n").map { String($0.prefix { $0 != " " }) } == pins)
 
         let url = "https://localhost:\(port)/scores"
@@ -60,7 +61,7 @@ import Testing
             url, "-d", "{\"name\":\"Lugalbanda\",\"score\":42}", "-H", "Content-Type: application/json",
             "--key", "cli.secret.b64", "--keyid", "cli", "--cacert", "tls.pem",
         ]
-        let sent = try CLIProcess.run(
+        let sent = try SignetProcess.signet(
             ["request"] + common + ["--pin", pins[0], "--pin", pins[1], "--response-key", "gateway.jwk", "-i"],
             in: folder
         )
@@ -71,13 +72,13 @@ import Testing
         #expect(backend.receivedCount == 1)
 
         let otherPin = "sha256/" + Base64.encode([UInt8](repeating: 7, count: 32))
-        let refused = try CLIProcess.run(["request"] + common + ["--pin", otherPin, "--waive-backup"], in: folder)
+        let refused = try SignetProcess.signet(["request"] + common + ["--pin", otherPin, "--waive-backup"], in: folder)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("signet: pin_mismatch: Certificate pinning failure!"))
         #expect(refused.stderr.contains(pins[0]), "the served pins are listed")
         #expect(backend.receivedCount == 1, "nothing was sent through a mismatched pin")
 
-        let reported = try CLIProcess.run(
+        let reported = try SignetProcess.signet(
             ["request"] + common + ["--pin", otherPin, "--waive-backup", "--report-only"],
             in: folder
         )
@@ -86,7 +87,7 @@ import Testing
         #expect(backend.receivedCount == 2)
 
         // Without the development CA the system roots do not know the certificate.
-        let untrusted = try CLIProcess.run(["request", url, "--pin", pins[0], "--pin", pins[1]], in: folder)
+        let untrusted = try SignetProcess.signet(["request", url, "--pin", pins[0], "--pin", pins[1]], in: folder)
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("signet: certificate_untrusted"))
     }

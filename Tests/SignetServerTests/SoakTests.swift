@@ -2,6 +2,7 @@
 import Foundation
 import NIOCore
 import SignetCore
+import SignetTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ import Testing
 /// upstream that answers early, resets and dawdles, clients that vanish mid-body or stall. At the
 /// end the process is alive, answers `/healthz`, no nonce reached the upstream twice, and its memory
 /// stayed bounded.
-@Suite struct SoakTests {
+@Suite(.awaitsCleanups) struct SoakTests {
     static let seconds: Double = 15
     static let secret = Array("soak-secret-0123456789abcdef0123".utf8)
 
@@ -21,7 +22,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let upstream = try await MisbehavingUpstream.start(.mixed)
-        defer { Task { await upstream.stop() } }
+        Cleanup.after { await upstream.stop() }
         let config: [String: Any] = [
             "upstream": "http://127.0.0.1:\(upstream.port)",
             "listen": ["host": "127.0.0.1", "port": 0],

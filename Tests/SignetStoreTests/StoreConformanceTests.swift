@@ -4,10 +4,11 @@ import SignetCore
 import SignetPostgres
 import SignetSQLite
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// One conformance suite, run unchanged against every ``SignetStorage``: memory, SQLite, PostgreSQL.
-@Suite struct StoreConformanceTests {
+@Suite(.awaitsCleanups) struct StoreConformanceTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case memory, sqlite, postgres
         var testDescription: String { rawValue }
@@ -59,7 +60,7 @@ import Testing
     @Test(arguments: kinds)
     func aChallengeIsConsumedExactlyOnce(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         try await store.issueChallenge("c1", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
         try await store.consumeChallenge("c1", now: t0.addingTimeInterval(1))
         await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c1", now: self.t0) }
@@ -69,7 +70,7 @@ import Testing
     @Test(arguments: kinds)
     func anExpiredChallengeIsRejectedAndGone(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         try await store.issueChallenge("c2", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
         await Self.expectCode(.challengeExpired) {
             try await store.consumeChallenge("c2", now: self.t0.addingTimeInterval(61))
@@ -80,7 +81,7 @@ import Testing
     @Test(arguments: kinds)
     func outstandingChallengesAreCapped(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         for index in 0..<3 {
             try await store.issueChallenge("cap\(index)", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 3)
         }
@@ -100,7 +101,7 @@ import Testing
     @Test(arguments: kinds)
     func concurrentConsumersOfOneChallengeSucceedOnce(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         try await store.issueChallenge("race", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
         let now = t0
         let wins = await withTaskGroup(of: Bool.self) { group in
@@ -117,7 +118,7 @@ import Testing
     @Test(arguments: kinds)
     func devicesRegisterLookUpAndRevoke(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         let device = try Self.device("d1")
         try await store.registerDevice(device)
         #expect(try await store.device(id: "d1") == device)
@@ -136,7 +137,7 @@ import Testing
     @Test(arguments: kinds)
     func pinReportsAreKeptNewestFirstAndSweptAfterRetention(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         let old = PinReportRecord(id: "r1", receivedAt: t0, hostname: "api.example.com", source: nil, json: "{\"a\":1}")
         let new = PinReportRecord(
             id: "r2",
@@ -157,7 +158,7 @@ import Testing
     @Test(arguments: kinds)
     func countersOnlyMoveForward(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         try await store.registerDevice(try Self.device("c", counter: 5))
         #expect(try await !store.advanceCounter(deviceID: "c", to: 5))
         #expect(try await !store.advanceCounter(deviceID: "c", to: 4))
@@ -177,7 +178,7 @@ import Testing
     @Test(arguments: kinds)
     func counterWindowsMatchTheReference(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         for width in [0, 1, 8, 63] {
             let id = "w\(width)"
             try await store.registerDevice(try Self.device(id, counter: 100))
@@ -214,7 +215,7 @@ import Testing
     @Test(arguments: kinds)
     func aNonceIsClaimedOnceUntilItExpires(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         #expect(try await store.claim(keyID: "k", nonce: "n", until: t0.addingTimeInterval(10), now: t0))
         #expect(
             try await !store.claim(
@@ -264,7 +265,7 @@ import Testing
     @Test(arguments: kinds)
     func concurrentClaimsOfOneNonceSucceedOnce(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         let expiry = t0.addingTimeInterval(60)
         let now = t0
         let wins = await withTaskGroup(of: Bool.self) { group in
@@ -279,7 +280,7 @@ import Testing
     @Test(arguments: kinds)
     func concurrentClaimsOfDistinctNoncesAllSucceed(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
-        defer { Task { try await store.shutdown() } }
+        Cleanup.after { try await store.shutdown() }
         let expiry = t0.addingTimeInterval(60)
         let now = t0
         // Many claims at once, two per nonce: SQLite writes them in batches; each nonce is won once.

@@ -6,16 +6,16 @@ import Foundation
 #endif
 
 /// A `signet serve` process, the port it listens on and what it printed at start.
-final class ServeProcess: @unchecked Sendable {  // Process is not Sendable; used from one task at a time.
-    let process: Process
-    let port: Int
+public final class ServeProcess: @unchecked Sendable {  // Process is not Sendable; used from one task at a time.
+    public let process: Process
+    public let port: Int
     /// Standard output up to (and including) `marker`.
-    let banner: String
+    public let banner: String
 
     /// Starts `signet serve --config config` and reads its output until `marker` has been printed.
-    init(config: String, folder: URL, until marker: String = "\n") throws {
+    public init(config: String, folder: URL, until marker: String = "\n") throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: CLIProcess.signetPath)
+        process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
         process.arguments = ["serve", "--config", config, "--log-level", "error"]
         process.currentDirectoryURL = folder
         let out = Pipe()
@@ -26,23 +26,28 @@ final class ServeProcess: @unchecked Sendable {  // Process is not Sendable; use
         let handle = out.fileHandleForReading
         while !text.contains(marker) {
             let chunk = handle.availableData
-            guard !chunk.isEmpty else { throw HarnessError("signet serve exited before listening: \(text)") }
+            guard !chunk.isEmpty else { throw ServeProcessError("signet serve exited before listening: \(text)") }
             text += String(decoding: chunk, as: UTF8.self)
         }
         guard let range = text.range(of: "127.0.0.1:"),
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else { throw HarnessError("unexpected output: \(text)") }
+        else { throw ServeProcessError("unexpected output: \(text)") }
         self.port = port
         self.banner = text
     }
 
-    func kill() {
+    public func kill() {
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
-    func terminate() {
+    public func terminate() {
         process.terminate()
         process.waitUntilExit()
     }
+}
+
+public struct ServeProcessError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
