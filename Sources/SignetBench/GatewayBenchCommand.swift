@@ -64,7 +64,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let upstreamURL = upstream ?? "http://127.0.0.1:\(backendServer?.port ?? 0)"
         let responseKeyFile = folder.appendingPathComponent("response.key.pem").path
         try Data((try SigningKey.generate(.ed25519)).pemRepresentation!.utf8).write(to: URL(fileURLWithPath: responseKeyFile))
-        func gateway(open: Bool, name: String) async throws -> (BackgroundServer, any SignetStorage) {
+        func gateway(open: Bool, name: String) async throws -> RunningGateway {
             var configuration = GatewayConfiguration(upstream: upstreamURL)
             if signResponses, !open { configuration.responseSigning = .init(keyFile: responseKeyFile, keyId: "gateway") }
             configuration.listen.port = 0
@@ -74,14 +74,10 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 ? .init(memory: true) : .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
             configuration.routes = [.init(prefix: "/", access: open ? "open" : "verified")]
             configuration.sharedSecrets = [.init(keyId: "bench-hmac", secretBase64: Base64.encode(Self.benchSecret))]
-            let store = try await configuration.store.open(logger: logger)
-            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-            return (
-                try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }, store
-            )
+            return try await RunningGateway.start(configuration, logger: logger)
         }
-        let (verifying, verifyingStore) = try await gateway(open: false, name: "verifying")
-        let (passing, passingStore) = try await gateway(open: true, name: "passing")
+        let verifying = try await gateway(open: false, name: "verifying")
+        let passing = try await gateway(open: true, name: "passing")
 
         // A registered device (or a configured shared secret) and one pre-signed request per send.
         let algorithm = try SignatureAlgorithms.standard.require(alg)
@@ -98,7 +94,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             var jwk = key.verificationKey.jwk
             let keyID = try jwk.thumbprint
             jwk.kid = keyID
-            try await verifyingStore.registerDevice(
+            try await verifying.store.registerDevice(
                 DeviceRecord(
                     deviceID: "dev_bench",
                     keyID: keyID,
@@ -180,11 +176,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             print("warning: \(verified.non2xx) verified requests were not accepted (more requests than pre-signed?)")
         }
 
-        await verifying.stop()
-        await passing.stop()
+        try await verifying.stop()
+        try await passing.stop()
         await backendServer?.stop()
-        try await verifyingStore.shutdown()
-        try await passingStore.shutdown()
     }
 
     static let benchSecret = Array("signet-bench-shared-secret-32byt".utf8)

@@ -69,18 +69,14 @@ struct DemoCommand: AsyncParsableCommand {
             certificateFile: folder.appendingPathComponent("device-ca.pem").path,
             keyFile: folder.appendingPathComponent("device-ca.key").path
         )
-        let store = try await configuration.store.open(logger: logger)
-        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-        let gatewayServer = try await BackgroundServer.start(logger: logger) {
-            gateway.application(onServerRunning: $0)
-        }
-        let base = "https://localhost:\(gatewayServer.port)"
+        let running = try await RunningGateway.start(configuration, logger: logger)
+        let base = "https://localhost:\(running.port)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
         print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)\n")
 
         let walkthrough = DemoWalkthrough(
             base: base,
-            servedChain: gateway.tls!.chain,
+            servedChain: running.gateway.tls!.chain,
             gatewayKey: gatewayKey.verificationKey,
             legacySecret: legacySecret,
             simulatorCA: simulatorCA
@@ -89,9 +85,8 @@ struct DemoCommand: AsyncParsableCommand {
             try await walkthrough.run()
         } catch {
             print("demo failed: \(error)")
-            await gatewayServer.stop()
+            try? await running.stop()
             await backendServer.stop()
-            try? await store.shutdown()
             throw ExitCode(1)
         }
         if keepRunning {
@@ -103,8 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
             source.resume()
             for await _ in signals {}
         }
-        await gatewayServer.stop()
+        try await running.stop()
         await backendServer.stop()
-        try await store.shutdown()
     }
 }

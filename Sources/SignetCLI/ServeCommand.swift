@@ -38,10 +38,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SignetError {
             throw ValidationError(error.reason)
         }
-        let store = try await configuration.store.open(logger: logger)
-        let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
         let upstream = configuration.upstream
-        let app = gateway.application { port in
+        try await SignetGateway.serve(configuration: configuration, logger: logger) { gateway, port in
             logger.notice(
                 "signet gateway listening",
                 metadata: ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
@@ -58,12 +56,5 @@ struct ServeCommand: AsyncParsableCommand {
             }
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
-        do {
-            try await app.runService()
-        } catch {
-            try? await store.shutdown()
-            throw error
-        }
-        try await store.shutdown()
     }
 }

@@ -18,9 +18,13 @@ import X509
 /// The Signet gateway: registration routes, `/healthz`, `/metrics`, and a verifying reverse proxy in
 /// front of the configured upstream.
 ///
+/// Assembled in one place (``RunningGateway/start(_:logger:)`` in the background,
+/// ``SignetGateway/serve(configuration:logger:onServerRunning:)`` in the foreground), which opens the
+/// configured store first:
+///
 /// ```swift
-/// let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-/// try await gateway.application().runService()
+/// let running = try await RunningGateway.start(configuration, logger: logger)
+/// defer { … try await running.stop() }
 /// ```
 public struct SignetGateway: Sendable {
     public let configuration: GatewayConfiguration

@@ -19,7 +19,7 @@ import X509
 @Suite(.awaitsCleanups) struct MutualTLSTests {
     @Test func registerWithACSRThenCallAClientCertificateRoute() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await client.register(using: provider)
@@ -87,7 +87,7 @@ import X509
     /// Certificates the device CA did issue, but not for a registered device or no longer current.
     @Test func deviceCACertificatesForUnknownDevicesOrSupersededOnesAreRefused() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
         let ca = try #require(gateway.gateway.deviceCA).issuer
@@ -119,7 +119,7 @@ import X509
             configuration.deviceCA = nil
             configuration.routes = [.init(prefix: "/", access: "verified")]
         }
-        Cleanup.after { await gateway.stop(); await plain.stop() }
+        Cleanup.after { try await gateway.stop(); try await plain.stop() }
         let provider = SoftwareKeyProvider()
         func register(at target: TLSGateway, csr: String) async throws -> ClientResponse {
             let client = try target.client()
@@ -165,7 +165,7 @@ import X509
         let gateway = try await TLSGateway.start(
             tls: .init(certificateFile: certificate, keyFile: key, clientCertificates: true)
         )
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let served = try #require(gateway.gateway.tls).chain
         #expect(served.count == 1)
         // The pin the gateway computes is the one openssl computes.
@@ -184,7 +184,7 @@ import X509
 
     @Test func aCSRForAnotherKeyIsRefusedAndNothingIsStored() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let proving = SoftwareKeyProvider()
         let other = SoftwareKeyProvider()
@@ -208,7 +208,7 @@ import X509
 
     @Test func theExportedPKCS12ReadsBackWithOpenSSL() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
         let chainPEM = try #require(device.certificateChainPEM)
@@ -242,7 +242,7 @@ import X509
 
     @Test func pinReportsAreStoredAndListedForTheAdmin() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let report = PinFailureReport(
             date: Date(),
@@ -277,7 +277,7 @@ import X509
 
         // Unauthenticated, so limited per source.
         let limited = try await TLSGateway.start { $0.pinReportsPerSourcePerMinute = 1 }
-        Cleanup.after { await limited.stop() }
+        Cleanup.after { try await limited.stop() }
         let limitedClient = try limited.client()
         let reportURL = limited.base + "/signet/v1/pin-reports"
         #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).status == 201)
@@ -322,7 +322,7 @@ enum OpenSSL {
 @Suite(.awaitsCleanups) struct ClientCertificateMiddlewareTests {
     @Test func anAppOfItsOwnRequiresTheDeviceCertificate() async throws {
         let gateway = try await TLSGateway.start()
-        Cleanup.after { await gateway.stop() }
+        Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
 

@@ -13,28 +13,24 @@ import SwiftASN1
 /// client certificates from its device CA, and signs its responses.
 final class TLSGateway: Sendable {
     let backendServer: BackgroundServer
-    let server: BackgroundServer
-    let gateway: SignetGateway
-    let store: any SignetStorage
+    let running: RunningGateway
+    var gateway: SignetGateway { running.gateway }
+    var store: any SignetStorage { running.store }
     let responseKey: SigningKey
     let folder: URL
     static let adminToken = "tls-admin-token"
 
-    var port: Int { server.port }
+    var port: Int { running.port }
     var base: String { "https://localhost:\(port)" }
 
     private init(
         backendServer: BackgroundServer,
-        server: BackgroundServer,
-        gateway: SignetGateway,
-        store: any SignetStorage,
+        running: RunningGateway,
         responseKey: SigningKey,
         folder: URL
     ) {
         self.backendServer = backendServer
-        self.server = server
-        self.gateway = gateway
-        self.store = store
+        self.running = running
         self.responseKey = responseKey
         self.folder = folder
     }
@@ -73,23 +69,17 @@ final class TLSGateway: Sendable {
             keyFile: folder.appendingPathComponent("device-ca.key").path
         )
         adjust(&configuration)
-        let store = try await configuration.store.open(logger: logger)
-        let gateway: SignetGateway
-        let server: BackgroundServer
+        let running: RunningGateway
         do {
-            gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-            server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
+            running = try await RunningGateway.start(configuration, logger: logger)
         } catch {
             // A refused configuration must not leave the backend running behind the failed test.
             await backendServer.stop()
-            try? await store.shutdown()
             throw error
         }
         return TLSGateway(
             backendServer: backendServer,
-            server: server,
-            gateway: gateway,
-            store: store,
+            running: running,
             responseKey: responseKey,
             folder: folder
         )
@@ -114,10 +104,9 @@ final class TLSGateway: Sendable {
         )
     }
 
-    func stop() async {
-        await server.stop()
+    func stop() async throws {
+        try await running.stop()
         await backendServer.stop()
-        try? await store.shutdown()
     }
 }
 

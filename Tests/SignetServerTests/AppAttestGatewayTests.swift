@@ -14,7 +14,7 @@ import Testing
 @Suite(.awaitsCleanups) struct AppAttestGatewayTests {
     @Test func anAttestedDeviceSignsWithAssertionsAndCountersOnlyMoveForward() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         let registered = try await harness.attest(device)
         #expect(registered.status == 201, "\(registered.text)")
@@ -53,7 +53,7 @@ import Testing
     @Test(arguments: [0, 8])
     func outOfOrderAssertionsAndTheCounterWindow(_ window: Int) async throws {
         let harness = try await GatewayHarness.start { $0.appAttest?.counterWindow = window }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(device).status == 201)
         let signer = SimulatedAppAttestSigner(device: device)
@@ -74,7 +74,7 @@ import Testing
 
     @Test func attestationRejections() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         // Another app's device, a device from an untrusted CA, a reused challenge.
         let otherApp = SimulatedAppAttestDevice(appID: "ZZZZZ99999.other.app", ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(otherApp).reason == "app_id_mismatch")

@@ -59,7 +59,7 @@ import Testing
             $0.debug = false
             $0.publicAuthority = "api.example.com"
         }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         // The device registers on one instance and is known to the other through the shared store.
         let device = try await harness.register(gateway: 0)
         let request = try HTTPMessage.request(
@@ -86,7 +86,7 @@ import Testing
             $0.debug = false
             $0.publicAuthority = "api.example.com"
         }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(device, gateway: 1).status == 201)
         let request = try HTTPMessage.request(
@@ -107,7 +107,7 @@ import Testing
 
     @Test func oneGatewayOnSQLiteLetsExactlyOneCopyThrough() async throws {
         let harness = try await GatewayHarness.start(store: .sqlite) { $0.debug = false }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let statuses = try await Self.storm(signed, gateways: [harness.url(0)])

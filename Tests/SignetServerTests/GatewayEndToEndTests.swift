@@ -14,7 +14,7 @@ import Testing
 @Suite(.awaitsCleanups) struct GatewayEndToEndTests {
     @Test func aRegisteredDeviceReachesTheBackendAndTheResponseIsSigned() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let answer = try await GatewayHarness.send(signed)
@@ -48,7 +48,7 @@ import Testing
 
     @Test func theCLIVerifiesTheGatewaysResponseSignature() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register(.ed25519)
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         let answer = try await GatewayHarness.send(signed)
@@ -73,7 +73,7 @@ import Testing
 
     @Test func everyRejectionIsProblemJSONWithItsReason() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         #expect(try await GatewayHarness.send(signed).status == 201)
@@ -144,7 +144,7 @@ import Testing
 
     @Test func spoofedSignetFieldsAreReplacedByTheVerifiedIdentity() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(
             method: "GET",
@@ -171,7 +171,7 @@ import Testing
 
     @Test func aSignatureCoveringTheHostFieldVerifies() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register(.ed25519)
         let authority = "127.0.0.1:\(harness.gateways[0].port)"
         let request = try HTTPMessage.request(
@@ -190,7 +190,7 @@ import Testing
 
     @Test func registrationRejectionsAndTheChallengeIsUsedOnce() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let p256 = P256.Signing.PrivateKey()
         let key = try SigningKey(pem: p256.pemRepresentation)
         let devices = harness.base + "/signet/v1/devices"
@@ -255,7 +255,7 @@ import Testing
 
     @Test func unattestedRegistrationCanBeTurnedOff() async throws {
         let harness = try await GatewayHarness.start { $0.allowUnattestedDevices = false }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let body = try harness.registration(
             key: try SigningKey.generate(.ed25519),
             alg: "ed25519",
@@ -267,7 +267,7 @@ import Testing
 
     @Test func challengesAreCappedPerSource() async throws {
         let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 3 }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         for _ in 0..<3 { _ = try await harness.challenge() }
         let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
         #expect(answer.status == 429 && answer.reason == "rate_limited")
@@ -275,7 +275,7 @@ import Testing
 
     @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let revoke = harness.base + "/signet/v1/devices/\(device.deviceID)"
         var answer = try await GatewayHarness.send(
@@ -304,7 +304,7 @@ import Testing
 
     @Test func routesDemandTheirTrustLevel() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault")
         let answer = try await GatewayHarness.send(
@@ -315,7 +315,7 @@ import Testing
 
     @Test func sharedSecretClientsAndTheLegacyScheme() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let bank = MessageSigner(
             key: try SigningKey(secret: GatewayHarness.bankSecret),
             keyID: "bank-v1",
@@ -340,7 +340,7 @@ import Testing
             $0.maxBodyBytes = 64
             $0.upstreamTimeoutSeconds = 2
         }
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let big = "{\"name\":\"" + String(repeating: "x", count: 100) + "\",\"score\":1}"
         let large = try device.signer.sign(try harness.scorePost(big), created: Date(), nonce: Nonce.random())
@@ -354,7 +354,7 @@ import Testing
 
     @Test func healthAndMetrics() async throws {
         let harness = try await GatewayHarness.start()
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
         _ = try await GatewayHarness.send(try harness.scorePost())
         let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics").text

@@ -51,7 +51,7 @@ import Testing
 
     @Test func anUpstreamThatAnswersBeforeReadingTheBodyCannotStopTheGateway() async throws {
         let (harness, upstream) = try await Self.gateway(.earlyAnswer) { $0.maxBodyBytes = 16 << 20 }
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let eightMegabytes = [UInt8](repeating: 0x61, count: 8 << 20)
         let bank = MessageSigner(
             key: try SigningKey(secret: GatewayHarness.bankSecret),
@@ -86,12 +86,12 @@ import Testing
 
     @Test func anUpstreamThatResetsOrIsSlowIsAProblemNotACrash() async throws {
         let (reset, resetting) = try await Self.gateway(.reset)
-        Cleanup.after { await reset.stop(); await resetting.stop() }
+        Cleanup.after { try await reset.stop(); await resetting.stop() }
         let answer = try await GatewayHarness.send(method: "POST", url: reset.base + "/public/x", body: Array("hello".utf8))
         #expect(answer.status == 503 && answer.reason == "upstream_unavailable", "\(answer.text)")
 
         let (slow, slowUpstream) = try await Self.gateway(.slow(.seconds(3))) { $0.upstreamTimeoutSeconds = 1 }
-        Cleanup.after { await slow.stop(); await slowUpstream.stop() }
+        Cleanup.after { try await slow.stop(); await slowUpstream.stop() }
         let late = try await GatewayHarness.send(method: "GET", url: slow.base + "/public/x")
         #expect(late.status == 503 && late.reason == "upstream_unavailable", "\(late.text)")
         #expect(try await GatewayHarness.send(method: "GET", url: slow.base + "/healthz").status == 200)
@@ -105,7 +105,7 @@ import Testing
     ])
     func dotSegmentsCannotWalkPastTheRouteTable(_ target: String) async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let answer = try await RawHTTP.exchange(port: harness.gateways[0].port, Self.get(target))
         #expect(RawHTTP.status(answer) == 401 && RawHTTP.reason(answer) == "signature_missing", "\(answer)")
         #expect(upstream.seen.isEmpty)
@@ -119,7 +119,7 @@ import Testing
     ])
     func ambiguousPathsAreRefused(_ target: String) async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let answer = try await RawHTTP.exchange(port: harness.gateways[0].port, Self.get(target))
         #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "path_ambiguous", "\(answer)")
         #expect(answer.contains("application/problem+json"))
@@ -128,7 +128,7 @@ import Testing
 
     @Test func theUpstreamGetsTheNormalisedPathAndTheSignatureCoversTheSentOne() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         var answer = try await RawHTTP.exchange(port: port, Self.get("/public/./a/../b%7e?q=%2e%2e"))
         #expect(RawHTTP.status(answer) == 200, "\(answer)")
@@ -181,7 +181,7 @@ import Testing
             .init(prefix: "/m/", access: "open"),
         ]
         let (harness, upstream) = try await Self.gateway(.echo) { $0.routes = routes }
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let table = try RouteTableProbe.make(routes)
         let paths = [
             "/", "/q", "/a", "/a/", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/c", "/ab", "/x", "/x/y", "/x/y/z",
@@ -204,7 +204,7 @@ import Testing
 
     @Test func registrationRefusesSmallOrderEd25519Keys() async throws {
         let harness = try await GatewayHarness.start(store: .memory)
-        Cleanup.after { await harness.stop() }
+        Cleanup.after { try await harness.stop() }
         for raw in [[0x01] + [UInt8](repeating: 0, count: 31), [UInt8](repeating: 0, count: 32)] {
             let challenge = try await harness.challenge()
             let body: [String: Any] = [
@@ -226,7 +226,7 @@ import Testing
 
     @Test func identityAndForwardingFieldsCannotBeSmuggledInAnySpelling() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let smuggled = [
             "Signet_Key_Id: evil", "SIGNET-DEVICE: dev_evil", "signet_trust_level: client-certificate",
@@ -292,7 +292,7 @@ import Testing
         let (harness, upstream) = try await Self.gateway(.echo) {
             $0.routes = [.init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "highscore-legacy")]
         }
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let valid = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "{\"score\":90}")
         var answer = try await RawHTTP.exchange(port: port, Self.get("/legacy/score?" + valid + "&extra=1"))
@@ -309,7 +309,7 @@ import Testing
 
     @Test func parserRefusalsAnswerProblemJSON() async throws {
         let (harness, upstream) = try await Self.gateway(.echo)
-        Cleanup.after { await harness.stop(); await upstream.stop() }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port
         let smuggling =
             "POST /public/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /api HTTP/1.1\r\nHost: x\r\n\r\n"

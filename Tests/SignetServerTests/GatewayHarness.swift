@@ -16,8 +16,8 @@ import SignetStore
 final class GatewayHarness: Sendable {
     let backend: ScoresBackend
     let backendServer: BackgroundServer
-    let gateways: [BackgroundServer]
-    let stores: [any SignetStorage]
+    let gateways: [RunningGateway]
+    var stores: [any SignetStorage] { gateways.map(\.store) }
     let gatewayKey: SigningKey
     let folder: URL
     static let adminToken = "admin-secret-token"
@@ -72,21 +72,19 @@ final class GatewayHarness: Sendable {
         try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
         configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)
         adjust(&configuration)
-        var stores: [any SignetStorage] = []
-        var gateways: [BackgroundServer] = []
-        for _ in 0..<instances {
-            let store = try await configuration.store.open(logger: logger)
-            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
-            stores.append(store)
-            gateways.append(
-                try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
-            )
+        var gateways: [RunningGateway] = []
+        do {
+            for _ in 0..<instances { gateways.append(try await RunningGateway.start(configuration, logger: logger)) }
+        } catch {
+            // A refused configuration must not leave anything running behind the failed test.
+            for gateway in gateways { try? await gateway.stop() }
+            await backendServer.stop()
+            throw error
         }
         return GatewayHarness(
             backend: backend,
             backendServer: backendServer,
             gateways: gateways,
-            stores: stores,
             gatewayKey: gatewayKey,
             folder: folder
         )
@@ -95,23 +93,20 @@ final class GatewayHarness: Sendable {
     private init(
         backend: ScoresBackend,
         backendServer: BackgroundServer,
-        gateways: [BackgroundServer],
-        stores: [any SignetStorage],
+        gateways: [RunningGateway],
         gatewayKey: SigningKey,
         folder: URL
     ) {
         self.backend = backend
         self.backendServer = backendServer
         self.gateways = gateways
-        self.stores = stores
         self.gatewayKey = gatewayKey
         self.folder = folder
     }
 
-    func stop() async {
-        for gateway in gateways { await gateway.stop() }
+    func stop() async throws {
+        for gateway in gateways { try await gateway.stop() }
         await backendServer.stop()
-        for store in stores { try? await store.shutdown() }
         try? FileManager.default.removeItem(at: folder)
     }
 

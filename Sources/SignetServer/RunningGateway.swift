@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import Logging
+import SignetStore
+
+/// A gateway assembled from its configuration and serving in the background of this process, with
+/// the store it opened: the one way `signet demo`, the benchmarks and the tests start a gateway
+/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:onServerRunning:)``).
+///
+/// ```swift
+/// let running = try await RunningGateway.start(configuration, logger: logger)
+/// print("listening on \(running.port)")
+/// try await running.stop()   // the server is down and the store closed when this returns
+/// ```
+public final class RunningGateway: Sendable {
+    public let gateway: SignetGateway
+    public let server: BackgroundServer
+    public var store: any SignetStorage { gateway.store }
+    /// The port it bound (configure port 0 for any free one).
+    public var port: Int { server.port }
+
+    private init(gateway: SignetGateway, server: BackgroundServer) {
+        self.gateway = gateway
+        self.server = server
+    }
+
+    /// Opens the configured store, assembles the gateway on it and starts serving; nothing is left
+    /// open when it throws.
+    public static func start(_ configuration: GatewayConfiguration, logger: Logger) async throws -> RunningGateway {
+        let store = try await configuration.store.open(logger: logger)
+        do {
+            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+            let server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
+            return RunningGateway(gateway: gateway, server: server)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+
+    /// Stops serving (gracefully), then closes the store.
+    public func stop() async throws {
+        await server.stop()
+        try await store.shutdown()
+    }
+}
+
+extension SignetGateway {
+    /// Opens the configured store, assembles the gateway and serves in the foreground until
+    /// `SIGTERM`/`SIGINT`; the store is closed however it ends.
+    public static func serve(
+        configuration: GatewayConfiguration,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
+    ) async throws {
+        let store = try await configuration.store.open(logger: logger)
+        do {
+            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
+            try await gateway.application { await onServerRunning(gateway, $0) }.runService()
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        try await store.shutdown()
+    }
+}
