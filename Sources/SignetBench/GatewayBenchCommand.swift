@@ -71,8 +71,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             configuration.publicAuthority = "bench.example.com"
             configuration.store =
                 self.store == "memory"
-                ? .init(memory: true) : .init(sqlite: folder.appendingPathComponent("\(name).sqlite").path)
-            configuration.routes = [.init(prefix: "/", access: open ? "open" : "verified")]
+                ? .memory : .sqlite(folder.appendingPathComponent("\(name).sqlite").path)
+            configuration.routes = [.init(prefix: "/", access: open ? .open : .verified)]
             configuration.sharedSecrets = [.init(keyId: "bench-hmac", secretBase64: Base64.encode(Self.benchSecret))]
             return try await RunningGateway.start(configuration, logger: logger)
         }

@@ -45,12 +45,12 @@ struct DemoCommand: AsyncParsableCommand {
         let legacySecret = Array("a9bk342nziAFD234".utf8)
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
         configuration.listen.port = 0
-        configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
+        configuration.store = .sqlite(folder.appendingPathComponent("signet.sqlite").path)
         configuration.routes = [
-            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
-            .init(prefix: "/scores/received", access: "client-certificate"),
-            .init(prefix: "/legacy/score", access: "legacy-query-hmac", keyId: "highscore-legacy"),
-            .init(prefix: "/", access: "verified"),
+            .init(prefix: "/scores/top", methods: ["GET"], access: .open),
+            .init(prefix: "/scores/received", access: .clientCertificate),
+            .init(prefix: "/legacy/score", access: .legacyQueryHMAC, keyId: "highscore-legacy"),
+            .init(prefix: "/", access: .verified),
         ]
         configuration.sharedSecrets = [.init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret))]
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")

@@ -17,15 +17,48 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
-    /// Where state lives: exactly one of the three.
-    public struct Store: Codable, Sendable {
-        public var sqlite: String?
-        public var postgres: String?
-        public var memory: Bool?
-        public init(sqlite: String? = nil, postgres: String? = nil, memory: Bool? = nil) {
-            self.sqlite = sqlite
-            self.postgres = postgres
-            self.memory = memory
+    /// Where state lives: `{"sqlite": "signet.sqlite"}`, `{"postgres": "postgres://…"}` or
+    /// `{"memory": true}` — exactly one.
+    public enum Store: Codable, Sendable, Equatable {
+        /// The embedded default: one SQLite file (created on first start).
+        case sqlite(String)
+        /// A PostgreSQL URL, for several gateway instances.
+        case postgres(String)
+        /// Nothing survives a restart; for tests and trials.
+        case memory
+
+        public var sqlite: String? { if case .sqlite(let path) = self { path } else { nil } }
+        public var postgres: String? { if case .postgres(let url) = self { url } else { nil } }
+
+        private enum Kind: String, CodingKey, CaseIterable { case sqlite, postgres, memory }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Kind.self)
+            guard container.allKeys.count == 1, let kind = container.allKeys.first else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "configure exactly one of sqlite, postgres, memory")
+                )
+            }
+            switch kind {
+            case .sqlite: self = .sqlite(try container.decode(String.self, forKey: .sqlite))
+            case .postgres: self = .postgres(try container.decode(String.self, forKey: .postgres))
+            case .memory:
+                guard try container.decode(Bool.self, forKey: .memory) else {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath + [kind], debugDescription: "only true turns it on")
+                    )
+                }
+                self = .memory
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Kind.self)
+            switch self {
+            case .sqlite(let path): try container.encode(path, forKey: .sqlite)
+            case .postgres(let url): try container.encode(url, forKey: .postgres)
+            case .memory: try container.encode(true, forKey: .memory)
+            }
         }
     }
 
@@ -34,14 +67,27 @@ public struct GatewayConfiguration: Codable, Sendable {
         public var prefix: String
         /// Methods the rule covers; all when absent.
         public var methods: [String]?
-        /// `open`, `verified`, `client-certificate` (mutual TLS with a device CA certificate), a
-        /// trust level (`device-key`, `app-attest`, `shared-secret`) as a minimum for a signed
-        /// request, or `legacy-query-hmac`.
-        public var access: String
+        public var access: Access
         /// For `legacy-query-hmac`: the shared secret's key id.
         public var keyId: String?
 
-        public init(prefix: String, methods: [String]? = nil, access: String, keyId: String? = nil) {
+        /// What a route asks of a request.
+        public enum Access: String, Sendable, ConfigurationChoice {
+            /// Passed through unverified.
+            case open
+            /// Any valid signature, whatever its key's trust level.
+            case verified
+            /// Mutual TLS with a certificate from the device CA.
+            case clientCertificate = "client-certificate"
+            /// The seeds' `msg` + `hmac` query scheme, under the route's `keyId`.
+            case legacyQueryHMAC = "legacy-query-hmac"
+            /// A signature whose key has at least this trust level.
+            case sharedSecret = "shared-secret"
+            case deviceKey = "device-key"
+            case appAttest = "app-attest"
+        }
+
+        public init(prefix: String, methods: [String]? = nil, access: Access, keyId: String? = nil) {
             self.prefix = prefix
             self.methods = methods
             self.access = access
@@ -85,8 +131,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         /// Accepted App IDs, `TEAMID.bundle.id`.
         public var appIDs: [String]
         public var allowDevelopment: Bool?
-        /// `sha256` (clientDataHash = SHA256(challenge), the default) or `raw` (the challenge bytes).
-        public var clientDataHash: String?
+        public var clientDataHash: ClientDataHash?
         /// PEM file of extra trusted roots (the simulator's, in development). Apple's root is used
         /// when this is absent; when present, only these roots are trusted.
         public var trustedRootsFile: String?
@@ -96,7 +141,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         public init(
             appIDs: [String],
             allowDevelopment: Bool? = nil,
-            clientDataHash: String? = nil,
+            clientDataHash: ClientDataHash? = nil,
             trustedRootsFile: String? = nil,
             counterWindow: Int? = nil
         ) {
@@ -106,6 +151,14 @@ public struct GatewayConfiguration: Codable, Sendable {
             self.clientDataHash = clientDataHash
             self.trustedRootsFile = trustedRootsFile
         }
+    }
+
+    /// What the app passed to App Attest as `clientDataHash` for a challenge.
+    public enum ClientDataHash: String, Sendable, ConfigurationChoice {
+        /// SHA-256 of the challenge's UTF-8 bytes (the default).
+        case sha256
+        /// The challenge's bytes themselves.
+        case raw
     }
 
     /// HTTPS for the gateway itself, and mutual TLS.
@@ -157,8 +210,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// The scheme defaults to how the gateway itself is reached: `https` with `tls`, `http` without.
     public var publicScheme: String?
     public var publicAuthority: String?
-    public var store = Store(sqlite: "signet.sqlite")
-    public var routes: [Route] = [Route(prefix: "/", access: "verified")]
+    public var store = Store.sqlite("signet.sqlite")
+    public var routes: [Route] = [Route(prefix: "/", access: .verified)]
     public var sharedSecrets: [SharedSecret] = []
     /// Whether `POST /signet/v1/devices` registers keys that no attestation vouches for.
     public var allowUnattestedDevices = true
@@ -188,43 +241,42 @@ public struct GatewayConfiguration: Codable, Sendable {
         self.upstream = upstream
     }
 
-    enum CodingKeys: String, CodingKey {
-        case listen, upstream, publicScheme, publicAuthority, store, routes, sharedSecrets, allowUnattestedDevices,
-            challengeTTLSeconds, maxOutstandingChallenges, challengesPerSourcePerMinute, maxBodyBytes, policy,
-            responseSigning, adminToken, debug, sweepIntervalSeconds, deviceCacheMilliseconds, appAttest,
-            upstreamTimeoutSeconds, tls, deviceCA, pinReportsPerSourcePerMinute
+    /// Decodes a configuration document over the defaults declared above — the only place they
+    /// live: a key the document leaves out keeps its default. Objects merge key by key (so
+    /// `"policy": {"maxAgeSeconds": 60}` keeps the other policy defaults); arrays, values and the
+    /// `store` (one of three kinds) replace.
+    public static func decode(_ data: Data) throws -> GatewayConfiguration {
+        let given: Any
+        do {
+            given = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON"))
+        }
+        guard let document = given as? [String: Any] else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a JSON object"))
+        }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        // No default upstream: leaving it out is an error, not an empty URL.
+        var defaults = try JSONSerialization.jsonObject(with: encoder.encode(GatewayConfiguration(upstream: "")))
+            as? [String: Any] ?? [:]
+        defaults["upstream"] = nil
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let merged = Self.merge(document, over: defaults, replacing: ["store"])
+        return try decoder.decode(GatewayConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
     }
 
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        upstream = try c.decode(String.self, forKey: .upstream)
-        listen = try c.decodeIfPresent(Listen.self, forKey: .listen) ?? listen
-        publicScheme = try c.decodeIfPresent(String.self, forKey: .publicScheme)
-        publicAuthority = try c.decodeIfPresent(String.self, forKey: .publicAuthority)
-        store = try c.decodeIfPresent(Store.self, forKey: .store) ?? store
-        routes = try c.decodeIfPresent([Route].self, forKey: .routes) ?? routes
-        sharedSecrets = try c.decodeIfPresent([SharedSecret].self, forKey: .sharedSecrets) ?? []
-        allowUnattestedDevices = try c.decodeIfPresent(Bool.self, forKey: .allowUnattestedDevices) ?? true
-        challengeTTLSeconds = try c.decodeIfPresent(Int.self, forKey: .challengeTTLSeconds) ?? challengeTTLSeconds
-        maxOutstandingChallenges =
-            try c.decodeIfPresent(Int.self, forKey: .maxOutstandingChallenges) ?? maxOutstandingChallenges
-        challengesPerSourcePerMinute =
-            try c.decodeIfPresent(Int.self, forKey: .challengesPerSourcePerMinute) ?? challengesPerSourcePerMinute
-        maxBodyBytes = try c.decodeIfPresent(Int.self, forKey: .maxBodyBytes) ?? maxBodyBytes
-        policy = try c.decodeIfPresent(Policy.self, forKey: .policy) ?? policy
-        responseSigning = try c.decodeIfPresent(ResponseSigning.self, forKey: .responseSigning)
-        adminToken = try c.decodeIfPresent(String.self, forKey: .adminToken)
-        debug = try c.decodeIfPresent(Bool.self, forKey: .debug) ?? false
-        sweepIntervalSeconds = try c.decodeIfPresent(Int.self, forKey: .sweepIntervalSeconds) ?? sweepIntervalSeconds
-        deviceCacheMilliseconds =
-            try c.decodeIfPresent(Int.self, forKey: .deviceCacheMilliseconds) ?? deviceCacheMilliseconds
-        appAttest = try c.decodeIfPresent(AppAttest.self, forKey: .appAttest)
-        upstreamTimeoutSeconds =
-            try c.decodeIfPresent(Int.self, forKey: .upstreamTimeoutSeconds) ?? upstreamTimeoutSeconds
-        tls = try c.decodeIfPresent(TLS.self, forKey: .tls)
-        deviceCA = try c.decodeIfPresent(DeviceCA.self, forKey: .deviceCA)
-        pinReportsPerSourcePerMinute =
-            try c.decodeIfPresent(Int.self, forKey: .pinReportsPerSourcePerMinute) ?? pinReportsPerSourcePerMinute
+    private static func merge(_ given: [String: Any], over defaults: [String: Any], replacing: Set<String>) -> [String: Any] {
+        var result = defaults
+        for (key, value) in given {
+            if !replacing.contains(key), let inner = value as? [String: Any], let base = defaults[key] as? [String: Any] {
+                result[key] = merge(inner, over: base, replacing: [])
+            } else {
+                result[key] = value
+            }
+        }
+        return result
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
@@ -236,10 +288,8 @@ public struct GatewayConfiguration: Codable, Sendable {
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw SignetError(.malformedMessage, "cannot read configuration file \(file)")
             }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
             do {
-                configuration = try decoder.decode(GatewayConfiguration.self, from: data)
+                configuration = try decode(data)
             } catch let error as DecodingError {
                 throw SignetError(.malformedMessage, "configuration \(file): \(Self.describe(error))")
             } catch {
@@ -254,7 +304,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         if let port = environment["SIGNET_LISTEN_PORT"].flatMap(Int.init) { configuration.listen.port = port }
         if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
         if let store = environment["SIGNET_STORE"] {
-            configuration.store = store.hasPrefix("postgres") ? Store(postgres: store) : Store(sqlite: store)
+            configuration.store = store.hasPrefix("postgres") ? .postgres(store) : .sqlite(store)
         }
         if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { configuration.publicScheme = scheme }
         if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { configuration.publicAuthority = authority }
@@ -292,8 +342,6 @@ public struct GatewayConfiguration: Codable, Sendable {
 
     /// Checks what can be checked before starting.
     public func validate() throws {
-        let stores = [store.sqlite != nil, store.postgres != nil, store.memory == true].filter { $0 }.count
-        guard stores == 1 else { throw SignetError(.malformedMessage, "configure exactly one store") }
         guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
             throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
         }
@@ -331,28 +379,19 @@ public struct GatewayConfiguration: Codable, Sendable {
 }
 
 extension GatewayConfiguration.Route {
-    /// The `access` values a route may have.
-    static let accessValues = ["open", "verified", "client-certificate", "legacy-query-hmac"]
-        + TrustLevel.allCases.filter { $0 != .clientCertificate }.map(\.rawValue)
-
     func requirement() throws -> AccessRequirement {
         switch access {
-        case "open": return .open
-        case "verified": return .verified
-        case "client-certificate": return .clientCertificate
-        case "legacy-query-hmac":
+        case .open: return .open
+        case .verified: return .verified
+        case .clientCertificate: return .clientCertificate
+        case .legacyQueryHMAC:
             guard let keyId else {
                 throw SignetError(.malformedMessage, "keyId: a legacy-query-hmac route needs the shared secret's keyId")
             }
             return .legacyQueryHMAC(keyID: keyId)
-        default:
-            guard let level = TrustLevel(rawValue: access), level != .clientCertificate else {
-                throw SignetError(
-                    .malformedMessage,
-                    "access: \(access.debugDescription) is not one of \(Self.accessValues.joined(separator: ", "))"
-                )
-            }
-            return .trustLevel(level)
+        case .sharedSecret: return .trustLevel(.sharedSecret)
+        case .deviceKey: return .trustLevel(.deviceKey)
+        case .appAttest: return .trustLevel(.appAttest)
         }
     }
 }

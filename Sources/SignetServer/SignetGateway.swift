@@ -94,7 +94,7 @@ public struct SignetGateway: Sendable {
             let attestPolicy = try AppAttestPolicy(
                 appIDs: Set(appAttest.appIDs),
                 allowDevelopment: appAttest.allowDevelopment ?? false,
-                clientDataHash: appAttest.clientDataHash == "raw" ? .rawChallenge : .sha256OfChallenge,
+                clientDataHash: appAttest.clientDataHash == .raw ? .rawChallenge : .sha256OfChallenge,
                 roots: roots
             )
             attestationVerifier = AppAttestAttestationVerifier(policy: attestPolicy)

@@ -117,7 +117,7 @@ import X509
         let gateway = try await TLSGateway.start()
         let plain = try await TLSGateway.start(tls: .init(development: true)) { configuration in
             configuration.deviceCA = nil
-            configuration.routes = [.init(prefix: "/", access: "verified")]
+            configuration.routes = [.init(prefix: "/", access: .verified)]
         }
         Cleanup.after { try await gateway.stop(); try await plain.stop() }
         let provider = SoftwareKeyProvider()

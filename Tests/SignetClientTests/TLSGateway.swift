@@ -55,11 +55,11 @@ final class TLSGateway: Sendable {
         try Data(responseKey.pemRepresentation!.utf8).write(to: URL(fileURLWithPath: keyFile))
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
         configuration.listen.port = 0
-        configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
+        configuration.store = .sqlite(folder.appendingPathComponent("signet.sqlite").path)
         configuration.routes = [
-            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
-            .init(prefix: "/echo", access: "client-certificate"),
-            .init(prefix: "/", access: "verified"),
+            .init(prefix: "/scores/top", methods: ["GET"], access: .open),
+            .init(prefix: "/echo", access: .clientCertificate),
+            .init(prefix: "/", access: .verified),
         ]
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
         configuration.adminToken = adminToken

@@ -72,11 +72,11 @@ import Testing
 @Suite struct RouteTableTests {
     @Test func theLongestMatchingPrefixDecidesAndUnmatchedPathsAreVerified() throws {
         let table = try RouteTableProbe.make([
-            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
-            .init(prefix: "/scores", access: "device-key"),
-            .init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "k"),
-            .init(prefix: "/accounts", access: "client-certificate"),
-            .init(prefix: "/attested", access: "app-attest"),
+            .init(prefix: "/scores/top", methods: ["GET"], access: .open),
+            .init(prefix: "/scores", access: .deviceKey),
+            .init(prefix: "/legacy", access: .legacyQueryHMAC, keyId: "k"),
+            .init(prefix: "/accounts", access: .clientCertificate),
+            .init(prefix: "/attested", access: .appAttest),
         ])
         #expect(table("GET", "/scores/top") == "open")
         #expect(table("GET", "/scores/top?n=3") == "open")
@@ -91,8 +91,48 @@ import Testing
 
     @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
     func prefixesTheTrieCannotHoldOrTheGatewayOwnsAreRefused(_ prefix: String) {
-        let error = #expect(throws: SignetError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: "open")]) }
+        let error = #expect(throws: SignetError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: .open)]) }
         #expect(error?.code == .malformedMessage)
+    }
+}
+
+@Suite struct ConfigurationDefaultsTests {
+    static func load(_ text: String) throws -> GatewayConfiguration {
+        try GatewayConfiguration.decode(Data(text.utf8))
+    }
+
+    /// A document with only the upstream is the type's own defaults, value for value: the defaults
+    /// live in the property declarations and nowhere else.
+    @Test func aMinimalDocumentIsTheDeclaredDefaults() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let loaded = try Self.load(#"{"upstream": "http://127.0.0.1:9000"}"#)
+        let declared = GatewayConfiguration(upstream: "http://127.0.0.1:9000")
+        #expect(try encoder.encode(loaded) == encoder.encode(declared))
+        #expect(loaded.store == .sqlite("signet.sqlite") && loaded.maxBodyBytes == 1 << 20)
+    }
+
+    @Test func nestedObjectsKeepTheDefaultsTheyLeaveOut() throws {
+        let configuration = try Self.load(#"{"upstream": "http://x", "policy": {"maxAgeSeconds": 60}, "listen": {"port": 9}}"#)
+        #expect(configuration.policy.maxAgeSeconds == 60)
+        #expect(configuration.policy.clockSkewSeconds == 30 && configuration.policy.requireNonce)
+        #expect(configuration.listen.port == 9 && configuration.listen.host == "127.0.0.1")
+    }
+
+    @Test func theStoreIsOneOfThreeAndReplacesTheDefault() throws {
+        #expect(try Self.load(#"{"upstream": "http://x", "store": {"memory": true}}"#).store == .memory)
+        #expect(try Self.load(#"{"upstream": "http://x", "store": {"postgres": "postgres://db/s"}}"#).store == .postgres("postgres://db/s"))
+        #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "store": {"memory": false}}"#) }
+        #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "store": {}}"#) }
+    }
+
+    @Test func choicesNameTheirAllowedValues() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
+        try Data(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "sha-256"}}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        #expect(error?.reason.contains(#"appAttest.clientDataHash: "sha-256" is not one of sha256, raw"#) == true, "\(error?.reason ?? "")")
+        #expect(try Self.load(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "raw"}}"#).appAttest?.clientDataHash == .raw)
     }
 }
 

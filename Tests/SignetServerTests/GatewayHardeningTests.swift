@@ -13,9 +13,9 @@ import Testing
 /// requests the HTTP parser refuses. Each was a defect once (issue 9); each keeps its reason code.
 @Suite(.awaitsCleanups) struct GatewayHardeningTests {
     static let routes: [GatewayConfiguration.Route] = [
-        .init(prefix: "/public", access: "open"),
-        .init(prefix: "/transfers", access: "device-key"),
-        .init(prefix: "/", access: "verified"),
+        .init(prefix: "/public", access: .open),
+        .init(prefix: "/transfers", access: .deviceKey),
+        .init(prefix: "/", access: .verified),
     ]
 
     static func gateway(
@@ -175,10 +175,10 @@ import Testing
     /// the configured prefixes (nested prefixes, method sets, siblings, trailing slashes).
     @Test func theRouterAnswersAsTheRouteTableDoes() async throws {
         let routes: [GatewayConfiguration.Route] = [
-            .init(prefix: "/a", access: "device-key"),
-            .init(prefix: "/a/b", access: "open"),
-            .init(prefix: "/x/y/z", methods: ["GET"], access: "open"),
-            .init(prefix: "/m/", access: "open"),
+            .init(prefix: "/a", access: .deviceKey),
+            .init(prefix: "/a/b", access: .open),
+            .init(prefix: "/x/y/z", methods: ["GET"], access: .open),
+            .init(prefix: "/m/", access: .open),
         ]
         let (harness, upstream) = try await Self.gateway(.echo) { $0.routes = routes }
         Cleanup.after { try await harness.stop(); await upstream.stop() }
@@ -290,7 +290,7 @@ import Testing
     /// spelled another way (`ms%67`, PHP reads it as `msg` and takes the last) never reaches it.
     @Test func theLegacySchemeForwardsOnlyWhatVerified() async throws {
         let (harness, upstream) = try await Self.gateway(.echo) {
-            $0.routes = [.init(prefix: "/legacy", access: "legacy-query-hmac", keyId: "highscore-legacy")]
+            $0.routes = [.init(prefix: "/legacy", access: .legacyQueryHMAC, keyId: "highscore-legacy")]
         }
         Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port

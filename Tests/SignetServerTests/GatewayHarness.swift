@@ -50,15 +50,15 @@ final class GatewayHarness: Sendable {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
         configuration.listen.port = 0
         switch kind {
-        case .sqlite: configuration.store = .init(sqlite: folder.appendingPathComponent("signet.sqlite").path)
-        case .postgres(let url): configuration.store = .init(postgres: url)
-        case .memory: configuration.store = .init(memory: true)
+        case .sqlite: configuration.store = .sqlite(folder.appendingPathComponent("signet.sqlite").path)
+        case .postgres(let url): configuration.store = .postgres(url)
+        case .memory: configuration.store = .memory
         }
         configuration.routes = [
-            .init(prefix: "/scores/top", methods: ["GET"], access: "open"),
-            .init(prefix: "/legacy/score", access: "legacy-query-hmac", keyId: "highscore-legacy"),
-            .init(prefix: "/attested", access: "app-attest"),
-            .init(prefix: "/", access: "verified"),
+            .init(prefix: "/scores/top", methods: ["GET"], access: .open),
+            .init(prefix: "/legacy/score", access: .legacyQueryHMAC, keyId: "highscore-legacy"),
+            .init(prefix: "/attested", access: .appAttest),
+            .init(prefix: "/", access: .verified),
         ]
         configuration.sharedSecrets = [
             .init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret)),
