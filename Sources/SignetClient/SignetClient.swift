@@ -27,9 +27,9 @@ public actor SignetClient {
     /// The device registered by ``register(using:)``.
     public private(set) var device: RegisteredDevice?
     /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).
-    public private(set) var pendingPinReports: [[UInt8]] = []
+    public internal(set) var pendingPinReports: [[UInt8]] = []
     /// The last pin evaluation per origin, for apps that want to see `needsRefresh`.
-    public private(set) var lastPinEvaluation: [Origin: PinEvaluation] = [:]
+    public internal(set) var lastPinEvaluation: [Origin: PinEvaluation] = [:]
     private let clock: @Sendable () -> Date
 
     public init(
@@ -80,7 +80,7 @@ public actor SignetClient {
                 throw SignetError(.connectionFailed, "more than \(configuration.maximumRedirects) redirects")
             }
             // The next hop must be a configured origin too; checked before anything is sent there.
-            let next = try resolve(location, against: message.target!)
+            let next = try Self.resolve(location, against: message.target!)
             _ = try allowedOrigin(next)
             let keepMethod = response.status == 307 || response.status == 308
             message = HTTPMessage(
@@ -117,7 +117,7 @@ public actor SignetClient {
         return response
     }
 
-    private func execute(origin: Origin, head: HTTPRequestHead, body: [UInt8]) async throws -> HTTP1Connection.RawResponse {
+    func execute(origin: Origin, head: HTTPRequestHead, body: [UInt8]) async throws -> HTTP1Connection.RawResponse {
         // A kept-alive connection the server has closed meanwhile fails before any answer: retry
         // once on a fresh one. A signed request carries a nonce, so one that did arrive the first
         // time is refused as a replay, never applied twice. Fresh connections are not retried.
@@ -170,46 +170,6 @@ public actor SignetClient {
         let connection = try await task.value
         connections[origin] = connection
         return (connection, false)
-    }
-
-    /// Reports kept while the home origin cannot be reached; the oldest go first beyond this.
-    static let maximumPendingPinReports = 20
-
-    private func record(_ evaluation: PinEvaluation, for origin: Origin) {
-        lastPinEvaluation[origin] = evaluation
-        guard let report = evaluation.report else { return }
-        pendingPinReports.append(report.json)
-        if pendingPinReports.count > Self.maximumPendingPinReports { pendingPinReports.removeFirst() }
-    }
-
-    /// Sends queued pin reports to the app's own server, if a connection to it works now.
-    private func deliverPinReports() async {
-        guard let path = configuration.pinReportPath, !pendingPinReports.isEmpty else { return }
-        let home = configuration.origins[0]
-        let reports = pendingPinReports
-        pendingPinReports = []
-        for (index, report) in reports.enumerated() {
-            do {
-                var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
-                head.headers.add(name: "Host", value: home.port == (home.isTLS ? 443 : 80) ? home.host : "\(home.host):\(home.port)")
-                head.headers.add(name: "Content-Type", value: "application/json")
-                head.headers.add(name: "Content-Length", value: String(report.count))
-                let status = try await execute(origin: home, head: head, body: report).head.status.code
-                // Kept for another try when the server is busy or failing; a report it refuses
-                // outright (malformed, too large) would be refused again, so it is dropped.
-                if status == 429 || status >= 500 { throw SignetError(.connectionFailed, "report not taken: \(status)") }
-            } catch {
-                pendingPinReports.append(contentsOf: reports[index...])
-                return
-            }
-        }
-    }
-
-    /// Tries to deliver queued pin reports now; returns how many are still pending.
-    @discardableResult
-    public func flushPinReports() async -> Int {
-        await deliverPinReports()
-        return pendingPinReports.count
     }
 
     // MARK: Registration
@@ -286,24 +246,6 @@ public actor SignetClient {
         }
     }
 
-    private func resolve(_ location: String, against base: RequestTarget) throws -> RequestTarget {
-        if location.contains("://") { return try RequestTarget(uri: location) }
-        if location.hasPrefix("//") { return try RequestTarget(uri: base.scheme + ":" + location) }
-        let path: String
-        if location.hasPrefix("/") {
-            path = location
-        } else {
-            let directory = base.path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            path = directory + "/" + location
-        }
-        return try RequestTarget(uri: "\(base.scheme)://\(base.authority)\(path)")
-    }
-
-    static func originForm(_ target: RequestTarget) -> String {
-        let path = target.path.isEmpty ? "/" : target.path
-        return target.query.map { path + "?" + $0 } ?? path
-    }
-
     static func makeTLSContext(identity: ClientIdentity?) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
@@ -325,18 +267,5 @@ public actor SignetClient {
 
     deinit {
         for connection in connections.values { connection.close() }
-    }
-}
-
-/// Runs `body`, failing with `request_timeout` after `timeout` (cancelling `body`).
-func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            throw SignetError(.requestTimeout, "no answer within \(timeout)")
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
     }
 }

@@ -11,9 +11,9 @@ import SignetStore
 /// The same single-statement guards as ``SQLiteStore``; PostgreSQL's row locks make each atomic
 /// across instances. Migrations run under an advisory lock so instances starting together do not race.
 public final class PostgresStore: SignetStorage {
-    private let client: PostgresClient
+    let client: PostgresClient
     private let runner: Task<Void, Never>
-    private let logger: Logger
+    let logger: Logger
 
     private init(client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
         self.client = client
@@ -48,120 +48,6 @@ public final class PostgresStore: SignetStorage {
             throw SignetError(.storeUnavailable, "PostgreSQL: \(String(reflecting: error))")
         }
         return store
-    }
-
-    /// The client configuration for `postgres://user:password@host:port/database[?sslmode=…]`.
-    ///
-    /// `sslmode` as libpq spells it: `disable` (the default: loopback or a private network),
-    /// `require` (encrypted, server not authenticated), `verify-full` (chain to the system roots or
-    /// to `sslrootcert=PATH`, and the host name). `prefer`/`verify-ca` are refused: the first
-    /// silently falls back to plain text, the second skips the host check.
-    static func configuration(url: String) throws -> PostgresClient.Configuration {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
-            let host = components.host, let user = components.user
-        else { throw SignetError(.storeUnavailable, "not a postgres:// URL") }
-        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
-        return PostgresClient.Configuration(
-            host: host,
-            port: components.port ?? 5432,
-            username: user,
-            password: components.password?.removingPercentEncoding,
-            database: database.isEmpty ? nil : database,
-            tls: try tls(components.queryItems ?? [])
-        )
-    }
-
-    static func tls(_ query: [URLQueryItem]) throws -> PostgresClient.Configuration.TLS {
-        let mode = query.last { $0.name == "sslmode" }?.value ?? "disable"
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        switch mode {
-        case "disable":
-            return .disable
-        case "require":
-            tls.certificateVerification = .none
-            return .require(tls)
-        case "verify-full":
-            if let rootFile = query.last(where: { $0.name == "sslrootcert" })?.value {
-                guard FileManager.default.isReadableFile(atPath: rootFile) else {
-                    throw SignetError(.storeUnavailable, "cannot read sslrootcert \(rootFile)")
-                }
-                tls.trustRoots = .file(rootFile)
-            }
-            tls.certificateVerification = .fullVerification
-            return .require(tls)
-        default:
-            throw SignetError(.storeUnavailable, "sslmode \(mode) is not supported: use disable, require or verify-full")
-        }
-    }
-
-    // MARK: Migrations
-
-    static let migrations: [[String]] = [
-        [
-            "CREATE TABLE challenges (value TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
-            "CREATE INDEX challenges_expiry ON challenges (expires_at)",
-            """
-            CREATE TABLE devices (
-                device_id TEXT PRIMARY KEY, key_id TEXT NOT NULL UNIQUE, algorithm TEXT NOT NULL,
-                public_key_jwk TEXT NOT NULL, trust_level TEXT NOT NULL, counter BIGINT NOT NULL DEFAULT 0,
-                status TEXT NOT NULL, created_at BIGINT NOT NULL, revoked_at BIGINT, attributes TEXT NOT NULL
-            )
-            """,
-            """
-            CREATE TABLE nonces (key_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at BIGINT NOT NULL,
-                PRIMARY KEY (key_id, nonce))
-            """,
-            "CREATE INDEX nonces_expiry ON nonces (expires_at)",
-        ],
-        [
-            """
-            CREATE TABLE pin_reports (id TEXT PRIMARY KEY, received_at BIGINT NOT NULL, hostname TEXT NOT NULL,
-                source TEXT, report TEXT NOT NULL)
-            """,
-            "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
-        ],
-        ["ALTER TABLE devices ADD COLUMN counter_window BIGINT NOT NULL DEFAULT 0"],
-    ]
-
-    private func migrate() async throws {
-        try await client.withConnection { connection in
-            _ = try await connection.query("SELECT pg_advisory_lock(9421)", logger: logger)
-            do {
-                _ = try await connection.query(
-                    "CREATE TABLE IF NOT EXISTS signet_schema (version INTEGER NOT NULL)",
-                    logger: logger
-                )
-                var current = 0
-                for try await version in try await connection.query(
-                    "SELECT COALESCE(MAX(version), 0) FROM signet_schema",
-                    logger: logger
-                ).decode(Int.self) {
-                    current = version
-                }
-                for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
-                    _ = try await connection.query("BEGIN", logger: logger)
-                    do {
-                        for step in steps {
-                            _ = try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
-                        }
-                        let version = index + 1
-                        _ = try await connection.query(
-                            "INSERT INTO signet_schema (version) VALUES (\(version))",
-                            logger: logger
-                        )
-                        _ = try await connection.query("COMMIT", logger: logger)
-                    } catch {
-                        _ = try? await connection.query("ROLLBACK", logger: logger)
-                        throw error
-                    }
-                }
-            } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
-                throw error
-            }
-            _ = try await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
-        }
     }
 
     // MARK: Challenges

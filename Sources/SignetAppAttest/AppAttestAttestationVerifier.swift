@@ -6,42 +6,6 @@ import SwiftASN1
 import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
-/// A verified App Attest attestation: the key the server may trust from now on.
-public struct VerifiedAttestation: Sendable {
-    /// SHA256 of the 65-byte public point, standard base64 with padding (what the device calls keyId).
-    public var keyID: String
-    public var publicKey: VerificationKey
-    public var environment: AppAttestPolicy.Environment
-    public var appID: String
-    /// The receipt, kept for later fraud-risk checks with Apple.
-    public var receipt: [UInt8]
-    /// The leaf certificate's notAfter: App Attest leaves can live only a few days, hence the check
-    /// at receipt time and the stored result.
-    public var leafNotAfter: Date
-    /// The OS version the leaf certificate states (extension 1.2.840.113635.100.8.7), where present.
-    public var osVersion: String?
-}
-
-/// Every step of an attestation check, passed or not, and what was decoded on the way.
-public struct AttestationInspection: Sendable {
-    public struct Step: Sendable {
-        public var name: String
-        /// `nil` when the step passed.
-        public var error: SignetError?
-    }
-
-    public var steps: [Step] = []
-    public var certificates: [Certificate] = []
-    public var authenticatorData: AuthenticatorData?
-    public var receipt: [UInt8] = []
-    public var environment: AppAttestPolicy.Environment?
-    /// Set only when every step passed.
-    public var verified: VerifiedAttestation?
-
-    /// Whether every step so far passed.
-    public var passed: Bool { steps.allSatisfy { $0.error == nil } }
-}
-
 /// Verifies attestation objects with Apple's steps (Validating apps that connect to your server).
 public struct AppAttestAttestationVerifier: Sendable {
     public let policy: AppAttestPolicy
@@ -260,21 +224,6 @@ public struct AppAttestAttestationVerifier: Sendable {
             throw error
         } catch {
             throw SignetError(.attestationNonceMismatch, "the nonce extension does not parse: \(error)")
-        }
-    }
-}
-
-
-/// Intermediates validated against the verifier's roots (bounded: Apple has a handful).
-final class IntermediateCache: Sendable {
-    private let validated = Mutex<Set<Certificate>>([])
-
-    func contains(_ certificate: Certificate) -> Bool { validated.withLock { $0.contains(certificate) } }
-
-    func insert(_ certificate: Certificate) {
-        validated.withLock { set in
-            if set.count >= 64 { set.removeAll() }
-            set.insert(certificate)
         }
     }
 }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import SignetCore
+import SignetStore
+
+/// The schema, as numbered steps, and how it is brought up to date.
+extension PostgresStore {
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE challenges (value TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+            "CREATE INDEX challenges_expiry ON challenges (expires_at)",
+            """
+            CREATE TABLE devices (
+                device_id TEXT PRIMARY KEY, key_id TEXT NOT NULL UNIQUE, algorithm TEXT NOT NULL,
+                public_key_jwk TEXT NOT NULL, trust_level TEXT NOT NULL, counter BIGINT NOT NULL DEFAULT 0,
+                status TEXT NOT NULL, created_at BIGINT NOT NULL, revoked_at BIGINT, attributes TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE nonces (key_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at BIGINT NOT NULL,
+                PRIMARY KEY (key_id, nonce))
+            """,
+            "CREATE INDEX nonces_expiry ON nonces (expires_at)",
+        ],
+        [
+            """
+            CREATE TABLE pin_reports (id TEXT PRIMARY KEY, received_at BIGINT NOT NULL, hostname TEXT NOT NULL,
+                source TEXT, report TEXT NOT NULL)
+            """,
+            "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
+        ],
+        ["ALTER TABLE devices ADD COLUMN counter_window BIGINT NOT NULL DEFAULT 0"],
+    ]
+
+    /// Brings the schema to the latest version, one transaction per step, under an advisory lock so
+    /// that instances starting together migrate once.
+    func migrate() async throws {
+        try await client.withConnection { connection in
+            _ = try await connection.query("SELECT pg_advisory_lock(9421)", logger: logger)
+            do {
+                _ = try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS signet_schema (version INTEGER NOT NULL)",
+                    logger: logger
+                )
+                var current = 0
+                for try await version in try await connection.query(
+                    "SELECT COALESCE(MAX(version), 0) FROM signet_schema",
+                    logger: logger
+                ).decode(Int.self) {
+                    current = version
+                }
+                for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
+                    _ = try await connection.query("BEGIN", logger: logger)
+                    do {
+                        for step in steps {
+                            _ = try await connection.query(PostgresQuery(unsafeSQL: step), logger: logger)
+                        }
+                        let version = index + 1
+                        _ = try await connection.query(
+                            "INSERT INTO signet_schema (version) VALUES (\(version))",
+                            logger: logger
+                        )
+                        _ = try await connection.query("COMMIT", logger: logger)
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
+                    }
+                }
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
+                throw error
+            }
+            _ = try await connection.query("SELECT pg_advisory_unlock(9421)", logger: logger)
+        }
+    }
+}
