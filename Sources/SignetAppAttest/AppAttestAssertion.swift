@@ -45,7 +45,7 @@ public struct AppAttestAssertionVerifier: Sendable {
 
 /// `apple-app-attest` as an RFC 9421 algorithm: the client asks App Attest for an assertion with
 /// `clientData` = the signature base; the `Signature` value is the CBOR assertion. The counter it
-/// carries comes back as ``AlgorithmEvidence/counter`` for the store's atomic advance.
+/// carries comes back as `AlgorithmEvidence/counter` for the store's atomic advance.
 public struct AppAttestAlgorithm: SignatureAlgorithm {
     public let verifier: AppAttestAssertionVerifier
 

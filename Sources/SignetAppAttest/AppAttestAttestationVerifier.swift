@@ -23,7 +23,7 @@ public struct AppAttestAttestationVerifier: Sendable {
 
     /// Verifies `attestation` (CBOR) for `keyID` (standard base64) and `challenge` at `time`.
     ///
-    /// - Throws: the first failed step's ``SignetError`` (see ``inspect(attestation:keyID:challenge:at:)``).
+    /// - Throws: the first failed step's `SignetError` (see ``inspect(attestation:keyID:challenge:at:)``).
     public func verify(attestation: [UInt8], keyID: String, challenge: [UInt8], at time: Date) async throws
         -> VerifiedAttestation
     {

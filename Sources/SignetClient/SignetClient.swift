@@ -22,9 +22,9 @@ public actor SignetClient {
     private var tlsContext: NIOSSLContext
     private var connections: [Origin: HTTP1Connection] = [:]
     private var connecting: [Origin: Task<HTTP1Connection, any Error>] = [:]
-    /// The signer used for requests (set by ``register(using:)`` or ``useSigner(_:)``).
+    /// The signer used for requests (set by `register(using:)` or ``useSigner(_:)``).
     public private(set) var signer: (any RequestSigning)?
-    /// The device registered by ``register(using:)``.
+    /// The device registered by `register(using:)`.
     public private(set) var device: RegisteredDevice?
     /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).
     public internal(set) var pendingPinReports: [[UInt8]] = []

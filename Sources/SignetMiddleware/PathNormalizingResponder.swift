@@ -4,7 +4,7 @@ import Hummingbird
 import SignetCore
 
 /// Routes on the path the upstream will act on: wraps a router so that its trie sees the
-/// ``RoutingPath``-normalised target, and refuses ambiguous paths with `path_ambiguous` before any
+/// `RoutingPath`-normalised target, and refuses ambiguous paths with `path_ambiguous` before any
 /// route is chosen. Hummingbird's router middlewares run after the route is resolved, so this has
 /// to sit outside the router.
 public struct PathNormalizingResponder<Inner: HTTPResponder>: HTTPResponder

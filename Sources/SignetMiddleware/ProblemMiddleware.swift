@@ -5,7 +5,7 @@ import SignetCore
 
 /// Renders every error thrown beneath it, once, as RFC 9457 problem+json with its reason code.
 ///
-/// Put it first. A ``SignetError`` keeps its code (and, with `debug`, the signature base the verifier
+/// Put it first. A `SignetError` keeps its code (and, with `debug`, the signature base the verifier
 /// built); Hummingbird's own errors map to the matching code; anything else becomes `500
 /// internal_error` and is logged here, never shown to the client.
 public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {

@@ -7,7 +7,7 @@ import SignetCore
 
 /// RFC 9457 `application/problem+json` answers carrying Signet's reason code.
 ///
-/// The status comes from the code's entry in the catalogue (``SignetError/Code/httpStatus``).
+/// The status comes from the code's entry in the catalogue (`SignetError/Code/httpStatus`).
 public enum ProblemResponse {
     /// The HTTP status for a reason code.
     public static func status(for code: SignetError.Code) -> HTTPResponse.Status {
@@ -40,7 +40,7 @@ public enum ProblemResponse {
         return (status, headers, Array(json))
     }
 
-    /// Any error as a ``SignetError``: Hummingbird's own errors by their status, anything else
+    /// Any error as a `SignetError`: Hummingbird's own errors by their status, anything else
     /// `internal_error` with nothing of the original in the answer.
     public static func signetError(from error: any Error) -> SignetError {
         if let error = error as? SignetError { return error }

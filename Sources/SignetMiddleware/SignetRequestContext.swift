@@ -10,7 +10,7 @@ public struct SignetRequestState: Sendable {
     /// The message whose signature verified, body included (the gateway binds its response
     /// signature to it); `nil` on routes that verify no signature.
     public var verifiedMessage: HTTPMessage?
-    /// The request target exactly as the client sent it, when ``RoutingPath`` normalised it for
+    /// The request target exactly as the client sent it, when `RoutingPath` normalised it for
     /// routing; the signature is checked against this one.
     public var receivedTarget: String?
 

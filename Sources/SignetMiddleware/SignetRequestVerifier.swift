@@ -5,12 +5,12 @@ import Hummingbird
 import NIOCore
 import SignetCore
 
-/// Turns a Hummingbird request into a verified ``SignetIdentity``, or a ``SignetError``.
+/// Turns a Hummingbird request into a verified ``SignetIdentity``, or a `SignetError`.
 ///
 /// Reads the exact body bytes (bounded), rebuilds the message as the client signed it — with the
 /// public scheme and authority from configuration when Signet sits behind a TLS-terminating proxy —
 /// and verifies it with the route's requirement checked as soon as the key is known. Both replay
-/// guards (nonce, signed counter) are the ``MessageVerifier``'s. Used by
+/// guards (nonce, signed counter) are the `MessageVerifier`'s. Used by
 /// ``SignetVerificationMiddleware``, in the gateway as in any Hummingbird app.
 public struct SignetRequestVerifier: Sendable {
     public var verifier: MessageVerifier
@@ -34,8 +34,12 @@ public struct SignetRequestVerifier: Sendable {
 
     /// Verifies `request`, leaving its body collected in it for whoever handles it next.
     ///
-    /// - Parameter receivedTarget: The target as the client sent it, when routing normalised it
-    ///   (``SignetRequestState/receivedTarget``): the signature covers what the client sent.
+    /// - Parameters:
+    ///   - request: The request; its body is read (bounded) and left in it.
+    ///   - receivedTarget: The target as the client sent it, when routing normalised it
+    ///     (``SignetRequestState/receivedTarget``): the signature covers what the client sent.
+    ///   - requirement: What the route asks of the key, checked before any cryptography.
+    ///   - now: The verifier's time.
     public func verify(
         _ request: inout Request,
         receivedTarget: String? = nil,

@@ -17,7 +17,7 @@ import SignetCore
 ///     .post("scores") { request, context in "hello \(context.signetIdentity!.keyID)" }
 /// ```
 ///
-/// Failures are thrown as ``SignetError``; ``ProblemMiddleware`` (or Hummingbird itself) renders
+/// Failures are thrown as `SignetError`; ``ProblemMiddleware`` (or Hummingbird itself) renders
 /// them as RFC 9457 problem+json with the reason code.
 public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
     public let verifier: SignetRequestVerifier

@@ -6,9 +6,9 @@ import PostgresNIO
 import SignetCore
 import SignetStore
 
-/// ``SignetStorage`` on PostgreSQL, for several gateway instances sharing one state.
+/// `SignetStorage` on PostgreSQL, for several gateway instances sharing one state.
 ///
-/// The same single-statement guards as ``SQLiteStore``; PostgreSQL's row locks make each atomic
+/// The same single-statement guards as `SQLiteStore`; PostgreSQL's row locks make each atomic
 /// across instances. Migrations run under an advisory lock so instances starting together do not race.
 public final class PostgresStore: SignetStorage {
     let client: PostgresClient
@@ -127,7 +127,7 @@ public final class PostgresStore: SignetStorage {
         ) > 0
     }
 
-    /// ``CounterWindow`` as one statement (the row lock makes it atomic across instances). Shift
+    /// `CounterWindow` as one statement (the row lock makes it atomic across instances). Shift
     /// amounts are clamped to 0...63 wherever PostgreSQL might evaluate them out of range.
     public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
         let counter = Int64(value)

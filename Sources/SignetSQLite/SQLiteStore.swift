@@ -5,7 +5,7 @@ import SQLiteNIO
 import SignetCore
 import SignetStore
 
-/// The embedded default ``SignetStorage``: one SQLite file, created on first start, WAL journal.
+/// The embedded default `SignetStorage`: one SQLite file, created on first start, WAL journal.
 ///
 /// Every replay guard is one statement, so SQLite's own locking makes it atomic: a challenge is a
 /// `DELETE … RETURNING`, a nonce an `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING`, a
@@ -146,7 +146,7 @@ public final class SQLiteStore: SignetStorage {
         return !rows.isEmpty
     }
 
-    /// ``CounterWindow`` as one statement: the row's old `counter` and `counter_window` feed every
+    /// `CounterWindow` as one statement: the row's old `counter` and `counter_window` feed every
     /// expression, so concurrent callers with one value cannot both succeed.
     public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
         let width = max(0, min(window, CounterWindow.maximumWidth))

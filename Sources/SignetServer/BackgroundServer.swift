@@ -19,7 +19,9 @@ public final class BackgroundServer: Sendable {
 
     /// Starts the application `make` builds, once it listens.
     ///
-    /// - Parameter make: Builds the application, given the callback to pass as its `onServerRunning`.
+    /// - Parameters:
+    ///   - logger: Where the service group logs its start and shutdown.
+    ///   - make: Builds the application, given the callback to pass as its `onServerRunning`.
     public static func start<App: ApplicationProtocol>(
         logger: Logger,
         _ make: (@escaping @Sendable (Int) async -> Void) -> App

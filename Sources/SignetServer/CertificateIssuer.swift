@@ -75,6 +75,12 @@ public struct CertificateIssuer: Sendable {
     /// - Parameters:
     ///   - hosts: DNS names and IP literals for a server certificate's subjectAltName.
     ///   - uris: URIs for the subjectAltName (a device certificate names `signet:device:<id>`).
+    ///   - publicKey: The subject's key.
+    ///   - commonName: The subject's common name.
+    ///   - serialNumber: Unique per issuer.
+    ///   - notBefore: Start of validity.
+    ///   - notAfter: End of validity.
+    ///   - usage: Server (TLS server authentication) or client (TLS client authentication).
     public func issue(
         commonName: String,
         publicKey: Certificate.PublicKey,

@@ -8,7 +8,7 @@ import SignetCore
 import SignetMiddleware
 
 /// Requires a device certificate over mutual TLS on every request under it, and puts the device's
-/// ``SignetIdentity`` into the context: the `client-certificate` route policy for any Hummingbird app.
+/// `SignetIdentity` into the context: the `client-certificate` route policy for any Hummingbird app.
 ///
 /// The server must ask for client certificates without rejecting unknown ones in the handshake
 /// (``GatewayTLS/channelConfiguration(clientCertificates:)``), so refusals carry a reason code.

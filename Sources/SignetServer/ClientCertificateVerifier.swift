@@ -16,7 +16,9 @@ public struct ClientCertificateVerifier: Sendable {
         self.devices = devices
     }
 
-    /// - Parameter presented: The peer certificate (DER) from the TLS layer, `nil` when none.
+    /// - Parameters:
+    ///   - presented: The peer certificate (DER) from the TLS layer, `nil` when none.
+    ///   - now: The time the certificate must be valid at.
     public func identity(presented: [UInt8]?, now: Date) async throws -> SignetIdentity {
         guard let presented else {
             throw SignetError(.clientCertificateRequired, "this route needs a client certificate (mutual TLS)")

@@ -176,11 +176,11 @@ public struct SignetGateway: Sendable {
     /// The Hummingbird application; `onServerRunning` receives the bound port.
     ///
     /// One pipeline for every request: the path is normalised before routing
-    /// (``PathNormalizingResponder``), Hummingbird's router picks the route — Signet's own endpoints,
+    /// (`PathNormalizingResponder`), Hummingbird's router picks the route — Signet's own endpoints,
     /// or a proxied route made from the route table — the route's middleware establishes the identity
-    /// (``SignetVerificationMiddleware`` with the requirement checked as soon as the key is known,
+    /// (`SignetVerificationMiddleware` with the requirement checked as soon as the key is known,
     /// ``ClientCertificateMiddleware``, or the legacy scheme), the proxy forwards, and
-    /// ``ProblemMiddleware`` renders whatever was thrown, once.
+    /// `ProblemMiddleware` renders whatever was thrown, once.
     public func application(
         httpClient: HTTPClient = .shared,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

@@ -31,7 +31,7 @@ public struct VerificationKey: Sendable, CustomStringConvertible {
     /// An Ed25519 public key from its 32 raw bytes.
     ///
     /// - Throws: `invalid_key` for points of small order and non-canonical encodings
-    ///   (``Ed25519PublicKeyCheck``) as well as for anything that is not a point.
+    ///   (`Ed25519PublicKeyCheck`) as well as for anything that is not a point.
     public init(ed25519Raw bytes: some Sequence<UInt8>) throws {
         let raw = Array(bytes)
         try Ed25519PublicKeyCheck.check(raw)

@@ -64,6 +64,9 @@ public struct PinSet: Sendable {
     /// - Parameters:
     ///   - chain: The validated chain (leaf to root): positions and pins are taken from it.
     ///   - servedChain: What the server sent, for the report; `chain` when `nil`.
+    ///   - host: The host name connected to, for the report.
+    ///   - port: The port connected to, for the report.
+    ///   - now: The client's time, against the pin set's soft and hard expiry.
     public func evaluate(
         chain: [[UInt8]],
         servedChain: [[UInt8]]? = nil,

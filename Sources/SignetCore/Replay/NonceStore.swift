@@ -9,6 +9,9 @@ public protocol NonceStore: Sendable {
     /// Claims the pair until `expiry`. Returns `true` the first time, `false` for a replay.
     ///
     /// - Parameters:
+    ///   - keyID: The key the signature verified under.
+    ///   - nonce: The signature's `nonce` parameter.
+    ///   - expiry: When the signature could no longer verify; the claim may be forgotten after it.
     ///   - now: The verifier's time, so expired claims can be swept without a clock of the store's own.
     func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool
 }

@@ -11,7 +11,7 @@ public struct ComponentIdentifier: Sendable, Hashable, CustomStringConvertible, 
 
     /// The serialised identifier as it appears in the signature base and `Signature-Input`.
     ///
-    /// Computed on demand: a verifier writes it straight into the base (``appendSerialized(to:)``)
+    /// Computed on demand: a verifier writes it straight into the base (`appendSerialized(to:)`)
     /// and never needs it as a string.
     public var description: String { Self.serialize(name, parameters) }
 

@@ -42,8 +42,12 @@ public struct MessageSigner: Sendable {
     ///
     /// - Parameters:
     ///   - label: The `Signature-Input` label; it must not be in use already.
+    ///   - message: The request or response to sign; a covered body gets its `Content-Digest`.
     ///   - components: What to cover; ``defaultComponents(for:)`` when `nil`.
     ///   - created: The signing time (`created`); `nil` leaves it out.
+    ///   - expires: When the signature stops being valid (`expires`); `nil` leaves it out.
+    ///   - nonce: A value the verifier accepts once (`nonce`); `nil` leaves it out.
+    ///   - tag: The application's tag (`tag`); `nil` leaves it out.
     ///   - relatedRequest: For a response covering `;req` components, the request it answers.
     public func sign(
         _ message: HTTPMessage,

@@ -14,7 +14,9 @@ public struct SignatureFields: Sendable {
 
     /// Parses both fields. Every `Signature-Input` member needs a `Signature` member and vice versa.
     ///
-    /// - Parameter maximumBytes: The two fields together may not be longer, so parsing stays bounded.
+    /// - Parameters:
+    ///   - fields: The message's fields.
+    ///   - maximumBytes: The two fields together may not be longer, so parsing stays bounded.
     public init(_ fields: MessageFields, maximumBytes: Int = 16 * 1024) throws {
         guard let input = fields["signature-input"] else {
             throw SignetError(.signatureMissing, "the message has no Signature-Input field")
