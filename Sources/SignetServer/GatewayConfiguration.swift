@@ -255,6 +255,16 @@ public struct GatewayConfiguration: Codable, Sendable {
         guard let document = given as? [String: Any] else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a JSON object"))
         }
+        // A misspelt key would otherwise be ignored and its default silently used.
+        let known = Set(Mirror(reflecting: GatewayConfiguration(upstream: "")).children.compactMap(\.label))
+        if let unknown = document.keys.sorted().first(where: { !known.contains($0) }) {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [],
+                    debugDescription: "\(unknown.debugDescription) is not a configuration key (known: \(known.sorted().joined(separator: ", ")))"
+                )
+            )
+        }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         // No default upstream: leaving it out is an error, not an empty URL.

@@ -126,6 +126,12 @@ import Testing
         #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "store": {}}"#) }
     }
 
+    @Test func aMisspeltTopLevelKeyIsRefusedNotIgnored() throws {
+        let error = #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "maxBodyByte": 10}"#) }
+        #expect("\(String(describing: error))".contains("maxBodyByte"))
+        #expect(try Self.load(#"{"upstream": "http://x", "maxBodyBytes": 10}"#).maxBodyBytes == 10)
+    }
+
     @Test func choicesNameTheirAllowedValues() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
         try Data(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "sha-256"}}"#.utf8).write(to: file)
