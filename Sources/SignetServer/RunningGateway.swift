@@ -27,13 +27,12 @@ public final class RunningGateway: Sendable {
     /// Opens the configured store, assembles the gateway on it and starts serving; nothing is left
     /// open when it throws.
     public static func start(_ configuration: GatewayConfiguration, logger: Logger) async throws -> RunningGateway {
-        let store = try await configuration.store.open(logger: logger)
+        let gateway = try await SignetGateway.open(configuration: configuration, logger: logger)
         do {
-            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
             let server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
             return RunningGateway(gateway: gateway, server: server)
         } catch {
-            try? await store.shutdown()
+            try? await gateway.store.shutdown()
             throw error
         }
     }
@@ -46,6 +45,18 @@ public final class RunningGateway: Sendable {
 }
 
 extension SignetGateway {
+    /// Opens the configured store and assembles the gateway on it; the store is closed again when
+    /// the configuration is refused.
+    static func open(configuration: GatewayConfiguration, logger: Logger) async throws -> SignetGateway {
+        let store = try await configuration.store.open(logger: logger)
+        do {
+            return try SignetGateway(configuration: configuration, store: store, logger: logger)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+
     /// Opens the configured store, assembles the gateway and serves in the foreground until
     /// `SIGTERM`/`SIGINT`; the store is closed however it ends.
     public static func serve(
@@ -53,14 +64,13 @@ extension SignetGateway {
         logger: Logger,
         onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
     ) async throws {
-        let store = try await configuration.store.open(logger: logger)
+        let gateway = try await open(configuration: configuration, logger: logger)
         do {
-            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger)
             try await gateway.application { await onServerRunning(gateway, $0) }.runService()
         } catch {
-            try? await store.shutdown()
+            try? await gateway.store.shutdown()
             throw error
         }
-        try await store.shutdown()
+        try await gateway.store.shutdown()
     }
 }

@@ -32,11 +32,12 @@ struct ComponentResolver {
     /// The common components — a field or a derived request component without parameters — are
     /// written straight from the message; everything else goes through ``values(for:)``.
     func appendLines(for component: ComponentIdentifier, to base: inout [UInt8]) throws {
-        guard component.parameters.isEmpty, case .request(let method, let target) = message.head else {
+        guard component.parameters.isEmpty, case .request(let method, let target) = message.head,
+            !component.isDerived || Self.isWrittenDirectly(component.name)
+        else {
             for value in try values(for: component) { try Self.appendLine(component, value.utf8, to: &base) }
             return
         }
-        let start = base.count
         component.appendSerialized(to: &base)
         base += ": ".utf8
         let valueStart = base.count
@@ -44,10 +45,6 @@ struct ComponentResolver {
         case "@method": base += method.utf8
         case "@target-uri": target.appendTargetURI(to: &base)
         case "@path": base += target.pathValue.utf8
-        case _ where component.isDerived:
-            base.removeSubrange(start...)
-            for value in try values(for: component) { try Self.appendLine(component, value.utf8, to: &base) }
-            return
         default:
             guard message.fields.appendCombined(component.name, to: &base) else {
                 throw SignetError(.componentMissing, "the message has no \(component.name.debugDescription) field")
@@ -55,6 +52,14 @@ struct ComponentResolver {
         }
         try Self.checkNoNewline(base[valueStart...], component)
         base.append(0x0A)
+    }
+
+    /// The derived components ``appendLines(for:to:)`` writes from the request without a string.
+    private static func isWrittenDirectly(_ name: String) -> Bool {
+        switch name {
+        case "@method", "@target-uri", "@path": true
+        default: false
+        }
     }
 
     private static func appendLine(

@@ -14,7 +14,7 @@ public struct SignatureParameters: Sendable, Hashable {
 
     /// The member exactly as received; when set, it is the `@signature-params` value (never
     /// re-serialised, so parameter order and spelling stay the signer's).
-    public private(set) var rawValue: String?
+    public internal(set) var rawValue: String?
 
     public init(
         components: [ComponentIdentifier],
@@ -32,29 +32,6 @@ public struct SignatureParameters: Sendable, Hashable {
         self.algorithm = algorithm
         self.keyID = keyID
         self.tag = tag
-    }
-
-    /// A received member read by ``SingleSignatureScanner``, with its raw text.
-    init(
-        components: [ComponentIdentifier],
-        created: Int64?,
-        expires: Int64?,
-        nonce: String?,
-        algorithm: String?,
-        keyID: String?,
-        tag: String?,
-        rawValue: String
-    ) {
-        self.init(
-            components: components,
-            created: created,
-            expires: expires,
-            nonce: nonce,
-            algorithm: algorithm,
-            keyID: keyID,
-            tag: tag
-        )
-        self.rawValue = rawValue
     }
 
     /// Parses a received `Signature-Input` member and keeps its raw text.

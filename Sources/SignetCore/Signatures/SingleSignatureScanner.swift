@@ -50,50 +50,33 @@ struct SingleSignatureScanner {
             components.append(component)
             guard peek == UInt8(ascii: " ") || peek == UInt8(ascii: ")") else { return nil }
         }
-        var created: Int64?
-        var expires: Int64?
-        var nonce: String?
-        var algorithm: String?
-        var keyID: String?
-        var tag: String?
+        var parameters = SignatureParameters(components: components)
         while take(UInt8(ascii: ";")) {
             skipSpaces()
             guard let name = key(), take(UInt8(ascii: "=")) else { return nil }
             switch (name, peek) {
             case ("created", _), ("expires", _):
                 guard let value = integer() else { return nil }
-                if name == "created" { created = value } else { expires = value }
+                if name == "created" { parameters.created = value } else { parameters.expires = value }
             case ("nonce", UInt8(ascii: "\"")):
                 guard let value = string() else { return nil }
-                nonce = value
+                parameters.nonce = value
             case ("alg", UInt8(ascii: "\"")):
                 guard let value = string() else { return nil }
-                algorithm = value
+                parameters.algorithm = value
             case ("keyid", UInt8(ascii: "\"")):
                 guard let value = string() else { return nil }
-                keyID = value
+                parameters.keyID = value
             case ("tag", UInt8(ascii: "\"")):
                 guard let value = string() else { return nil }
-                tag = value
+                parameters.tag = value
             default:
                 return nil  // an unknown parameter or a type the general path should judge
             }
         }
-        let raw = String(decoding: UnsafeBufferPointer(rebasing: bytes[rawStart..<index]), as: UTF8.self)
+        parameters.rawValue = String(decoding: UnsafeBufferPointer(rebasing: bytes[rawStart..<index]), as: UTF8.self)
         guard atEndAfterOWS() else { return nil }
-        return (
-            label,
-            SignatureParameters(
-                components: components,
-                created: created,
-                expires: expires,
-                nonce: nonce,
-                algorithm: algorithm,
-                keyID: keyID,
-                tag: tag,
-                rawValue: raw
-            )
-        )
+        return (label, parameters)
     }
 
     private mutating func signature(label: String) -> [UInt8]? {
