@@ -105,11 +105,13 @@ let package = Package(
             swiftSettings: strict
         ),
         // What a Hummingbird app embeds: the verification middleware and its context, problem+json
-        // rendering, key resolution from a store. No database driver, no HTTP client, no Prometheus.
+        // rendering, key resolution from a store, the registration routes (App Attest attestations
+        // included, hence SignetAppAttest: pure verification, no I/O). No database driver, no HTTP
+        // client, no Prometheus.
         .target(
             name: "SignetMiddleware",
             dependencies: [
-                "SignetCore", "SignetStore",
+                "SignetCore", "SignetStore", "SignetAppAttest",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -248,6 +250,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The middleware and registration routes in a plain Hummingbird app, memory store, real HTTP.
+        .testTarget(
+            name: "SignetMiddlewareTests",
+            dependencies: [
+                "SignetCore", "SignetStore", "SignetMiddleware",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -2,6 +2,7 @@
 import Crypto
 import Foundation
 import SignetCore
+import SignetMiddleware
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 
@@ -102,5 +103,22 @@ public struct DeviceCertificateAuthority: Sendable {
 
     static func serial(_ certificate: Certificate) -> String {
         certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension DeviceCertificateAuthority: ClientCertificateIssuing {
+    /// What registration hands the device: the certificate, then this CA's certificate.
+    public func issueClientCertificate(
+        csr: String,
+        deviceID: String,
+        expectedKey: VerificationKey,
+        now: Date
+    ) throws -> IssuedClientCertificate {
+        let certificate = try issue(csr: csr, deviceID: deviceID, expectedKey: expectedKey, now: now)
+        return IssuedClientCertificate(
+            pemChain: try certificate.serializeAsPEM().pemString + "\n" + issuer.certificatePEM + "\n",
+            serial: Self.serial(certificate),
+            notAfter: certificate.notValidAfter
+        )
     }
 }

@@ -274,7 +274,43 @@ public struct GatewayConfiguration: Codable, Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let merged = Self.merge(document, over: defaults, replacing: ["store"])
-        return try decoder.decode(GatewayConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+        let configuration = try decoder.decode(
+            GatewayConfiguration.self,
+            from: JSONSerialization.data(withJSONObject: merged)
+        )
+        // Inside objects too (`routes[0].acess`, `policy.maxAgeSecond`): what was decoded, encoded
+        // again, holds every key decoding used; a given key missing there was not used.
+        let used = try JSONSerialization.jsonObject(with: encoder.encode(configuration))
+        if let unknown = Self.unusedKey(given: document, used: used, path: "") {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: [], debugDescription: "\(unknown) is not a configuration key")
+            )
+        }
+        return configuration
+    }
+
+    /// The first key of `given` (depth first, in sorted order) with no counterpart in `used`.
+    private static func unusedKey(given: Any, used: Any, path: String) -> String? {
+        switch (given, used) {
+        case (let given as [String: Any], let used as [String: Any]):
+            for key in given.keys.sorted() {
+                let at = path.isEmpty ? key : path + "." + key
+                guard let inner = used[key] else {
+                    if given[key] is NSNull { continue }  // an optional set to null: absent either way
+                    return at
+                }
+                if let found = unusedKey(given: given[key]!, used: inner, path: at) { return found }
+            }
+        case (let given as [Any], let used as [Any]):
+            for (index, element) in zip(given, used).map({ $0 }).enumerated() {
+                if let found = unusedKey(given: element.0, used: element.1, path: "\(path)[\(index)]") {
+                    return found
+                }
+            }
+        default:
+            break
+        }
+        return nil
     }
 
     private static func merge(_ given: [String: Any], over defaults: [String: Any], replacing: Set<String>) -> [String: Any] {
@@ -341,7 +377,7 @@ public struct GatewayConfiguration: Codable, Sendable {
             return "\(path(context.codingPath)): expected \(type), found null"
         case .dataCorrupted(let context):
             let at = path(context.codingPath)
-            return at.isEmpty ? "not valid JSON" : "\(at): \(context.debugDescription)"
+            return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }
@@ -403,5 +439,18 @@ extension GatewayConfiguration.Route {
         case .deviceKey: return .trustLevel(.deviceKey)
         case .appAttest: return .trustLevel(.appAttest)
         }
+    }
+}
+
+extension GatewayConfiguration {
+    /// The registration endpoints' part of the file.
+    public var registration: RegistrationConfiguration {
+        RegistrationConfiguration(
+            allowUnattestedDevices: allowUnattestedDevices,
+            challengeTTLSeconds: challengeTTLSeconds,
+            maxOutstandingChallenges: maxOutstandingChallenges,
+            challengesPerSourcePerMinute: challengesPerSourcePerMinute,
+            adminToken: adminToken
+        )
     }
 }

@@ -60,15 +60,15 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
             )
         )
         metrics.record(outcome: "pin_report", reason: nil)
-        return try RegistrationRoutes<Context>.json(["id": id], status: .created)
+        return try JSONResponse.make(["id": id], status: .created)
     }
 
     private func list(_ request: Request) async throws -> Response {
-        try AdminToken(token: adminToken).authorize(request)
+        try AdminToken(adminToken).authorize(request)
         let reports = try await store.pinReports(limit: 100)
         let objects: [[String: Any]] = reports.map { report in
             [
-                "id": report.id, "receivedAt": RegistrationRoutes<Context>.rfc3339(report.receivedAt),
+                "id": report.id, "receivedAt": JSONResponse.rfc3339(report.receivedAt),
                 "hostname": report.hostname, "source": report.source ?? NSNull(),
                 "report": (try? JSONSerialization.jsonObject(with: Data(report.json.utf8))) ?? report.json,
             ]

@@ -189,14 +189,13 @@ public struct SignetGateway: Sendable {
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
         let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
         router.add(middleware: ProblemMiddleware(debug: configuration.debug, metrics: metrics))
-        RegistrationRoutes<SignetRequestContext>(
+        SignetRegistrationRoutes<SignetRequestContext>(
             store: store,
-            configuration: configuration,
-            limiter: SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute),
+            configuration: configuration.registration,
             metrics: metrics,
             keyCache: keyCache,
             attestationVerifier: attestationVerifier,
-            deviceCA: deviceCA,
+            certificateIssuer: deviceCA,
             clock: clock
         ).add(to: router)
         PinReportRoutes<SignetRequestContext>(

@@ -152,6 +152,12 @@ import Testing
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected Int"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
+        ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "\"maxBodyByte\" is not a configuration key (known: "),
+        ("not json", "not valid JSON"),
+        // A misspelt key inside an object or an array element is refused too, by its path.
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
+        ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key"),
+        ("{\"upstream\": \"http://x\", \"tls\": {\"development\": true, \"clientCertificate\": true}}", "tls.clientCertificate is not a configuration key"),
     ])
     func mistakesNameTheKeyAndTheAllowedValues(_ text: String, _ expected: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")

@@ -16,6 +16,11 @@ let verifier = SignetRequestVerifier(
 let router = Router(context: SignetRequestContext.self)
 router.add(middleware: ProblemMiddleware())
 router.get("/healthz") { _, _ in "ok" }
+// Challenges, device registration and revocation, into the same store the middleware reads.
+SignetRegistrationRoutes<SignetRequestContext>(
+    store: store,
+    configuration: RegistrationConfiguration(adminToken: ProcessInfo.processInfo.environment["ADMIN_TOKEN"])
+).add(to: router)
 router.group("api")
     .add(middleware: SignetVerificationMiddleware(verifier: verifier, requirement: .trustLevel(.deviceKey)))
     .post("scores") { _, context in "hello \(context.signetIdentity?.deviceID ?? "-")" }

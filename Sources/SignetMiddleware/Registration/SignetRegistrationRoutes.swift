@@ -1,36 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
-import Crypto
 import Foundation
-import HTTPTypes
 import Hummingbird
-import Logging
-import NIOCore
 import SignetAppAttest
 import SignetCore
-import SignetMiddleware
 import SignetStore
-import SwiftASN1
-import X509
 
-/// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `DELETE /signet/v1/devices/{id}`.
+/// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `POST /signet/v1/devices/attest` and
+/// `DELETE /signet/v1/devices/{id}`: how a device gets a key the verification middleware accepts.
 ///
 /// These answer before anyone is authenticated, so each is bounded: the body size is checked before
 /// parsing, challenges are capped in number and per source, and nothing is stored until the request
 /// has proved something (a device is stored only after its proof of possession verified).
-struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
-    let store: any SignetStorage
-    let configuration: GatewayConfiguration
+///
+/// The gateway adds them to its router; an app that embeds the middleware adds them to its own with
+/// its own store:
+///
+/// ```swift
+/// SignetRegistrationRoutes<SignetRequestContext>(store: store, configuration: .init()).add(to: router)
+/// ```
+public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
+    let store: any ChallengeStore & DeviceStore
+    let configuration: RegistrationConfiguration
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
-    let keyCache: DeviceKeyCache
+    let keyCache: DeviceKeyCache?
     let attestationVerifier: AppAttestAttestationVerifier?
-    let deviceCA: DeviceCertificateAuthority?
+    let certificateIssuer: (any ClientCertificateIssuing)?
     let clock: @Sendable () -> Date
 
-    static var maximumRegistrationBytes: Int { 16 * 1024 }
+    /// - Parameters:
+    ///   - store: Where challenges and devices live.
+    ///   - configuration: What is allowed, and the bounds.
+    ///   - metrics: Counts registrations and attestations (`signet_requests_total`).
+    ///   - keyCache: The verification middleware's key cache, emptied when a device is revoked.
+    ///   - attestationVerifier: Enables `POST /signet/v1/devices/attest`; without it that answers
+    ///     `not_found`.
+    ///   - certificateIssuer: Issues a client certificate when a registration carries a CSR; without
+    ///     it such a registration is refused.
+    ///   - clock: The time challenges and devices are stamped with.
+    public init(
+        store: any ChallengeStore & DeviceStore,
+        configuration: RegistrationConfiguration,
+        metrics: SignetMetrics = SignetMetrics(),
+        keyCache: DeviceKeyCache? = nil,
+        attestationVerifier: AppAttestAttestationVerifier? = nil,
+        certificateIssuer: (any ClientCertificateIssuing)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.configuration = configuration
+        self.limiter = SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute)
+        self.metrics = metrics
+        self.keyCache = keyCache
+        self.attestationVerifier = attestationVerifier
+        self.certificateIssuer = certificateIssuer
+        self.clock = clock
+    }
+
+    /// The largest registration body read; larger ones answer `body_too_large`.
+    public static var maximumRegistrationBytes: Int { 16 * 1024 }
     static var allowedAlgorithms: Set<String> { ["ecdsa-p256-sha256", "ed25519"] }
 
-    func add(to router: Router<Context>) {
+    /// Adds the four routes to `router` (or to a group of it).
+    public func add(to router: some RouterMethods<Context>) {
         router.post("/signet/v1/challenges") { request, context in
             try await issueChallenge(context: context)
         }
@@ -63,7 +95,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
             now: now,
             limit: configuration.maxOutstandingChallenges
         )
-        return try Self.json(["challenge": value, "expiresAt": Self.rfc3339(expiresAt)], status: .created)
+        return try JSONResponse.make(["challenge": value, "expiresAt": JSONResponse.rfc3339(expiresAt)], status: .created)
     }
 
     // MARK: Device keys
@@ -100,14 +132,18 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         if let csr = registration.csr {
             // The certificate binds the key that just proved possession; issued before the device is
             // stored, so a bad CSR leaves nothing behind.
-            guard let deviceCA else {
+            guard let certificateIssuer else {
                 throw SignetError(.malformedMessage, "this server issues no client certificates (no deviceCA)")
             }
-            let certificate = try deviceCA.issue(csr: csr, deviceID: deviceID, expectedKey: registration.key, now: now)
-            attributes["certificate_serial"] = DeviceCertificateAuthority.serial(certificate)
-            attributes["certificate_not_after"] = Self.rfc3339(certificate.notValidAfter)
-            answer["certificate"] =
-                try certificate.serializeAsPEM().pemString + "\n" + deviceCA.issuer.certificatePEM + "\n"
+            let issued = try certificateIssuer.issueClientCertificate(
+                csr: csr,
+                deviceID: deviceID,
+                expectedKey: registration.key,
+                now: now
+            )
+            attributes["certificate_serial"] = issued.serial
+            attributes["certificate_not_after"] = JSONResponse.rfc3339(issued.notAfter)
+            answer["certificate"] = issued.pemChain
         }
         try await store.registerDevice(
             DeviceRecord(
@@ -121,7 +157,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
             )
         )
         metrics.record(outcome: "registered", reason: nil)
-        return try Self.json(answer, status: .created)
+        return try JSONResponse.make(answer, status: .created)
     }
 
     // MARK: App Attest
@@ -147,7 +183,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
         )
         var attributes = [
             "environment": verified.environment.rawValue, "app_id": verified.appID,
-            "receipt": Base64.encode(verified.receipt), "leaf_not_after": Self.rfc3339(verified.leafNotAfter),
+            "receipt": Base64.encode(verified.receipt), "leaf_not_after": JSONResponse.rfc3339(verified.leafNotAfter),
         ]
         if let osVersion = verified.osVersion { attributes["os_version"] = osVersion }
         var jwk = verified.publicKey.jwk
@@ -166,7 +202,7 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
             )
         )
         metrics.record(outcome: "attested", reason: nil)
-        return try Self.json(
+        return try JSONResponse.make(
             ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue],
             status: .created
         )
@@ -175,74 +211,11 @@ struct RegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     // MARK: Admin
 
     private func revoke(_ request: Request, id: String) async throws -> Response {
-        try AdminToken(token: configuration.adminToken).authorize(request)
+        try AdminToken(configuration.adminToken).authorize(request)
         guard try await store.revokeDevice(id: id, at: clock()) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }
-        keyCache.invalidateAll()
+        keyCache?.invalidateAll()
         return Response(status: .noContent)
-    }
-
-    // MARK: Helpers
-
-    static func json(_ object: [String: String], status: HTTPResponse.Status) throws -> Response {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        var headers = HTTPTypes.HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    static func rfc3339(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
-}
-
-/// The body of `POST /signet/v1/devices`.
-struct DeviceRegistration {
-    let challenge: String
-    let algorithm: String
-    let key: VerificationKey
-    let signature: [UInt8]
-    /// A PKCS#10 request (PEM or base64 DER) for a client certificate over the same key.
-    let csr: String?
-
-    init(json bytes: [UInt8]) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw SignetError(.malformedMessage, "the registration is not a JSON object")
-        }
-        guard let challenge = object["challenge"] as? String, let algorithm = object["alg"] as? String,
-            let signatureText = object["signature"] as? String
-        else { throw SignetError(.malformedMessage, "challenge, alg, publicKey and signature are required") }
-        switch object["publicKey"] {
-        case let jwk as [String: Any]:
-            let data = try JSONSerialization.data(withJSONObject: jwk)
-            key = try VerificationKey(jwk: try JWK(json: Array(data)))
-        case let pem as String:
-            key = try VerificationKey(pem: pem)
-        default:
-            throw SignetError(.malformedMessage, "publicKey must be a JWK object or a PEM string")
-        }
-        guard let signature = Base64.urlDecode(signatureText) ?? Base64.decode(signatureText) else {
-            throw SignetError(.malformedMessage, "signature must be base64url")
-        }
-        self.challenge = challenge
-        self.algorithm = algorithm
-        self.signature = signature
-        self.csr = object["csr"] as? String
-    }
-
-    /// Whether the signature over the challenge's UTF-8 bytes verifies. P-256 signatures may come raw
-    /// (r‖s, RFC 9421 style) or DER (what CryptoKit's `derRepresentation` gives).
-    func proves(with algorithm: any SignatureAlgorithm) -> Bool {
-        let message = Array(challenge.utf8)
-        if (try? algorithm.verify(signature, over: message, with: key)) != nil { return true }
-        if key.type == .p256, let publicKey = key.p256PublicKey,
-            let der = try? P256.Signing.ECDSASignature(derRepresentation: signature)
-        {
-            return publicKey.isValidSignature(der, for: message)
-        }
-        return false
     }
 }

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@testable import SignetServer
+import SignetMiddleware
 
 @Suite struct SourceRateLimiterTests {
     /// A burst that straddles a minute boundary is still one window.

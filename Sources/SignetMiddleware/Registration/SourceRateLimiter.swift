@@ -6,7 +6,7 @@ import Synchronization
 /// source's first request opens (not a window aligned to the clock, which a burst straddling the
 /// boundary gets through twice). Bounded in memory: at most `maximumSources` sources are tracked;
 /// expired ones are swept at most once per window, and new sources past the cap share one bucket.
-final class SourceRateLimiter: Sendable {
+public final class SourceRateLimiter: Sendable {
     private struct Entry {
         var start: Date
         var count: Int
@@ -18,18 +18,18 @@ final class SourceRateLimiter: Sendable {
     }
 
     private let state = Mutex(State())
-    let limit: Int
-    let window: TimeInterval
-    let maximumSources: Int
+    public let limit: Int
+    public let window: TimeInterval
+    public let maximumSources: Int
 
-    init(limit: Int, windowSeconds: Int64 = 60, maximumSources: Int = 100_000) {
+    public init(limit: Int, windowSeconds: Int64 = 60, maximumSources: Int = 100_000) {
         self.limit = limit
         self.window = TimeInterval(windowSeconds)
         self.maximumSources = maximumSources
     }
 
     /// Counts one request from `source`; `false` when it is over the limit.
-    func allow(_ source: String?, now: Date) -> Bool {
+    public func allow(_ source: String?, now: Date) -> Bool {
         state.withLock { state in
             var key = source ?? "unknown"
             if state.entries[key] == nil, state.entries.count >= maximumSources {

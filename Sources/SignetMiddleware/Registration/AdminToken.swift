@@ -3,12 +3,16 @@ import Hummingbird
 import SignetCore
 
 /// The bearer token of the admin API (device revocation, pin reports), compared in constant time.
-struct AdminToken: Sendable {
+public struct AdminToken: Sendable {
     /// `nil`: the admin API is off.
-    let token: String?
+    public let token: String?
+
+    public init(_ token: String?) {
+        self.token = token
+    }
 
     /// Throws `not_found` when the admin API is off, `admin_unauthorized` without the right token.
-    func authorize(_ request: Request) throws {
+    public func authorize(_ request: Request) throws {
         guard let token else { throw SignetError(.notFound, "the admin API is not enabled") }
         let presented = request.headers[.authorization] ?? ""
         guard ConstantTime.equals(Array(presented.utf8), Array("Bearer \(token)".utf8)) else {

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What the registration endpoints allow, and how hard they are bounded.
+///
+/// The gateway derives it from its configuration file; an app that embeds
+/// ``SignetRegistrationRoutes`` builds one itself.
+public struct RegistrationConfiguration: Sendable {
+    /// Whether `POST /signet/v1/devices` takes device keys without an App Attest attestation.
+    public var allowUnattestedDevices: Bool
+    /// How long an issued challenge can be used.
+    public var challengeTTLSeconds: Int
+    /// Challenges outstanding at once across all sources; past it, issuing answers `rate_limited`.
+    public var maxOutstandingChallenges: Int
+    /// Challenges one source may ask for in a minute.
+    public var challengesPerSourcePerMinute: Int
+    /// The bearer token of `DELETE /signet/v1/devices/{id}`; `nil` turns revocation off (`not_found`).
+    public var adminToken: String?
+
+    public init(
+        allowUnattestedDevices: Bool = true,
+        challengeTTLSeconds: Int = 120,
+        maxOutstandingChallenges: Int = 10_000,
+        challengesPerSourcePerMinute: Int = 60,
+        adminToken: String? = nil
+    ) {
+        self.allowUnattestedDevices = allowUnattestedDevices
+        self.challengeTTLSeconds = challengeTTLSeconds
+        self.maxOutstandingChallenges = maxOutstandingChallenges
+        self.challengesPerSourcePerMinute = challengesPerSourcePerMinute
+        self.adminToken = adminToken
+    }
+}
