@@ -69,6 +69,12 @@ extension SignetError.Code {
     public static let deviceExists = Self("device_exists", 409)
     /// The server refused a registration with a code this client does not know.
     public static let registrationFailed = Self("registration_failed", 400)
+    // Oblivious HTTP (RFC 9458).
+    /// No key configuration has the request's key id, KEM and suite: the client should fetch the
+    /// gateway's keys again (RFC 9458 §5.3's `ohttp-key` problem).
+    public static let ohttpKeyUnknown = Self("ohttp_key_unknown", 422)
+    /// An encapsulated request or response that is truncated, tampered with or does not decrypt.
+    public static let decapsulationFailed = Self("decapsulation_failed", 400)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
     public static let notFound = Self("not_found", 404)
@@ -105,7 +111,7 @@ extension SignetError.Code {
         .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
         .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
-        .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .ohttpKeyUnknown, .decapsulationFailed, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
