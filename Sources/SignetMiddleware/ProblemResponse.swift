@@ -24,7 +24,10 @@ public enum ProblemResponse {
     package static func parts(_ error: SignetError, debug: Bool) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
         let status = status(for: error.code)
         var document: [String: Any] = [
-            "type": "urn:signet:reason:\(error.code.rawValue)",
+            // RFC 9458 §5.3 names its own problem type, which Oblivious HTTP clients look for.
+            "type": error.code == .ohttpKeyUnknown
+                ? "https://iana.org/assignments/http-problem-types#ohttp-key"
+                : "urn:signet:reason:\(error.code.rawValue)",
             "title": title(status),
             "status": status.code,
             "reason": error.code.rawValue,

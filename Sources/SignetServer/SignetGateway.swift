@@ -46,6 +46,8 @@ public struct SignetGateway: Sendable {
     /// Checks mutual-TLS client certificates; `nil` unless `tls.clientCertificates` and a device CA.
     let clientCertificates: ClientCertificateVerifier?
     let server: HTTPServerBuilder
+    /// The Oblivious HTTP keys, when `ohttp` is configured.
+    public let ohttpKeys: OHTTPKeySet?
 
     public init(
         configuration: GatewayConfiguration,
@@ -134,6 +136,7 @@ public struct SignetGateway: Sendable {
                 validityDays: $0.validityDays ?? 30
             )
         }
+        ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
         clientCertificates =
             configuration.tls?.clientCertificates == true
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
@@ -210,7 +213,18 @@ public struct SignetGateway: Sendable {
         router.get("/metrics") { _, _ in exposition.text() }
         addProxiedRoutes(to: router, proxy: proxy(httpClient))
         var app = Application(
-            responder: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
+            responder: ObliviousGatewayResponder(
+                inner: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
+                keys: ohttpKeys,
+                replay: store,
+                replayWindow: TimeInterval(configuration.ohttp?.replayWindow ?? 300),
+                failures: SourceRateLimiter(limit: configuration.ohttp?.failuresPerMinute ?? 30),
+                maximumRequestBytes: configuration.maxBodyBytes,
+                maximumResponseBytes: 8 << 20,
+                debug: configuration.debug,
+                metrics: metrics,
+                clock: clock
+            ),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),

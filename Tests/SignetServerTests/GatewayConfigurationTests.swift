@@ -154,6 +154,9 @@ import Testing
         ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
         ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "\"maxBodyByte\" is not a configuration key (known: "),
         ("not json", "not valid JSON"),
+        ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\"}, {\"keyId\": 1, \"keyFile\": \"b\"}]}}", "ohttp.keys[1].keyId: 1 is also ohttp.keys[0]'s"),
+        ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 256, \"keyFile\": \"a\"}]}}", "ohttp.keys[0].keyId: 256 is not 0 to 255"),
+        ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\", \"kem\": \"x448\"}]}}", "ohttp.keys[0].kem: \"x448\" is not one of x25519, p256"),
         // A misspelt key inside an object or an array element is refused too, by its path.
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
         ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key"),

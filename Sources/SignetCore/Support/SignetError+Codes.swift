@@ -75,6 +75,8 @@ extension SignetError.Code {
     public static let ohttpKeyUnknown = Self("ohttp_key_unknown", 422)
     /// An encapsulated request or response that is truncated, tampered with or does not decrypt.
     public static let decapsulationFailed = Self("decapsulation_failed", 400)
+    /// The same encapsulated request again (RFC 9458 §6.5): its encapsulated key was seen already.
+    public static let encapsulationReplayed = Self("encapsulation_replayed", 400)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
     public static let notFound = Self("not_found", 404)
@@ -111,7 +113,7 @@ extension SignetError.Code {
         .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
         .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
-        .ohttpKeyUnknown, .decapsulationFailed, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,

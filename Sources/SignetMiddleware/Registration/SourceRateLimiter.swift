@@ -28,6 +28,14 @@ public final class SourceRateLimiter: Sendable {
         self.maximumSources = maximumSources
     }
 
+    /// Whether `source` is over the limit now, without counting a request.
+    public func isExceeded(_ source: String?, now: Date) -> Bool {
+        state.withLock { state in
+            guard let entry = state.entries[source ?? "unknown"] ?? state.entries["overflow"] else { return false }
+            return now.timeIntervalSince(entry.start) < window && entry.count >= limit
+        }
+    }
+
     /// Counts one request from `source`; `false` when it is over the limit.
     public func allow(_ source: String?, now: Date) -> Bool {
         state.withLock { state in

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetCore
+
+/// The gateway's HPKE keys with their windows: which to publish and which may open a request now.
+public struct OHTTPKeySet: Sendable {
+    public struct Entry: Sendable {
+        public var key: OHTTPGatewayKey
+        public var notBefore: Date?
+        public var notAfter: Date?
+
+        public init(key: OHTTPGatewayKey, notBefore: Date? = nil, notAfter: Date? = nil) {
+            self.key = key
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
+        func isActive(at time: Date) -> Bool {
+            (notBefore.map { $0 <= time } ?? true) && (notAfter.map { time <= $0 } ?? true)
+        }
+    }
+
+    public let entries: [Entry]
+
+    public init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// The keys inside their window at `time`: served at `/signet/v1/ohttp-keys` and tried on requests.
+    public func active(at time: Date) -> [OHTTPGatewayKey] {
+        entries.filter { $0.isActive(at: time) }.map(\.key)
+    }
+
+    /// The configured keys from their files, or — for a file that does not exist yet — a new key
+    /// written to it (mode 0600), so every gateway instance sharing the files serves the same keys.
+    public static func loadOrCreate(_ configuration: GatewayConfiguration.OHTTP) throws -> OHTTPKeySet {
+        var entries: [Entry] = []
+        for key in configuration.keys {
+            let files = FileManager.default
+            let privateKey: OHTTPGatewayKey.PrivateKey
+            if files.fileExists(atPath: key.keyFile) {
+                guard let data = files.contents(atPath: key.keyFile) else {
+                    throw SignetError(.invalidKey, "cannot read the OHTTP key \(key.keyFile)")
+                }
+                privateKey = try OHTTPGatewayKey.PrivateKey(pem: String(decoding: data, as: UTF8.self))
+                if let kem = key.kem, kem != privateKey.kem {
+                    throw SignetError(.invalidKey, "\(key.keyFile) holds a \(privateKey.kem.rawValue) key, the configuration says \(kem.rawValue)")
+                }
+            } else {
+                privateKey = key.kem == .p256 ? .p256(.init()) : .x25519(.init())
+                guard
+                    files.createFile(
+                        atPath: key.keyFile,
+                        contents: Data(privateKey.pemRepresentation.utf8),
+                        attributes: [.posixPermissions: 0o600]
+                    )
+                else { throw SignetError(.invalidKey, "cannot write the OHTTP key \(key.keyFile)") }
+            }
+            entries.append(
+                Entry(
+                    key: OHTTPGatewayKey(keyID: UInt8(key.keyId), privateKey: privateKey),
+                    notBefore: key.notBefore,
+                    notAfter: key.notAfter
+                )
+            )
+        }
+        return OHTTPKeySet(entries: entries)
+    }
+}
+
+extension OHTTPGatewayKey.PrivateKey {
+    var kem: GatewayConfiguration.OHTTP.KEM {
+        switch self {
+        case .x25519: .x25519
+        case .p256: .p256
+        }
+    }
+}
