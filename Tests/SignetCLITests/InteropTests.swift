@@ -110,25 +110,10 @@ struct InteropTests {
 }
 
 enum Interop {
-    static let python = ProcessInfo.processInfo.environment["SIGNET_PYTHON"] ?? "python3"
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Interop/pyauth_peer.py").path
-
-    static let available: Bool = {
-        let probe = try? SignetProcess.run(python, ["-c", "import http_message_signatures, requests"])
-        if probe?.status == 0 { return true }
-        // In CI the peer must be there: failing loudly beats skipping silently.
-        precondition(
-            ProcessInfo.processInfo.environment["CI"] == nil,
-            "CI must install http-message-signatures (SIGNET_PYTHON)"
-        )
-        return false
-    }()
+    static let available = PythonPeer.available("http_message_signatures, requests")
 
     static func peerOutput(_ arguments: [String], in dir: URL) throws -> String {
-        let result = try SignetProcess.run(python, [script] + arguments, in: dir)
-        guard result.status == 0 else { throw VectorError("pyauth peer failed: \(result.stderr)") }
-        return result.stdout
+        try PythonPeer.run("pyauth_peer.py", arguments, in: dir)
     }
 
     static func peer(_ arguments: [String], in dir: URL) throws -> [String: Any] {
