@@ -21,11 +21,16 @@ enum CLIInput {
 
     /// Writes a new file; refuses to replace one unless `force`. Private files are readable by the owner only.
     static func write(_ text: String, to path: String, private isPrivate: Bool, force: Bool) throws {
+        try write(Array(text.utf8), to: path, private: isPrivate, force: force)
+    }
+
+    /// Writes a new binary file, as ``write(_:to:private:force:)`` does text.
+    static func write(_ bytes: [UInt8], to path: String, private isPrivate: Bool, force: Bool) throws {
         if FileManager.default.fileExists(atPath: path), !force {
             throw ValidationError("\(path) exists; pass --force to replace it")
         }
         let attributes: [FileAttributeKey: Any] = isPrivate ? [.posixPermissions: 0o600] : [:]
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: attributes) else {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: attributes) else {
             throw ValidationError("cannot write \(path)")
         }
     }

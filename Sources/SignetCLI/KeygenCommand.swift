@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import Crypto
 import Foundation
 import SignetCore
 
@@ -11,12 +12,20 @@ struct KeygenCommand: ParsableCommand {
             Asymmetric keys are written as NAME.key.pem (PKCS#8), NAME.pub.pem (SPKI), NAME.jwk.json \
             (private) and NAME.pub.jwk.json; an HMAC secret as NAME.secret.b64. The key id is the RFC 7638 \
             JWK thumbprint (random for HMAC) unless --kid gives one. NAME defaults to the key id, so a \
-            directory of generated keys is a key directory for `signet verify --key DIR`.
+            directory of generated keys is a key directory for `signet verify --key DIR`. \
+            With --alg hpke-x25519 or hpke-p256, an Oblivious HTTP key for the gateway: NAME.key.pem (PKCS#8, \
+            for ohttp.keys[].keyFile) and NAME.ohttp-keys (its key configuration, application/ohttp-keys, to \
+            compile into apps or pass to `signet request --ohttp-keys`); NAME defaults to ohttp-KEYID.
             """
     )
 
-    @Option(help: "ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384, rsa-pss-sha512, rsa-v1_5-sha256 or hmac-sha256.")
+    @Option(
+        help: "ed25519, ecdsa-p256-sha256, ecdsa-p384-sha384, rsa-pss-sha512, rsa-v1_5-sha256, hmac-sha256, or hpke-x25519 / hpke-p256 for Oblivious HTTP."
+    )
     var alg: String
+
+    @Option(help: "The Oblivious HTTP key id, 0 to 255 (with --alg hpke-*).")
+    var keyId: Int?
 
     @Option(help: "Directory to write into.")
     var out: String = "."
@@ -34,6 +43,7 @@ struct KeygenCommand: ParsableCommand {
     var force = false
 
     func run() throws {
+        if alg.hasPrefix("hpke-") { return try writeObliviousKey() }
         guard let algorithm = SignatureAlgorithms.standard[alg] else {
             throw ValidationError(
                 "unknown algorithm \(alg); one of \(SignatureAlgorithms.standard.names.joined(separator: ", "))"
@@ -77,5 +87,31 @@ struct KeygenCommand: ParsableCommand {
         print("keyid: \(keyID)")
         print("alg: \(algorithm.name)")
         for path in written { print("wrote: \(path)") }
+    }
+
+    /// An HPKE key pair for the gateway's Oblivious HTTP endpoint.
+    private func writeObliviousKey() throws {
+        let privateKey: OHTTPGatewayKey.PrivateKey
+        switch alg {
+        case "hpke-x25519": privateKey = .x25519(.init())
+        case "hpke-p256": privateKey = .p256(.init())
+        default: throw ValidationError("unknown algorithm \(alg); hpke-x25519 or hpke-p256")
+        }
+        guard let keyId else { throw ValidationError("--alg \(alg) needs --key-id (0 to 255)") }
+        guard (0...255).contains(keyId) else { throw ValidationError("--key-id is 0 to 255") }
+        let key = OHTTPGatewayKey(keyID: UInt8(keyId), privateKey: privateKey)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let stem = "\(out)/\(name ?? "ohttp-\(keyId)")"
+        try CLIInput.write(privateKey.pemRepresentation, to: stem + ".key.pem", private: true, force: force)
+        try CLIInput.write(
+            OHTTPKeyConfiguration.encodeList([key.configuration]),
+            to: stem + ".ohttp-keys",
+            private: false,
+            force: force
+        )
+        print("key-id: \(keyId)")
+        print("alg: \(alg)")
+        print("wrote: \(stem).key.pem")
+        print("wrote: \(stem).ohttp-keys")
     }
 }

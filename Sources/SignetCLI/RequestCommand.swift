@@ -70,6 +70,9 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Another origin requests and redirects may go to (repeatable).")
     var allow: [String] = []
 
+    @Option(help: "Send the request encrypted (Oblivious HTTP) to the key configurations in this file (application/ohttp-keys).")
+    var ohttpKeys: String?
+
     @Flag(name: [.customShort("i"), .customLong("include")], help: "Print the status line and header fields.")
     var include = false
 
@@ -127,16 +130,25 @@ struct RequestCommand: AsyncParsableCommand {
                 KeyRecord(keyID: responseKeyid, algorithm: verificationKey.type.defaultAlgorithm, key: verificationKey)
             ])
         }
-        let client = try SignetClient(
-            configuration: .init(
-                origins: [origin] + (try allow.map(Origin.init)),
-                trust: ServerTrustEvaluator(roots: roots, pinSets: pinSets),
-                clientIdentity: identity,
-                responseKeys: responseKeys,
-                requireSignedResponses: responseKeys != nil,
-                pinReportPath: nil
-            )
+        var clientConfiguration = SignetClientConfiguration(
+            origins: [origin] + (try allow.map(Origin.init)),
+            trust: ServerTrustEvaluator(roots: roots, pinSets: pinSets),
+            clientIdentity: identity,
+            responseKeys: responseKeys,
+            requireSignedResponses: responseKeys != nil,
+            pinReportPath: nil
         )
+        if let ohttpKeys {
+            do {
+                clientConfiguration.obliviousKeys = try OHTTPKeyConfiguration.decodeList(try CLIInput.read(ohttpKeys))
+            } catch let error as SignetError {
+                throw ValidationError("--ohttp-keys: \(error.reason)")
+            }
+            guard !clientConfiguration.obliviousKeys.isEmpty else {
+                throw ValidationError("--ohttp-keys: the file lists no key configuration Signet supports")
+            }
+        }
+        let client = try SignetClient(configuration: clientConfiguration)
         if let key {
             guard let keyid else { throw ValidationError("--key needs --keyid (use --keyid=ID when it starts with -)") }
             let signingKey = try KeyFiles.signingKey(path: key)
@@ -146,7 +158,11 @@ struct RequestCommand: AsyncParsableCommand {
 
         let response: ClientResponse
         do {
-            response = try await client.send(method ?? (body.isEmpty ? "GET" : "POST"), url, fields: fields, body: body)
+            let method = method ?? (body.isEmpty ? "GET" : "POST")
+            response =
+                ohttpKeys == nil
+                ? try await client.send(method, url, fields: fields, body: body)
+                : try await client.sendOblivious(method, url, fields: fields, body: body)
         } catch let error as SignetError {
             FileHandle.standardError.write(Data("signet: \(error.code): \(error.reason)\n".utf8))
             throw ExitCode(1)

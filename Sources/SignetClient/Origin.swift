@@ -42,6 +42,11 @@ public struct Origin: Sendable, Hashable, CustomStringConvertible {
         return port == defaultPort ? "\(scheme)://\(shownHost)" : "\(scheme)://\(shownHost):\(port)"
     }
 
+    /// `host` or `host:port` when the port is not the default: what `Host` carries.
+    public var authority: String {
+        String(description.dropFirst(scheme.count + 3))
+    }
+
     /// Whether `host` is an IP literal (no SNI, matched against IP SANs).
     var isIPAddress: Bool { Self.isIPLiteral(host) }
 

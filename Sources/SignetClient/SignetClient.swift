@@ -30,7 +30,9 @@ public actor SignetClient {
     public internal(set) var pendingPinReports: [[UInt8]] = []
     /// The last pin evaluation per origin, for apps that want to see `needsRefresh`.
     public internal(set) var lastPinEvaluation: [Origin: PinEvaluation] = [:]
-    private let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Date
+    /// The Oblivious HTTP key configurations in use: the configured ones, then the gateway's latest.
+    public internal(set) var obliviousKeys: [OHTTPKeyConfiguration]
 
     public init(
         configuration: SignetClientConfiguration,
@@ -44,6 +46,7 @@ public actor SignetClient {
         self.group = eventLoopGroup
         self.clock = clock
         self.tlsContext = try Self.makeTLSContext(identity: configuration.clientIdentity)
+        self.obliviousKeys = configuration.obliviousKeys
     }
 
     /// Uses `signer` for every later request.
@@ -212,7 +215,7 @@ public actor SignetClient {
 
     // MARK: Helpers
 
-    private func allowedOrigin(_ target: RequestTarget) throws -> Origin {
+    func allowedOrigin(_ target: RequestTarget) throws -> Origin {
         let origin = try Origin(target: target)
         guard configuration.origins.contains(origin) else {
             throw SignetError(.originNotAllowed, "\(origin) is not a configured origin; nothing was sent")
@@ -220,7 +223,7 @@ public actor SignetClient {
         return origin
     }
 
-    private func verifyResponseSignature(_ response: ClientResponse, request: HTTPMessage) async throws
+    func verifyResponseSignature(_ response: ClientResponse, request: HTTPMessage) async throws
         -> VerifiedSignature?
     {
         guard let keys = configuration.responseKeys else { return nil }

@@ -22,6 +22,10 @@ public struct SignetClientConfiguration: Sendable {
     public var maximumResponseBytes: Int
     /// Redirects followed within the configured origins.
     public var maximumRedirects: Int
+    /// The gateway's Oblivious HTTP key configurations compiled into the app, for
+    /// `SignetClient/sendOblivious(_:_:fields:body:)`; refreshed from the gateway when it no
+    /// longer knows them.
+    public var obliviousKeys: [OHTTPKeyConfiguration] = []
 
     public init(
         origins: [Origin],

@@ -30,11 +30,7 @@ public enum PythonPeer {
     /// ``run(_:_:in:)`` off Swift's cooperative threads, for a peer that talks to a server in this
     /// process while the test waits.
     public static func runDetached(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try run(name, arguments, in: directory) })
-            }
-        }
+        try await detached { try run(name, arguments, in: directory) }
     }
 }
 
