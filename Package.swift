@@ -220,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetCoreTests",
-            dependencies: ["SignetCore"],
+            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -77,6 +77,9 @@ extension SignetError.Code {
     public static let decapsulationFailed = Self("decapsulation_failed", 400)
     /// The same encapsulated request again (RFC 9458 §6.5): its encapsulated key was seen already.
     public static let encapsulationReplayed = Self("encapsulation_replayed", 400)
+    /// A legacy envelope (JSON `{mac, iv, payload}` or RNCryptor v3) that does not open: one code for
+    /// a bad MAC, bad padding or an unknown version, so none of them can be told apart.
+    public static let envelopeInvalid = Self("envelope_invalid", 400)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
     public static let notFound = Self("not_found", 404)
@@ -113,7 +116,7 @@ extension SignetError.Code {
         .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
         .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
-        .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .envelopeInvalid, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
