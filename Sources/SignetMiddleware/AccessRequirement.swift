@@ -14,6 +14,8 @@ public enum AccessRequirement: Sendable, Hashable {
     case clientCertificate
     /// The seed high-score scheme: `msg` + hex `hmac` query parameters under a shared key.
     case legacyQueryHMAC(keyID: String)
+    /// A legacy encrypted body (JSON `{mac, iv, payload}` or RNCryptor v3) under the configured keys.
+    case legacyEnvelope
 
     /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
     /// key without an owner counts as a shared secret). The verifier calls it as soon as the key is

@@ -46,6 +46,8 @@ public struct SignetGateway: Sendable {
     /// Checks mutual-TLS client certificates; `nil` unless `tls.clientCertificates` and a device CA.
     let clientCertificates: ClientCertificateVerifier?
     let server: HTTPServerBuilder
+    /// The legacy envelope keys, derived at start.
+    let legacyEnvelopeKeys: [EnvelopeKey]?
     /// The Oblivious HTTP keys, when `ohttp` is configured.
     public let ohttpKeys: OHTTPKeySet?
 
@@ -137,6 +139,7 @@ public struct SignetGateway: Sendable {
             )
         }
         ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
+        legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
         clientCertificates =
             configuration.tls?.clientCertificates == true
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
@@ -262,6 +265,18 @@ public struct SignetGateway: Sendable {
         )
         var verified: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
         var legacy: [String: RouterGroup<SignetRequestContext>] = [:]
+        let envelope = legacyEnvelopeKeys.map { keys in
+            router.group().add(
+                middleware: LegacyEnvelopeMiddleware(
+                    format: configuration.legacyEnvelope!.format,
+                    keys: keys,
+                    names: configuration.legacyEnvelope!.fieldNames,
+                    plaintextContentType: configuration.legacyEnvelope!.plaintextContentType ?? "application/json",
+                    maximumBodyBytes: configuration.maxBodyBytes,
+                    metrics: metrics
+                )
+            )
+        }
         for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
             let group: RouterGroup<SignetRequestContext>
             switch registration.requirement {
@@ -274,6 +289,10 @@ public struct SignetGateway: Sendable {
                         middleware: LegacyQueryHMACMiddleware(keyID: keyID, secret: sharedSecrets[keyID], metrics: metrics)
                     )
                 legacy[keyID] = group
+            case .legacyEnvelope:
+                // Validation made sure the keys exist when a route needs them.
+                guard let envelope else { continue }
+                group = envelope
             case .verified, .trustLevel:
                 group =
                     verified[registration.requirement]

@@ -15,6 +15,7 @@ enum RouteTableProbe {
             case .verified: "verified"
             case .trustLevel(let level): level.rawValue
             case .legacyQueryHMAC: "legacy"
+            case .legacyEnvelope: "envelope"
             case .clientCertificate: "mtls"
             }
         }

@@ -83,4 +83,9 @@ public struct EnvelopeKey: Sendable {
     static func randomIV() -> [UInt8] {
         SymmetricKey(size: .bits128).withUnsafeBytes { Array($0) }
     }
+
+    /// Eight random bytes, RNCryptor's salt size.
+    public static func randomSalt() -> [UInt8] {
+        Array(randomIV().prefix(8))
+    }
 }

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+import ExampleScores
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// `legacy-envelope` routes: encrypted bodies of apps already shipped reach the upstream decrypted,
+/// and every way an envelope can be wrong is one refusal that reaches nothing.
+@Suite(.awaitsCleanups) struct LegacyEnvelopeGatewayTests {
+    static let secret: [UInt8] = (0..<64).map { UInt8($0) }
+    static let encryptionSalt: [UInt8] = Array("pepper-1".utf8)
+    static let macSalt: [UInt8] = Array("pepper-2".utf8)
+
+    static func start(_ format: GatewayConfiguration.LegacyEnvelope.Format) async throws -> GatewayHarness {
+        try await GatewayHarness.start { configuration in
+            configuration.routes.insert(.init(prefix: "/scores", methods: ["POST"], access: .legacyEnvelope), at: 0)
+            configuration.legacyEnvelope = .init(
+                format: format,
+                keys: [
+                    .init(version: "1", secretBase64: Base64.encode(secret)),
+                    .init(
+                        version: "2",
+                        password: "correct horse",
+                        encryptionSaltBase64: Base64.encode(encryptionSalt),
+                        macSaltBase64: Base64.encode(macSalt)
+                    ),
+                ]
+            )
+        }
+    }
+
+    static func post(_ body: [UInt8], to harness: GatewayHarness) async throws -> GatewayHarness.Answer {
+        try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/scores",
+            headers: [("Content-Type", "application/json")],
+            body: body
+        )
+    }
+
+    static func passwordKey() throws -> EnvelopeKey {
+        try RNCryptorV3.key(password: Array("correct horse".utf8), salts: (encryptionSalt, macSalt), version: "2")
+    }
+
+    @Test func jsonEnvelopesOpenAtTheGatewayWithTheKeyTheirVersionNames() async throws {
+        let harness = try await Self.start(.json)
+        Cleanup.after { try await harness.stop() }
+        let v1 = try EnvelopeKey(version: "1", encryptionKey: Array(Self.secret[..<32]), macKey: Array(Self.secret[32...]))
+        let first = try await Self.post(try JSONEnvelope.seal(Array(#"{"name":"Env","score":5}"#.utf8), key: v1), to: harness)
+        #expect(first.status == 201, "\(first.text)")
+        let second = try await Self.post(
+            try JSONEnvelope.seal(Array(#"{"name":"Pass","score":6}"#.utf8), key: try Self.passwordKey()),
+            to: harness
+        )
+        #expect(second.status == 201, "\(second.text)")
+        #expect(harness.backend.allEntries.map(\.name) == ["Env", "Pass"])
+
+        // Wrong MAC, unknown version, another key's envelope, not JSON: one refusal, same words.
+        let sealed = try JSONEnvelope.seal(Array(#"{"name":"X","score":1}"#.utf8), key: v1)
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(sealed)) as? [String: String])
+        var answers: [GatewayHarness.Answer] = []
+        object["version"] = "9"
+        answers.append(try await Self.post(Array(try JSONSerialization.data(withJSONObject: object)), to: harness))
+        object["version"] = "2"
+        answers.append(try await Self.post(Array(try JSONSerialization.data(withJSONObject: object)), to: harness))
+        object["version"] = "1"
+        object["mac"] = Base64.encode([UInt8](repeating: 7, count: 32))
+        answers.append(try await Self.post(Array(try JSONSerialization.data(withJSONObject: object)), to: harness))
+        answers.append(try await Self.post(Array("not json".utf8), to: harness))
+        for answer in answers {
+            #expect(answer.status == 400 && answer.reason == "envelope_invalid", "\(answer.text)")
+            #expect(answer.json["detail"] as? String == "the envelope does not open")
+        }
+        #expect(harness.backend.receivedCount == 2)
+    }
+
+    @Test func rncryptorMessagesOpenWithConfiguredKeysOrTheConfiguredSalts() async throws {
+        let harness = try await Self.start(.rncryptor)
+        Cleanup.after { try await harness.stop() }
+        let v1 = try EnvelopeKey(version: "1", encryptionKey: Array(Self.secret[..<32]), macKey: Array(Self.secret[32...]))
+        let keyed = try await Self.post(try RNCryptorV3.seal(Array(#"{"name":"Rn","score":7}"#.utf8), key: v1), to: harness)
+        #expect(keyed.status == 201, "\(keyed.text)")
+        let salted = try RNCryptorV3.seal(
+            Array(#"{"name":"Salted","score":8}"#.utf8),
+            key: try Self.passwordKey(),
+            passwordSalts: (Self.encryptionSalt, Self.macSalt)
+        )
+        #expect(try await Self.post(salted, to: harness).status == 201)
+        // The right password with salts of its own: the gateway derives nothing per request, so no.
+        let fresh = (EnvelopeKey.randomSalt(), EnvelopeKey.randomSalt())
+        let elsewhere = try RNCryptorV3.seal(
+            Array(#"{"name":"No","score":9}"#.utf8),
+            key: try RNCryptorV3.key(password: Array("correct horse".utf8), salts: fresh),
+            passwordSalts: fresh
+        )
+        let refused = try await Self.post(elsewhere, to: harness)
+        #expect(refused.status == 400 && refused.reason == "envelope_invalid")
+        #expect(harness.backend.allEntries.map(\.name) == ["Rn", "Salted"])
+    }
+
+    /// Python's `cryptography` seals and opens the same JSON envelope; the CLI does both directions.
+    @Test(.enabled(if: PythonPeer.available("cryptography")))
+    func pythonAndTheCommandLineAgreeOnTheJSONEnvelope() async throws {
+        let harness = try await Self.start(.json)
+        Cleanup.after { try await harness.stop() }
+        let sealed = try PythonPeer.run("envelope_peer.py", ["seal", Base64.encode(Self.secret), "1", #"{"name":"Py","score":3}"#])
+        let answer = try await Self.post(Array(sealed.utf8), to: harness)
+        #expect(answer.status == 201, "\(answer.text)")
+        #expect(harness.backend.allEntries.map(\.name) == ["Py"])
+
+        let folder = try SignetProcess.temporaryDirectory()
+        let envelope = folder.appendingPathComponent("envelope.json")
+        try Data(sealed.utf8).write(to: envelope)
+        let opened = try SignetProcess.signet(["envelope", "open", "--key-b64", Base64.encode(Self.secret), envelope.path])
+        #expect(opened.status == 0 && opened.stdout == #"{"name":"Py","score":3}"#, "\(opened.stderr)")
+        let plaintext = folder.appendingPathComponent("plain.txt")
+        try Data("from the CLI".utf8).write(to: plaintext)
+        let cliSealed = try SignetProcess.signet(["envelope", "seal", "--key-b64", Base64.encode(Self.secret), plaintext.path])
+        try #require(cliSealed.status == 0)
+        #expect(try PythonPeer.run("envelope_peer.py", ["open", Base64.encode(Self.secret), cliSealed.stdout]) == "from the CLI")
+
+        // RNCryptor with a password through the CLI, both ways; a wrong password is exit 1.
+        let rn = try SignetProcess.signet(["envelope", "seal", "--format", "rncryptor", "--password-utf8", "pw", plaintext.path])
+        try #require(rn.status == 0)
+        #expect(RNCryptorV3.salts(of: Base64.decode(rn.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? []) != nil)
+        let rnFile = folder.appendingPathComponent("message.rn")
+        try Data(rn.stdout.utf8).write(to: rnFile)
+        let rnOpened = try SignetProcess.signet(["envelope", "open", "--format", "rncryptor", "--password-utf8", "pw", rnFile.path])
+        #expect(rnOpened.status == 0 && rnOpened.stdout == "from the CLI", "\(rnOpened.stderr)")
+        let wrong = try SignetProcess.signet(["envelope", "open", "--format", "rncryptor", "--password-utf8", "nope", rnFile.path])
+        #expect(wrong.status == 1 && wrong.stderr.contains("envelope_invalid"))
+    }
+}
