@@ -86,22 +86,22 @@ final class TLSGateway: Sendable {
     }
 
     /// A client that trusts the served chain's last certificate and pins the chain (and a backup).
-    func client(identity: ClientIdentity? = nil) throws -> SignetClient {
+    func client(identity: ClientIdentity? = nil, obliviousKeys: [OHTTPKeyConfiguration] = []) throws -> SignetClient {
         let chain = try require(gateway.tls).chain
         // The served chain's pins plus a backup, as a real pin set has.
         let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.serializeAsPEM().derBytes) } + [backupPin()])
-        return try SignetClient(
-            configuration: .init(
-                origins: [try Origin(base)],
-                trust: ServerTrustEvaluator(
-                    roots: .only([chain.last!]),
-                    pinSets: [try PinSet(pattern: try HostPattern("localhost"), pins: pins)]
-                ),
-                clientIdentity: identity,
-                responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: responseKey.verificationKey)]),
-                timeout: .seconds(10)
-            )
+        var configuration = SignetClientConfiguration(
+            origins: [try Origin(base)],
+            trust: ServerTrustEvaluator(
+                roots: .only([chain.last!]),
+                pinSets: [try PinSet(pattern: try HostPattern("localhost"), pins: pins)]
+            ),
+            clientIdentity: identity,
+            responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: responseKey.verificationKey)]),
+            timeout: .seconds(10)
         )
+        configuration.obliviousKeys = obliviousKeys
+        return try SignetClient(configuration: configuration)
     }
 
     func stop() async throws {
