@@ -231,7 +231,22 @@ import Testing
         let header: [UInt8] = [1, 0x00, 0x20, 0x00, 0x01, 0x00, 0x01]
         let info = Array("message/bhttp request".utf8) + [0] + header
         let message = BinaryHTTPMessage(head: .request(method: "GET", scheme: "https", authority: "a", path: "/")).encoded()
-        for enc in [[UInt8](repeating: 0, count: 32), [1] + [UInt8](repeating: 0, count: 31)] {
+        let high: [UInt8] = [UInt8](repeating: 0xFF, count: 30) + [0x7F]
+        let smallOrder: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), [1] + [UInt8](repeating: 0, count: 31),
+            Self.hex("e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"),
+            Self.hex("5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157"),
+            [0xEC] + high, [0xED] + high, [0xEE] + high,
+        ]
+        // Each is of small order: X25519 with any key gives zeros (the premise, checked).
+        for point in smallOrder {
+            let product = try? Curve25519.KeyAgreement.PrivateKey().sharedSecretFromKeyAgreement(
+                with: Curve25519.KeyAgreement.PublicKey(rawRepresentation: point)
+            )
+            #expect(product.map { $0.withUnsafeBytes { $0.allSatisfy { $0 == 0 } } } ?? true)
+        }
+        // With the top bit set too, which X25519 ignores.
+        for enc in smallOrder + smallOrder.map({ Array($0.dropLast()) + [$0[31] | 0x80] }) {
             let attacker = HPKEBaseSender(dh: [UInt8](repeating: 0, count: 32), enc: enc, recipientPublicKey: key.configuration.publicKey, info: info)
             let forged = header + enc + (try attacker.seal(message))
             #expect(throws: SignetError(.decapsulationFailed, "")) { try ObliviousRequest(decapsulating: forged, keys: [key]) }
