@@ -112,6 +112,7 @@ let package = Package(
             name: "SignetMiddleware",
             dependencies: [
                 "SignetCore", "SignetStore", "SignetAppAttest",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -172,6 +173,7 @@ let package = Package(
             name: "ExampleScores",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -181,6 +183,7 @@ let package = Package(
             dependencies: [
                 "SignetCore",
                 "SignetServer",
+                "SignetMiddleware",
                 "SignetStore",
                 "SignetAppAttest",
                 "SignetSimulator",
@@ -193,6 +196,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
@@ -202,7 +207,7 @@ let package = Package(
         .executableTarget(
             name: "SignetBench",
             dependencies: [
-                "SignetCore", "SignetServer", "SignetStore", "SignetAppAttest", "SignetSimulator", "SignetClient",
+                "SignetCore", "SignetServer", "SignetMiddleware", "SignetStore", "SignetAppAttest", "SignetSimulator", "SignetClient",
                 "ExampleScores",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -227,6 +232,7 @@ let package = Package(
             name: "SignetAppAttestTests",
             dependencies: [
                 "SignetCore", "SignetAppAttest", "SignetSimulator",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
             ],
@@ -273,6 +279,7 @@ let package = Package(
                 "SignetCore", "SignetClient", "SignetMiddleware", "SignetServer", "SignetStore", "SignetSimulator",
                 "ExampleScores", "SignetTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),

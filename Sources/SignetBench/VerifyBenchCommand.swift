@@ -37,6 +37,9 @@ struct VerifyBenchCommand: AsyncParsableCommand {
     @Flag(help: "Also measure the client's per-connection trust check (chain, hostname, pins).")
     var pinning = false
 
+    @Flag(help: "Also measure an Oblivious HTTP request (decapsulate, decode, verify, encapsulate) against the same in the clear.")
+    var ohttp = false
+
     func run() async throws {
         let names =
             alg.isEmpty
@@ -57,6 +60,19 @@ struct VerifyBenchCommand: AsyncParsableCommand {
                     + (p256.map { String(format: "%.0f", $0.rate) } ?? "-").padding(14, left: true)
                     + (p256.map { String(format: "%.2f", rate / $0.rate) } ?? "-").padding(9, left: true)
                     + "   ecdsap256 verify"
+            )
+            if alg.isEmpty && !appattest { return }
+        }
+        if ohttp {
+            let rates = try await ObliviousBench.measure(seconds: seconds)
+            let x25519 = openssl?.ecdhRate("ecdhx25519", seconds: max(1, Int(seconds.rounded())))
+            print("hmac-sha256 in the clear".padding(30) + String(format: "%.0f", rates.plain).padding(12, left: true))
+            print(
+                "hmac-sha256 over OHTTP".padding(30) + String(format: "%.0f", rates.oblivious).padding(12, left: true)
+                    + (x25519.map { String(format: "%.0f", $0) } ?? "-").padding(14, left: true)
+                    + (x25519.map { String(format: "%.2f", rates.oblivious / $0) } ?? "-").padding(9, left: true)
+                    + "   x25519 derive; "
+                    + String(format: "%.2f of the clear path", rates.oblivious / rates.plain)
             )
             if alg.isEmpty && !appattest { return }
         }
@@ -177,6 +193,14 @@ struct OpenSSLSpeed {
             }
         default: return nil
         }
+    }
+
+    /// Key agreements per second (`+F5` lines: the fourth field).
+    func ecdhRate(_ name: String, seconds: Int) -> Double? {
+        let output = run(["speed", "-mr", "-seconds", String(seconds), name])
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("+F5:") }) else { return nil }
+        let fields = line.split(separator: ":")
+        return fields.count > 3 ? Double(fields[3]) : nil
     }
 
     /// Operations per second for `bytes`-long inputs.

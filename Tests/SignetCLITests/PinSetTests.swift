@@ -29,7 +29,11 @@ import Testing
         }
     }()
 
-    static func pin(_ index: Int) throws -> SPKIPin { try SPKIPin(certificateDER: chain[index]) }
+    /// The pin of openssl's certificate `index`; a missing certificate fails the test, never traps.
+    static func pin(_ index: Int) throws -> SPKIPin {
+        guard chain.indices.contains(index) else { throw VectorError("openssl made \(chain.count) certificates, not \(index + 1)") }
+        return try SPKIPin(certificateDER: chain[index])
+    }
     static let backup = try! SPKIPin(parsing: "sha256/" + Base64.encode([UInt8](repeating: 7, count: 32)))
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
