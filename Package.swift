@@ -217,9 +217,18 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // What the test targets share: the awaited clean-up scope, the `signet` process runners.
+        // What the test targets share: the awaited clean-up scope, the one harness that starts the
+        // example backend and gateways (plain or TLS) and stops them, the `signet` and Python runners.
         .target(
             name: "SignetTestSupport",
+            dependencies: [
+                "SignetCore", "SignetStore", "SignetMiddleware", "SignetServer", "SignetSimulator", "ExampleScores",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/SignetTestSupport",
             swiftSettings: strict
         ),

@@ -18,7 +18,7 @@ import X509
 /// route that requires it; refusals carry reason codes.
 @Suite(.awaitsCleanups) struct MutualTLSTests {
     @Test func registerWithACSRThenCallAClientCertificateRoute() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let provider = SoftwareKeyProvider(requestCertificate: true)
@@ -75,7 +75,7 @@ import X509
         let revoked = try await client.send(
             "DELETE",
             gateway.base + "/signet/v1/devices/\(device.deviceID)",
-            fields: [("Authorization", "Bearer \(TLSGateway.adminToken)")],
+            fields: [("Authorization", "Bearer \(GatewayHarness.adminToken)")],
             sign: false
         )
         #expect(revoked.status == 204)
@@ -86,7 +86,7 @@ import X509
 
     /// Certificates the device CA did issue, but not for a registered device or no longer current.
     @Test func deviceCACertificatesForUnknownDevicesOrSupersededOnesAreRefused() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
@@ -114,14 +114,14 @@ import X509
 
     /// CSRs that do not parse, whose signature does not verify, or sent where no device CA exists.
     @Test func badCSRsAreRefusedWithTheirReasons() async throws {
-        let gateway = try await TLSGateway.start()
-        let plain = try await TLSGateway.start(tls: .init(development: true)) { configuration in
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
+        let plain = try await GatewayHarness.start(tls: .init(development: true)) { configuration in
             configuration.deviceCA = nil
             configuration.routes = [.init(prefix: "/", access: .verified)]
         }
         Cleanup.after { try await gateway.stop(); try await plain.stop() }
         let provider = SoftwareKeyProvider()
-        func register(at target: TLSGateway, csr: String) async throws -> ClientResponse {
+        func register(at target: GatewayHarness, csr: String) async throws -> ClientResponse {
             let client = try target.client()
             let challenge = try #require(
                 try await client.send("POST", target.base + "/signet/v1/challenges", sign: false).json?["challenge"] as? String
@@ -162,7 +162,7 @@ import X509
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
         ])
-        let gateway = try await TLSGateway.start(
+        let gateway = try await GatewayHarness.start(
             tls: .init(certificateFile: certificate, keyFile: key, clientCertificates: true)
         )
         Cleanup.after { try await gateway.stop() }
@@ -183,7 +183,7 @@ import X509
     }
 
     @Test func aCSRForAnotherKeyIsRefusedAndNothingIsStored() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let proving = SoftwareKeyProvider()
@@ -207,7 +207,7 @@ import X509
     }
 
     @Test func theExportedPKCS12ReadsBackWithOpenSSL() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)
@@ -241,7 +241,7 @@ import X509
     }
 
     @Test func pinReportsAreStoredAndListedForTheAdmin() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let client = try gateway.client()
         let report = PinFailureReport(
@@ -276,7 +276,7 @@ import X509
         #expect(huge.reason == "body_too_large")
 
         // Unauthenticated, so limited per source.
-        let limited = try await TLSGateway.start { $0.pinReportsPerSourcePerMinute = 1 }
+        let limited = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) { $0.pinReportsPerSourcePerMinute = 1 }
         Cleanup.after { try await limited.stop() }
         let limitedClient = try limited.client()
         let reportURL = limited.base + "/signet/v1/pin-reports"
@@ -288,7 +288,7 @@ import X509
         let listed = try await client.send(
             "GET",
             gateway.base + "/signet/v1/pin-reports",
-            fields: [("Authorization", "Bearer \(TLSGateway.adminToken)")],
+            fields: [("Authorization", "Bearer \(GatewayHarness.adminToken)")],
             sign: false
         )
         let reports = try #require(listed.json?["reports"] as? [[String: Any]])
@@ -321,7 +321,7 @@ enum OpenSSL {
 /// The `client-certificate` policy as middleware in an app of one's own, on the gateway's store and CA.
 @Suite(.awaitsCleanups) struct ClientCertificateMiddlewareTests {
     @Test func anAppOfItsOwnRequiresTheDeviceCertificate() async throws {
-        let gateway = try await TLSGateway.start()
+        let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
         Cleanup.after { try await gateway.stop() }
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await gateway.client().register(using: provider)

@@ -11,15 +11,15 @@ import Testing
 /// over a connection that passed the pins, refetched once when the gateway no longer knows the key,
 /// never otherwise.
 @Suite(.awaitsCleanups) struct ObliviousClientTests {
-    static func start() async throws -> TLSGateway {
-        try await TLSGateway.start { configuration in
+    static func start() async throws -> GatewayHarness {
+        try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) { configuration in
             configuration.ohttp = .init(keys: [
                 .init(keyId: 1, keyFile: FileManager.default.temporaryDirectory.appendingPathComponent("signet-ohttp-\(UUID().uuidString).pem").path)
             ])
         }
     }
 
-    static func score(_ client: SignetClient, _ gateway: TLSGateway, name: String) async throws -> ClientResponse {
+    static func score(_ client: SignetClient, _ gateway: GatewayHarness, name: String) async throws -> ClientResponse {
         try await client.sendOblivious(
             "POST",
             gateway.base + "/scores",

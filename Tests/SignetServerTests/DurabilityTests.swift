@@ -18,10 +18,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-kill-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let backend = ScoresBackend()
-        let backendServer = try await BackgroundServer.start(logger: logger) {
-            backend.application(logger: logger, onServerRunning: $0)
-        }
+        let (backend, backendServer) = try await GatewayHarness.startBackend(logger: logger)
         Cleanup.after { await backendServer.stop() }
 
         let config: [String: Any] = [

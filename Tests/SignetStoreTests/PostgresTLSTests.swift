@@ -3,6 +3,7 @@ import Foundation
 import SignetCore
 import SignetPostgres
 import SignetStore
+import SignetTestSupport
 import Testing
 
 /// PostgreSQL over TLS, as `sslmode` in the URL asks: verified against the server's root, refused

@@ -298,15 +298,6 @@ import Testing
     }
 }
 
-/// The PostgreSQL server `scripts/test.sh` starts (`SIGNET_POSTGRES_URL`); CI must have one.
-enum TestPostgres {
-    static let url: String? = {
-        if let url = ProcessInfo.processInfo.environment["SIGNET_POSTGRES_URL"], !url.isEmpty { return url }
-        precondition(ProcessInfo.processInfo.environment["CI"] == nil, "CI must provide SIGNET_POSTGRES_URL")
-        return nil
-    }()
-}
-
 /// A small deterministic generator (SplitMix64), so a failing walk can be replayed.
 struct SeededGenerator: RandomNumberGenerator {
     var state: UInt64

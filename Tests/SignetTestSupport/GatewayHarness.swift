@@ -13,37 +13,63 @@ import SignetSimulator
 import SignetStore
 
 /// The example backend and one or more gateways on loopback, talking real HTTP.
-final class GatewayHarness: Sendable {
-    let backend: ScoresBackend
-    let backendServer: BackgroundServer
-    let gateways: [RunningGateway]
-    var stores: [any SignetStorage] { gateways.map(\.store) }
-    let gatewayKey: SigningKey
-    let folder: URL
-    static let adminToken = "admin-secret-token"
-    static let appID = "ABCDE12345.dev.signet.scores"
-    static let simulatorCA = try! DevelopmentAttestationCA()
-    static let legacySecret = Array("a9bk342nziAFD234".utf8)
-    static let bankSecret = Array("065a62448fb75fce3764dcbe68f9908d".utf8)
+public final class GatewayHarness: Sendable {
+    public let backend: ScoresBackend
+    public let backendServer: BackgroundServer
+    public let gateways: [RunningGateway]
+    public var stores: [any SignetStorage] { gateways.map(\.store) }
+    public let gatewayKey: SigningKey
+    public let folder: URL
+    public static let adminToken = "admin-secret-token"
+    public static let appID = "ABCDE12345.dev.signet.scores"
+    public static let simulatorCA = try! DevelopmentAttestationCA()
+    public static let legacySecret = Array("a9bk342nziAFD234".utf8)
+    public static let bankSecret = Array("065a62448fb75fce3764dcbe68f9908d".utf8)
 
-    var base: String { url(0) }
-    func url(_ gateway: Int) -> String { "http://127.0.0.1:\(gateways[gateway].port)" }
+    public var base: String { url(0) }
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` (the development certificate's name) over TLS.
+    public func url(_ gateway: Int) -> String {
+        gateways[gateway].gateway.tls == nil
+            ? "http://127.0.0.1:\(gateways[gateway].port)" : "https://localhost:\(gateways[gateway].port)"
+    }
 
-    enum StoreKind { case sqlite, postgres(String), memory }
+    /// The first gateway, its store, its port.
+    public var gateway: SignetGateway { gateways[0].gateway }
+    public var store: any SignetStorage { gateways[0].store }
+    public var port: Int { gateways[0].port }
 
-    static func start(
+    /// HTTPS with a development certificate and client certificates from the device CA.
+    public static let developmentTLS = GatewayConfiguration.TLS(development: true, clientCertificates: true)
+
+    /// The example backend alone, for tests that run `signet serve` as a process in front of it.
+    public static func startBackend(logger: Logger) async throws -> (ScoresBackend, BackgroundServer) {
+        let backend = ScoresBackend()
+        let server = try await BackgroundServer.start(logger: logger) {
+            backend.application(logger: logger, onServerRunning: $0)
+        }
+        return (backend, server)
+    }
+
+    public enum StoreKind { case sqlite, postgres(String), memory }
+
+    /// The example backend and `instances` gateways in front of it, sharing one store.
+    ///
+    /// - Parameters:
+    ///   - kind: The store (a SQLite file in the harness's folder by default).
+    ///   - instances: Gateways started on the same configuration.
+    ///   - tls: Serve HTTPS (a device CA in the folder, `/echo` as a `client-certificate` route).
+    ///   - adjust: Last changes to the configuration.
+    public static func start(
         store kind: StoreKind = .sqlite,
         instances: Int = 1,
+        tls: GatewayConfiguration.TLS? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let backend = ScoresBackend()
-        let backendServer = try await BackgroundServer.start(logger: logger) {
-            backend.application(logger: logger, onServerRunning: $0)
-        }
+        let (backend, backendServer) = try await startBackend(logger: logger)
         let gatewayKey = try SigningKey.generate(.ed25519)
         let keyFile = folder.appendingPathComponent("gateway.key.pem").path
         try Data(gatewayKey.pemRepresentation!.utf8).write(to: URL(fileURLWithPath: keyFile))
@@ -71,6 +97,14 @@ final class GatewayHarness: Sendable {
         let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
         try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
         configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)
+        if let tls {
+            configuration.tls = tls
+            configuration.routes.insert(.init(prefix: "/echo", access: .clientCertificate), at: 0)
+            configuration.deviceCA = .init(
+                certificateFile: folder.appendingPathComponent("device-ca.pem").path,
+                keyFile: folder.appendingPathComponent("device-ca.key").path
+            )
+        }
         adjust(&configuration)
         var gateways: [RunningGateway] = []
         do {
@@ -104,7 +138,7 @@ final class GatewayHarness: Sendable {
         self.folder = folder
     }
 
-    func stop() async throws {
+    public func stop() async throws {
         for gateway in gateways { try await gateway.stop() }
         await backendServer.stop()
         try? FileManager.default.removeItem(at: folder)
@@ -112,17 +146,17 @@ final class GatewayHarness: Sendable {
 
     // MARK: Client side
 
-    struct Answer: Sendable {
-        var status: Int
-        var headers: HTTPHeaders
-        var body: [UInt8]
-        var text: String { String(decoding: body, as: UTF8.self) }
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:] }
-        var reason: String? { json["reason"] as? String }
+    public struct Answer: Sendable {
+        public var status: Int
+        public var headers: HTTPHeaders
+        public var body: [UInt8]
+        public var text: String { String(decoding: body, as: UTF8.self) }
+        public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:] }
+        public var reason: String? { json["reason"] as? String }
     }
 
     /// Sends a SignetCore message as it is (its own URL decides which gateway).
-    static func send(_ message: HTTPMessage, timeout: TimeAmount = .seconds(30)) async throws -> Answer {
+    public static func send(_ message: HTTPMessage, timeout: TimeAmount = .seconds(30)) async throws -> Answer {
         let headers = message.fields.lines.filter { !["host", "content-length"].contains($0.name.lowercased()) }
         return try await send(
             method: message.method!,
@@ -133,7 +167,7 @@ final class GatewayHarness: Sendable {
         )
     }
 
-    static func send(
+    public static func send(
         method: String,
         url: String,
         headers: [(String, String)] = [],
@@ -150,15 +184,22 @@ final class GatewayHarness: Sendable {
     }
 
     /// A registered device: its key, key id and device id.
-    struct Device: Sendable {
-        var key: SigningKey
-        var keyID: String
-        var deviceID: String
-        var algorithm: any SignatureAlgorithm
-        var signer: MessageSigner { MessageSigner(key: key, keyID: keyID, algorithm: algorithm) }
+    public struct Device: Sendable {
+        public var key: SigningKey
+        public var keyID: String
+        public var deviceID: String
+        public var algorithm: any SignatureAlgorithm
+        public var signer: MessageSigner { MessageSigner(key: key, keyID: keyID, algorithm: algorithm) }
+
+        public init(key: SigningKey, keyID: String, deviceID: String, algorithm: any SignatureAlgorithm) {
+            self.key = key
+            self.keyID = keyID
+            self.deviceID = deviceID
+            self.algorithm = algorithm
+        }
     }
 
-    func challenge(gateway: Int = 0) async throws -> String {
+    public func challenge(gateway: Int = 0) async throws -> String {
         let answer = try await Self.send(method: "POST", url: url(gateway) + "/signet/v1/challenges")
         guard answer.status == 201, let challenge = answer.json["challenge"] as? String else {
             throw HarnessError("challenge: \(answer.status) \(answer.text)")
@@ -166,7 +207,7 @@ final class GatewayHarness: Sendable {
         return challenge
     }
 
-    func registration(key: SigningKey, alg: String, challenge: String, signature: [UInt8]? = nil) throws -> [UInt8] {
+    public func registration(key: SigningKey, alg: String, challenge: String, signature: [UInt8]? = nil) throws -> [UInt8] {
         let proof = try signature ?? SignatureAlgorithms.standard.require(alg).sign(Array(challenge.utf8), with: key)
         let object: [String: Any] = [
             "challenge": challenge, "alg": alg,
@@ -176,7 +217,7 @@ final class GatewayHarness: Sendable {
         return Array(try JSONSerialization.data(withJSONObject: object))
     }
 
-    func register(_ type: KeyType = .p256, gateway: Int = 0) async throws -> Device {
+    public func register(_ type: KeyType = .p256, gateway: Int = 0) async throws -> Device {
         let key = try SigningKey.generate(type)
         let alg = type == .p256 ? "ecdsa-p256-sha256" : "ed25519"
         let body = try registration(key: key, alg: alg, challenge: try await challenge(gateway: gateway))
@@ -198,7 +239,7 @@ final class GatewayHarness: Sendable {
     }
 
     /// Attests a simulated device through `POST /signet/v1/devices/attest`; returns its device id.
-    func attest(_ device: SimulatedAppAttestDevice, gateway: Int = 0) async throws -> Answer {
+    public func attest(_ device: SimulatedAppAttestDevice, gateway: Int = 0) async throws -> Answer {
         let challenge = try await challenge(gateway: gateway)
         let attestation = try device.attest(clientDataHash: Array(SHA256.hash(data: Array(challenge.utf8))))
         let body: [String: Any] = [
@@ -212,7 +253,7 @@ final class GatewayHarness: Sendable {
         )
     }
 
-    func scorePost(_ json: String = "{\"name\":\"Gilgamesh\",\"score\":100}", gateway: Int = 0) throws -> HTTPMessage {
+    public func scorePost(_ json: String = "{\"name\":\"Gilgamesh\",\"score\":100}", gateway: Int = 0) throws -> HTTPMessage {
         try HTTPMessage.request(
             method: "POST",
             uri: url(gateway) + "/scores",
@@ -222,17 +263,7 @@ final class GatewayHarness: Sendable {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// The PostgreSQL server `scripts/test.sh` starts; CI must have one. Tests needing it are skipped
-/// (never silently in CI) when it is absent.
-enum TestPostgres {
-    static let url: String? = {
-        if let url = ProcessInfo.processInfo.environment["SIGNET_POSTGRES_URL"], !url.isEmpty { return url }
-        precondition(ProcessInfo.processInfo.environment["CI"] == nil, "CI must provide SIGNET_POSTGRES_URL")
-        return nil
-    }()
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
