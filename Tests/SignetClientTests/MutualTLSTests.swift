@@ -303,18 +303,9 @@ enum OpenSSL {
     struct Failure: Error { let output: String }
 
     static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw Failure(output: text) }
-        return text
+        let result = try SignetProcess.run("openssl", arguments)
+        guard result.status == 0 else { throw Failure(output: result.stdout + result.stderr) }
+        return result.stdout
     }
 }
 

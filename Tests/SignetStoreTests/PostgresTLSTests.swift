@@ -27,16 +27,11 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-pgtls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let other = folder.appendingPathComponent("other.crt").path
-        let made = Process()
-        made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        made.arguments = [
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+        let made = try SignetProcess.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
             "-subj", "/CN=localhost", "-keyout", folder.appendingPathComponent("other.key").path, "-out", other,
-        ]
-        made.standardError = FileHandle.nullDevice
-        try made.run()
-        made.waitUntilExit()
-        try #require(made.terminationStatus == 0)
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
         await #expect(throws: SignetError(.storeUnavailable, "")) {
             _ = try await PostgresStore.connect(url: url + "?sslmode=verify-full&sslrootcert=\(other)", timeout: .seconds(3))
         }
