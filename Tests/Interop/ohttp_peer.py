@@ -13,6 +13,10 @@ here from the RFCs, request signing from pyauth's http-message-signatures.
   ohttp_peer.py open DIR REQUEST_FILE RESPONSE_FILE
       decapsulates REQUEST_FILE with DIR/key.bin, prints the Binary HTTP request as JSON, and
       writes an encapsulated 200 response echoing the request's content to RESPONSE_FILE.
+  ohttp_peer.py serve DIR
+      an Oblivious HTTP gateway on 127.0.0.1 (the port printed first): GET /signet/v1/ohttp-keys
+      serves DIR/config.bin, POST /signet/v1/ohttp answers each request with a 200 whose JSON body
+      is the decapsulated request.
 """
 import base64
 import hashlib
@@ -188,8 +192,8 @@ def keygen(folder):
     open(os.path.join(folder, "config.bin"), "wb").write(config)
 
 
-def open_request(folder, request_file, response_file):
-    data = open(request_file, "rb").read()
+def answer_request(folder, data):
+    """Decapsulates `data`; returns (request as a dict, encapsulated response for `body`)."""
     key_id, kem_id, kdf_id, aead_id = struct.unpack_from(">BHHH", data, 0)
     assert key_id == KEY_ID and kem_id == 0x20 and kdf_id == 1, "unexpected header"
     hpke = suite(kem_id, aead_id)
@@ -197,13 +201,54 @@ def open_request(folder, request_file, response_file):
     private = hpke.kem.deserialize_private_key(open(os.path.join(folder, "key.bin"), "rb").read())
     recipient = hpke.create_recipient_context(enc, private, info=b"message/bhttp request\x00" + data[:7])
     request = decode_message(recipient.open(ciphertext))
-    print(json.dumps(request))
     nonce_length = max(AEADS[aead_id][1], 12)
     secret = recipient.export(b"message/bhttp response", nonce_length)
     response_nonce = os.urandom(nonce_length)
     key, nonce = response_keys(secret, enc, response_nonce, aead_id)
-    response = varint(1) + varint(200) + field_section([("content-type", "text/plain")]) + prefixed(request["body"].encode())
-    open(response_file, "wb").write(response_nonce + aead(aead_id, key).encrypt(nonce, response, b""))
+
+    def seal(body, content_type):
+        response = varint(1) + varint(200) + field_section([("content-type", content_type)]) + prefixed(body)
+        return response_nonce + aead(aead_id, key).encrypt(nonce, response, b"")
+
+    return request, seal
+
+
+def serve(folder):
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def reply(self, status, content_type, body):
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path != "/signet/v1/ohttp-keys":
+                return self.reply(404, "text/plain", b"not found")
+            config = open(os.path.join(folder, "config.bin"), "rb").read()
+            self.reply(200, "application/ohttp-keys", struct.pack(">H", len(config)) + config)
+
+        def do_POST(self):
+            data = self.rfile.read(int(self.headers["Content-Length"]))
+            if self.path != "/signet/v1/ohttp" or self.headers["Content-Type"] != "message/ohttp-req":
+                return self.reply(400, "text/plain", b"not an encapsulated request")
+            request, seal = answer_request(folder, data)
+            self.reply(200, "message/ohttp-res", seal(json.dumps(request).encode(), "application/json"))
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+def open_request(folder, request_file, response_file):
+    request, seal = answer_request(folder, open(request_file, "rb").read())
+    print(json.dumps(request))
+    open(response_file, "wb").write(seal(request["body"].encode(), "text/plain"))
 
 
 if __name__ == "__main__":
@@ -212,5 +257,7 @@ if __name__ == "__main__":
         client(*sys.argv[2:7])
     elif mode == "keygen":
         keygen(sys.argv[2])
+    elif mode == "serve":
+        serve(sys.argv[2])
     else:
         open_request(*sys.argv[2:5])

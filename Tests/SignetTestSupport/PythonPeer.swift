@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The independent Python implementations the interop tests run as processes (`Tests/Interop/`),
 /// with the interpreter `scripts/test.sh` prepares (`SIGNET_PYTHON`).
 public enum PythonPeer {
@@ -31,6 +35,36 @@ public enum PythonPeer {
     /// process while the test waits.
     public static func runDetached(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
         try await detached { try run(name, arguments, in: directory) }
+    }
+}
+
+/// A Python peer that serves on loopback until stopped: it prints its port as its first line.
+public final class PythonServer: @unchecked Sendable {  // Process is not Sendable; used from one task.
+    public let process: Process
+    public let port: Int
+
+    public init(_ name: String, _ arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: PythonPeer.python.hasPrefix("/") ? PythonPeer.python : "/usr/bin/env")
+        process.arguments = (PythonPeer.python.hasPrefix("/") ? [] : [PythonPeer.python]) + [PythonPeer.script(name)] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        while !text.contains("\n") {
+            let chunk = out.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw PythonPeerError("\(name) exited before it listened") }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let port = Int(text.prefix { $0 != "\n" }) else { throw PythonPeerError("\(name) printed \(text)") }
+        self.port = port
+    }
+
+    /// SIGKILL: children of Foundation's Process start with signals blocked, SIGTERM included.
+    public func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
     }
 }
 
