@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SignetMiddleware", targets: ["SignetMiddleware"]),
         .library(name: "SignetServer", targets: ["SignetServer"]),
         .library(name: "SignetClient", targets: ["SignetClient"]),
+        .library(name: "SignetTrust", targets: ["SignetTrust"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
         .executable(name: "signet-bench", targets: ["SignetBench"]),
     ],
@@ -40,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Compact JWS for signed trust documents (ES256, EdDSA), the JOSE library of the Swift server world.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         // `swift package generate-documentation`: the DocC catalogues, checked in CI without warnings.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -118,6 +121,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        // Signed trust documents: pin sets (and keys) an app updates without a release; JOSE by jwt-kit.
+        .target(
+            name: "SignetTrust",
+            dependencies: [
+                "SignetCore",
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict
         ),
@@ -278,6 +290,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Trust documents: JWS both ways against PyJWT, every refusal.
+        .testTarget(
+            name: "SignetTrustTests",
+            dependencies: [
+                "SignetCore", "SignetTrust", "SignetTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -6,9 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=".build/python"
-if ! "$venv/bin/python" -c 'import http_message_signatures, requests, pyhpke' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import http_message_signatures, requests, pyhpke, jwt' 2>/dev/null; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check 'http-message-signatures==3.0.0' requests 'pyhpke==0.6.5'
+  "$venv/bin/pip" install -q --disable-pip-version-check 'http-message-signatures==3.0.0' requests 'pyhpke==0.6.5' 'PyJWT==2.15.1'
 fi
 export SIGNET_PYTHON="$PWD/$venv/bin/python"
 

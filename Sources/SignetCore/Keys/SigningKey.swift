@@ -68,4 +68,16 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "SigningKey(\(type.rawValue))" }
+
+    /// The P-256 private key, for modules that hand it to other libraries (JOSE).
+    public var p256PrivateKey: P256.Signing.PrivateKey? {
+        if case .p256(let key) = storage { return key }
+        return nil
+    }
+
+    /// The Ed25519 private key, for modules that hand it to other libraries (JOSE).
+    public var ed25519PrivateKey: Curve25519.Signing.PrivateKey? {
+        if case .ed25519(let key) = storage { return key }
+        return nil
+    }
 }

@@ -69,5 +69,11 @@ public struct VerificationKey: Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The Ed25519 public key, for modules that hand it to other libraries (JOSE).
+    public var ed25519PublicKey: Curve25519.Signing.PublicKey? {
+        if case .ed25519(let key) = storage { return key }
+        return nil
+    }
+
     public var description: String { "VerificationKey(\(type.rawValue))" }
 }

@@ -80,6 +80,14 @@ extension SignetError.Code {
     /// A legacy envelope (JSON `{mac, iv, payload}` or RNCryptor v3) that does not open: one code for
     /// a bad MAC, bad padding or an unknown version, so none of them can be told apart.
     public static let envelopeInvalid = Self("envelope_invalid", 400)
+    // Signed trust documents (pin sets and keys that update without an app release).
+    /// A trust document that does not verify: malformed, altered, signed by a key not trusted, or
+    /// with an algorithm other than ES256 and EdDSA (`none` and HMAC included).
+    public static let trustDocumentInvalid = Self("trust_document_invalid", 400)
+    /// A trust document past its `exp`.
+    public static let trustDocumentExpired = Self("trust_document_expired", 400)
+    /// A trust document whose `version` is not above the one already held (a rollback).
+    public static let trustVersionRollback = Self("trust_version_rollback", 409)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
     public static let notFound = Self("not_found", 404)
@@ -116,7 +124,8 @@ extension SignetError.Code {
         .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
         .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
-        .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .envelopeInvalid, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .envelopeInvalid,
+        .trustDocumentInvalid, .trustDocumentExpired, .trustVersionRollback, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
