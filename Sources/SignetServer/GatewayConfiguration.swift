@@ -310,6 +310,16 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
+    /// A signed trust document (`signet trust sign`) served at `GET /signet/v1/trust`.
+    public struct TrustDocument: Codable, Sendable {
+        /// The compact JWS.
+        public var file: String
+
+        public init(file: String) {
+            self.file = file
+        }
+    }
+
     public var listen = Listen()
     /// The protected backend, e.g. `http://127.0.0.1:9000`.
     public var upstream: String
@@ -345,6 +355,7 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var pinReportsPerSourcePerMinute: Int = 30
     public var ohttp: OHTTP?
     public var legacyEnvelope: LegacyEnvelope?
+    public var trustDocument: TrustDocument?
 
     public init(upstream: String) {
         self.upstream = upstream

@@ -48,6 +48,8 @@ public struct SignetGateway: Sendable {
     let server: HTTPServerBuilder
     /// The legacy envelope keys, derived at start.
     let legacyEnvelopeKeys: [EnvelopeKey]?
+    /// The trust document served at `/signet/v1/trust`, checked at start.
+    let trustDocument: TrustDocumentRoute?
     /// The Oblivious HTTP keys, when `ohttp` is configured.
     public let ohttpKeys: OHTTPKeySet?
 
@@ -140,6 +142,14 @@ public struct SignetGateway: Sendable {
         }
         ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
         legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
+        trustDocument = try configuration.trustDocument.map { [tls, configuration, clock] trust in
+            try TrustDocumentRoute(
+                file: trust.file,
+                servedChain: try tls?.chain.map { try $0.serializeAsPEM().derBytes },
+                host: configuration.publicAuthority.map { String($0.split(separator: ":").first ?? Substring($0)) },
+                now: clock()
+            )
+        }
         clientCertificates =
             configuration.tls?.clientCertificates == true
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
@@ -211,6 +221,7 @@ public struct SignetGateway: Sendable {
             metrics: metrics,
             clock: clock
         ).add(to: router)
+        trustDocument?.add(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
         let exposition = self.exposition
         router.get("/metrics") { _, _ in exposition.text() }

@@ -40,6 +40,10 @@ public struct TrustDocument: JWTPayload, Equatable {
         self.responseKeys = responseKeys
     }
 
+    public var issuer: String { iss.value }
+    public var issuedAt: Date { iat.value }
+    public var expires: Date { exp.value }
+
     /// Expiry is checked by ``TrustKeys/verify(_:now:)`` against the caller's clock, so that tests
     /// and the gateway's start-up check can say what "now" is.
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
