@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 mkdir -p .build/docs
 for target in SignetCore SignetAppAttest SignetStore SignetSQLite SignetPostgres SignetMiddleware SignetServer \
-  SignetClient SignetSimulator; do
+  SignetClient SignetSimulator SignetTrust; do
   rm -rf ".build/docs/$target"
   swift package --disable-sandbox generate-documentation --target "$target" --warnings-as-errors \
     --output-path ".build/docs/$target" >/dev/null
