@@ -139,6 +139,7 @@ let package = Package(
             name: "SignetClient",
             dependencies: [
                 "SignetCore",
+                "SignetTrust",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -309,7 +310,7 @@ let package = Package(
             name: "SignetClientTests",
             dependencies: [
                 "SignetCore", "SignetClient", "SignetMiddleware", "SignetServer", "SignetStore", "SignetSimulator",
-                "ExampleScores", "SignetTestSupport",
+                "ExampleScores", "SignetTestSupport", "SignetTrust",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "X509", package: "swift-certificates"),

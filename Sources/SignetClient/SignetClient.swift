@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import SignetCore
+import SignetTrust
 
 /// The Signet client SDK: pinned HTTPS to configured origins, signed requests, device registration,
 /// verified responses and pin failure reports.
@@ -33,6 +34,12 @@ public actor SignetClient {
     let clock: @Sendable () -> Date
     /// The Oblivious HTTP key configurations in use: the configured ones, then the gateway's latest.
     public internal(set) var obliviousKeys: [OHTTPKeyConfiguration]
+    /// The chain and pin checks new connections pass: the configured ones, with the pin sets of the
+    /// trust document in force once one is.
+    public internal(set) var trust: ServerTrustEvaluator
+    /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.
+    public internal(set) var trustDocument: TrustDocument?
+    var trustKeys: TrustKeys?
 
     public init(
         configuration: SignetClientConfiguration,
@@ -47,6 +54,7 @@ public actor SignetClient {
         self.clock = clock
         self.tlsContext = try Self.makeTLSContext(identity: configuration.clientIdentity)
         self.obliviousKeys = configuration.obliviousKeys
+        self.trust = configuration.trust
     }
 
     /// Uses `signer` for every later request.
@@ -148,10 +156,10 @@ public actor SignetClient {
     }
 
     /// The open connection to `origin`, or a new one; concurrent callers share one connect.
-    private func connection(to origin: Origin) async throws -> (HTTP1Connection, reused: Bool) {
+    func connection(to origin: Origin) async throws -> (HTTP1Connection, reused: Bool) {
         if let existing = connections[origin], !existing.isClosed { return (existing, true) }
         if let pending = connecting[origin] { return (try await pending.value, false) }
-        let trust = configuration.trust
+        let trust = self.trust
         let now = clock
         let tls = origin.isTLS ? tlsContext : nil
         let group = self.group

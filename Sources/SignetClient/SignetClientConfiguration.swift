@@ -26,6 +26,8 @@ public struct SignetClientConfiguration: Sendable {
     /// `SignetClient/sendOblivious(_:_:fields:body:)`; refreshed from the gateway when it no
     /// longer knows them.
     public var obliviousKeys: [OHTTPKeyConfiguration] = []
+    /// Signed trust documents that replace the pin sets of `trust` without an app release.
+    public var trustUpdates: TrustUpdates?
 
     public init(
         origins: [Origin],

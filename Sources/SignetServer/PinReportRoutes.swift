@@ -7,8 +7,8 @@ import SignetCore
 import SignetMiddleware
 import SignetStore
 
-/// `POST /signet/v1/pin-reports` (clients report pin failures to the app's own server, never to a
-/// third party) and `GET /signet/v1/pin-reports` (admin token) to read them.
+/// `POST /signet/v1/pin-reports` (clients report pin failures, and trust documents they refused, to
+/// the app's own server, never to a third party) and `GET /signet/v1/pin-reports` (admin token) to read them.
 ///
 /// Reports arrive unauthenticated — the client could not trust the connection it failed on — so
 /// each is bounded in size, checked for the HPKP/TrustKit shape, and limited per source.
@@ -41,12 +41,16 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw SignetError(.malformedMessage, "a pin report is a JSON object")
         }
+        // Two kinds: a pin failure (HPKP/TrustKit shape), or a trust document the client refused.
+        let refusedTrust = object["type"] as? String == "trust-update-refused"
         guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.count <= 253,
-            object["known-pins"] is [Any], object["served-certificate-chain"] is [Any]
+            refusedTrust
+                ? object["reason"] is String
+                : object["known-pins"] is [Any] && object["served-certificate-chain"] is [Any]
         else {
             throw SignetError(
                 .malformedMessage,
-                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape)"
+                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape), or type trust-update-refused with hostname and reason"
             )
         }
         let id = "pr_" + Nonce.random()

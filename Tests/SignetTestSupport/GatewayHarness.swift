@@ -57,7 +57,8 @@ public final class GatewayHarness: Sendable {
     /// - Parameters:
     ///   - kind: The store (a SQLite file in the harness's folder by default).
     ///   - instances: Gateways started on the same configuration.
-    ///   - tls: Serve HTTPS (a device CA in the folder, `/echo` as a `client-certificate` route).
+    ///   - tls: Serve HTTPS, with a device CA in the folder (and `/echo` as a `client-certificate`
+    ///     route when it asks for client certificates).
     ///   - adjust: Last changes to the configuration.
     public static func start(
         store kind: StoreKind = .sqlite,
@@ -99,7 +100,9 @@ public final class GatewayHarness: Sendable {
         configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)
         if let tls {
             configuration.tls = tls
-            configuration.routes.insert(.init(prefix: "/echo", access: .clientCertificate), at: 0)
+            if tls.clientCertificates == true {
+                configuration.routes.insert(.init(prefix: "/echo", access: .clientCertificate), at: 0)
+            }
             configuration.deviceCA = .init(
                 certificateFile: folder.appendingPathComponent("device-ca.pem").path,
                 keyFile: folder.appendingPathComponent("device-ca.key").path
