@@ -70,6 +70,18 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Another origin requests and redirects may go to (repeatable).")
     var allow: [String] = []
 
+    @Option(help: "A trust public key (PEM) for signed trust documents; repeatable (key ids from --trust-kid, else trust-1, trust-2, …).")
+    var trustKey: [String] = []
+
+    @Option(help: "The key ids of --trust-key, in order.")
+    var trustKid: [String] = []
+
+    @Option(help: "Where the accepted trust document is kept between runs.")
+    var trustState: String?
+
+    @Option(help: "The trust document (JWS) to start from, as an app compiles one in.")
+    var trustDocument: String?
+
     @Option(help: "Send the request encrypted (Oblivious HTTP) to the key configurations in this file (application/ohttp-keys).")
     var ohttpKeys: String?
 
@@ -148,7 +160,37 @@ struct RequestCommand: AsyncParsableCommand {
                 throw ValidationError("--ohttp-keys: the file lists no key configuration Signet supports")
             }
         }
+        if !trustKey.isEmpty {
+            var keys: [String: String] = [:]
+            for (index, path) in trustKey.enumerated() {
+                keys[index < trustKid.count ? trustKid[index] : "trust-\(index + 1)"] = try CLIInput.readText(path)
+            }
+            clientConfiguration.trustUpdates = TrustUpdates(
+                trustKeys: keys,
+                compiledDocument: try trustDocument.map(CLIInput.readText),
+                stateDirectory: trustState
+            )
+        } else if trustState != nil || trustDocument != nil {
+            throw ValidationError("--trust-state and --trust-document need --trust-key")
+        }
         let client = try SignetClient(configuration: clientConfiguration)
+        if clientConfiguration.trustUpdates != nil {
+            // The same logic as an app's: start from what is held, then take the server's document
+            // over a connection the pins in force accept; a refusal keeps what is held.
+            do {
+                try await client.loadTrust()
+            } catch let error as SignetError {
+                throw ValidationError("--trust-document: \(error.code): \(error.reason)")
+            }
+            switch await client.updateTrust(origin: origin) {
+            case .updated(let version):
+                FileHandle.standardError.write(Data("signet: trust document version \(version) taken\n".utf8))
+            case .unchanged(let version):
+                FileHandle.standardError.write(Data("signet: trust document version \(version) unchanged\n".utf8))
+            case .refused(let error):
+                FileHandle.standardError.write(Data("signet: trust document refused: \(error.code): \(error.reason)\n".utf8))
+            }
+        }
         if let key {
             guard let keyid else { throw ValidationError("--key needs --keyid (use --keyid=ID when it starts with -)") }
             let signingKey = try KeyFiles.signingKey(path: key)

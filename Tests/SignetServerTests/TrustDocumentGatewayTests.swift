@@ -56,6 +56,23 @@ import Testing
             try SignetProcess.signet(["request", url, "--cacert", path("ca.pem"), "-i", "-H", "If-None-Match: \(etag)"])
         }
         #expect(cached.stdout.hasPrefix("HTTP/1.1 304"), "\(cached.stdout)")
+
+        // `signet request` takes the document as an app would, and keeps it between runs.
+        let trustArguments = [
+            "request", gateway.base + "/scores/top", "--cacert", path("ca.pem"), "--trust-key", path("keys/trust-1.pub.pem"),
+            "--trust-kid", "trust-1", "--trust-state", path("state"),
+        ]
+        let taken = try await detached { try SignetProcess.signet(trustArguments) }
+        #expect(taken.status == 0 && taken.stderr.contains("trust document version 1 taken"), "\(taken.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path("state/trust.jws")))
+        let again = try await detached { try SignetProcess.signet(trustArguments) }
+        #expect(again.stderr.contains("trust document version 1 unchanged"), "\(again.stderr)")
+        let wrongKey = try await detached {
+            try SignetProcess.signet([
+                "request", gateway.base + "/scores/top", "--cacert", path("ca.pem"), "--trust-key", path("keys/other.pub.pem"),
+            ])
+        }
+        #expect(wrongKey.status == 0 && wrongKey.stderr.contains("refused: trust_document_invalid"), "\(wrongKey.stderr)")
     }
 
     @Test func theGatewayRefusesADocumentThatWouldStrandItsApps() async throws {
