@@ -150,6 +150,13 @@ public actor SignetClient {
         }
     }
 
+    /// Closes every kept-alive connection (an app going to the background; a test stopping its
+    /// server); the next request opens a new one, checked against the trust in force then.
+    public func closeConnections() {
+        for connection in connections.values { connection.close() }
+        connections = [:]
+    }
+
     private func drop(_ connection: HTTP1Connection, for origin: Origin) {
         connection.close()
         if connections[origin] === connection { connections[origin] = nil }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import SignetClient
 import SignetCore
@@ -139,12 +140,12 @@ import X509
         }
         #expect(rollback.code == .trustVersionRollback)
 
-        // Altered on the way (a payload byte changed): the signature no longer holds.
+        // Altered on the way (the version raised in the payload): the signature no longer holds.
         let good = try await fixture.sign(fixture.document(version: 5))
         var parts = good.split(separator: ".").map(String.init)
-        var payload = try #require(Base64.urlDecode(parts[1]))
-        payload[payload.count / 2] ^= 0x01
-        parts[1] = Base64.urlEncode(payload)
+        let payload = String(decoding: try #require(Base64.urlDecode(parts[1])), as: UTF8.self)
+        #expect(payload.contains("\"version\":5"))
+        parts[1] = Base64.urlEncode(Array(payload.replacingOccurrences(of: "\"version\":5", with: "\"version\":9").utf8))
         let altered = try await fixture.gateway(serving: parts.joined(separator: "."))
         Cleanup.after { try await altered.stop() }
         guard case .refused(let tampered) = await (try fixture.client(for: altered, compiled: compiled, state: "c")).updateTrust() else {
@@ -168,5 +169,118 @@ import X509
         #expect(blocked.code == .pinMismatch)
         #expect(await pinnedElsewhere.trustDocument?.version == 1)
         #expect(!FileManager.default.fileExists(atPath: fixture.folder.appendingPathComponent("d/trust.jws").path))
+    }
+
+    /// The rotation the documents exist for: the app ships pinning server keys A and B; it takes a
+    /// document pinning A, B and C while the gateway serves A; the gateway moves to B and the app
+    /// still connects; it takes one pinning B and C, the gateway moves to C, and it still connects —
+    /// while a copy of the app that never updated is locked out of C.
+    @Test func aRotationFromAThroughBToC() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        let ca = try CertificateIssuer.selfSignedCA(commonName: "Rotation CA")
+        func server(_ name: String) throws -> (tls: GatewayConfiguration.TLS, pin: String) {
+            let key = P256.Signing.PrivateKey()
+            let leaf = try ca.issue(
+                commonName: "localhost",
+                publicKey: Certificate.PublicKey(key.publicKey),
+                usage: .server,
+                hosts: ["localhost"],
+                notAfter: Date().addingTimeInterval(86_400)
+            )
+            let chain = folder.appendingPathComponent("\(name).pem")
+            let keyFile = folder.appendingPathComponent("\(name).key")
+            try Data((try leaf.serializeAsPEM().pemString + "\n" + ca.certificatePEM + "\n").utf8).write(to: chain)
+            try Data(key.pemRepresentation.utf8).write(to: keyFile)
+            return (.init(certificateFile: chain.path, keyFile: keyFile.path), SPKIPin(spkiDER: key.publicKey.derRepresentation).description)
+        }
+        let (a, b, c) = (try server("a"), try server("b"), try server("c"))
+        let trustKey = try SigningKey.generate(.p256)
+        func document(_ version: Int, _ pins: [String]) async throws -> String {
+            var claim = PinSetClaim(host: "localhost", pins: pins)
+            claim.positions = ["leaf"]
+            let now = Date()
+            let document = TrustDocument(issuer: "scores", issuedAt: now, expires: now.addingTimeInterval(3600), version: version, pinSets: [claim])
+            return try await TrustSigner(key: trustKey, kid: "trust-1").sign(document)
+        }
+        var port = 0
+        func gateway(_ server: (tls: GatewayConfiguration.TLS, pin: String), serving jws: String) async throws -> GatewayHarness {
+            let file = folder.appendingPathComponent("trust-\(UUID().uuidString).jws")
+            try Data(jws.utf8).write(to: file)
+            let started = try await GatewayHarness.start(tls: server.tls) { [port] configuration in
+                configuration.listen.port = port
+                configuration.deviceCA = nil
+                configuration.trustDocument = .init(file: file.path)
+            }
+            port = started.port
+            return started
+        }
+        let compiled = try await document(1, [a.pin, b.pin])
+        func app(state: String) throws -> SignetClient {
+            var configuration = SignetClientConfiguration(
+                origins: [try Origin("https://localhost:\(port)")],
+                trust: ServerTrustEvaluator(roots: .only([ca.certificate])),
+                pinReportPath: nil,
+                timeout: .seconds(10)
+            )
+            configuration.trustUpdates = TrustUpdates(
+                trustKeys: ["trust-1": trustKey.verificationKey.pemRepresentation!],
+                compiledDocument: compiled,
+                stateDirectory: folder.appendingPathComponent(state).path
+            )
+            return try SignetClient(configuration: configuration)
+        }
+
+        var running = try await gateway(a, serving: try await document(2, [a.pin, b.pin, c.pin]))
+        let updated = try app(state: "updated")
+        let stale = try app(state: "stale")
+        try await updated.loadTrust()
+        try await stale.loadTrust()
+        guard case .updated(2) = await updated.updateTrust() else { Issue.record("v2 not taken"); return }
+
+        await updated.closeConnections()
+        try await running.stop()
+        running = try await gateway(b, serving: try await document(3, [b.pin, c.pin]))
+        #expect(try await updated.send("GET", running.base + "/scores/top", sign: false).status == 200, "B is pinned")
+        guard case .updated(3) = await updated.updateTrust() else { Issue.record("v3 not taken"); return }
+
+        await updated.closeConnections()
+        try await running.stop()
+        running = try await gateway(c, serving: try await document(3, [b.pin, c.pin]))
+        Cleanup.after { [running] in try await running.stop() }
+        #expect(try await updated.send("GET", running.base + "/scores/top", sign: false).status == 200, "C is pinned")
+        let error = await #expect(throws: SignetError.self) { try await stale.send("GET", running.base + "/scores/top", sign: false) }
+        #expect(error?.code == .pinMismatch, "the app that never updated pins only A and B")
+    }
+
+    /// A compiled-in document past its expiry, and no update: its pin sets' hard-expiry setting
+    /// decides — report-only lets the app through (and reports), keep-enforcing does not.
+    @Test(arguments: [("report-only", true), ("keep-enforcing", false)])
+    func aHardExpiredCompiledInDocumentFollowsItsSetting(_ behaviour: String, _ connects: Bool) async throws {
+        let fixture = try await Fixture.make()
+        let gateway = try await fixture.gateway(serving: try await fixture.sign(fixture.document(version: 1)))
+        Cleanup.after { try await gateway.stop() }
+        let past = Date().addingTimeInterval(-86_400)
+        var claim = PinSetClaim(
+            host: "localhost",
+            pins: [try backupPin().description, try backupPin().description],
+            hardExpiry: past,
+            hardExpiryBehaviour: behaviour
+        )
+        claim.softExpiry = past.addingTimeInterval(-86_400)
+        let expired = TrustDocument(
+            issuer: "scores",
+            issuedAt: past.addingTimeInterval(-172_800),
+            expires: past,
+            version: 1,
+            pinSets: [claim]
+        )
+        let client = try fixture.client(for: gateway, compiled: try await fixture.sign(expired), pins: claim.pins, state: "s")
+        #expect(try await client.loadTrust()?.version == 1, "the shipped document still says what the app shipped with")
+        if connects {
+            #expect(try await client.send("GET", gateway.base + "/scores/top", sign: false).status == 200)
+        } else {
+            let error = await #expect(throws: SignetError.self) { try await client.send("GET", gateway.base + "/scores/top", sign: false) }
+            #expect(error?.code == .pinMismatch)
+        }
     }
 }
