@@ -7,7 +7,7 @@ import SignetTrust
 /// Signed trust documents: pin sets that change without an app release, taken only over a
 /// connection the current pins accept, only when signed by a compiled-in trust key, newer than the
 /// one held and not expired. Whatever goes wrong, the document held stays in force and the refusal
-/// is reported home (a `trust-update-refused` report on the pin-report channel).
+/// is reported home (a `trust_update_refused` report on the pin-report channel).
 extension SignetClient {
     /// The document to start from: the stored one when it still verifies and is newer than the one
     /// compiled in, else the compiled-in one; its pin sets then apply to new connections.
@@ -90,7 +90,7 @@ extension SignetClient {
 
     private func recordTrustRefusal(_ refusal: SignetError, origin: Origin) {
         var report: [String: Any] = [
-            "type": "trust-update-refused", "hostname": origin.host, "port": origin.port,
+            "type": "trust_update_refused", "hostname": origin.host, "port": origin.port,
             "reason": refusal.code.rawValue, "detail": refusal.reason,
             "date-time": ISO8601DateFormatter().string(from: clock()),
         ]

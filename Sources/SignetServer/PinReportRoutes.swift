@@ -42,7 +42,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
             throw SignetError(.malformedMessage, "a pin report is a JSON object")
         }
         // Two kinds: a pin failure (HPKP/TrustKit shape), or a trust document the client refused.
-        let refusedTrust = object["type"] as? String == "trust-update-refused"
+        let refusedTrust = object["type"] as? String == "trust_update_refused"
         guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.count <= 253,
             refusedTrust
                 ? object["reason"] is String
@@ -50,7 +50,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         else {
             throw SignetError(
                 .malformedMessage,
-                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape), or type trust-update-refused with hostname and reason"
+                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape), or type trust_update_refused with hostname and reason"
             )
         }
         let id = "pr_" + Nonce.random()

@@ -128,7 +128,7 @@ import X509
         )
         let reports = try #require(listed.json?["reports"] as? [[String: Any]], "\(listed.text)")
         let report = try #require(reports.first?["report"] as? [String: Any])
-        #expect(report["type"] as? String == "trust-update-refused" && report["reason"] as? String == "trust_document_invalid")
+        #expect(report["type"] as? String == "trust_update_refused" && report["reason"] as? String == "trust_document_invalid")
         #expect(report["version-held"] as? Int == 3)
 
         // Older than the one held: a rollback.
