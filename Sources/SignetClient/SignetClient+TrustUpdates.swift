@@ -79,13 +79,22 @@ extension SignetClient {
         return keys
     }
 
-    /// The document's pin sets replace the configured ones for the hosts it names.
+    /// The document's pin sets replace the configured ones for the hosts it names; its OHTTP and
+    /// response-signing keys, when it names any, replace the configured ones.
     private func apply(_ document: TrustDocument) throws {
         let pinSets = try document.pinSetValues()
         let named = Set(pinSets.map(\.pattern))
         trust.pinSets = pinSets + configuration.trust.pinSets.filter { !named.contains($0.pattern) }
         trustDocument = document
         if let keys = try? document.ohttpKeyConfigurations(), !keys.isEmpty { obliviousKeys = keys }
+        if let named = document.responseKeys, !named.isEmpty {
+            responseKeys = KeyRing(
+                try named.sorted(by: { $0.key < $1.key }).map { keyID, pem in
+                    let key = try VerificationKey(pem: pem)
+                    return KeyRecord(keyID: keyID, algorithm: key.type.defaultAlgorithm, key: key)
+                }
+            )
+        }
     }
 
     private func recordTrustRefusal(_ refusal: SignetError, origin: Origin) {

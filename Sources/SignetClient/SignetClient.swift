@@ -37,6 +37,9 @@ public actor SignetClient {
     /// The chain and pin checks new connections pass: the configured ones, with the pin sets of the
     /// trust document in force once one is.
     public internal(set) var trust: ServerTrustEvaluator
+    /// The keys gateway response signatures are checked with: the configured ones, or those of the
+    /// trust document in force when it names any.
+    public internal(set) var responseKeys: KeyRing?
     /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.
     public internal(set) var trustDocument: TrustDocument?
     var trustKeys: TrustKeys?
@@ -55,6 +58,7 @@ public actor SignetClient {
         self.tlsContext = try Self.makeTLSContext(identity: configuration.clientIdentity)
         self.obliviousKeys = configuration.obliviousKeys
         self.trust = configuration.trust
+        self.responseKeys = configuration.responseKeys
     }
 
     /// Uses `signer` for every later request.
@@ -241,7 +245,7 @@ public actor SignetClient {
     func verifyResponseSignature(_ response: ClientResponse, request: HTTPMessage) async throws
         -> VerifiedSignature?
     {
-        guard let keys = configuration.responseKeys else { return nil }
+        guard let keys = responseKeys else { return nil }
         guard response.fields.contains("signature") else {
             if configuration.requireSignedResponses {
                 throw SignetError(.responseSignatureInvalid, "the response is not signed")

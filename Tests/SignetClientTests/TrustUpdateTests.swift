@@ -58,11 +58,16 @@ import X509
             try await TrustSigner(key: key ?? trustKey, kid: "trust-1").sign(document)
         }
 
-        /// A gateway serving `jws`.
-        func gateway(serving jws: String) async throws -> GatewayHarness {
+        /// A gateway serving `jws` (and signing responses with `responseKey` when given).
+        func gateway(serving jws: String, responseKey: SigningKey? = nil) async throws -> GatewayHarness {
             let file = folder.appendingPathComponent("served-\(UUID().uuidString).jws")
             try Data(jws.utf8).write(to: file)
-            return try await GatewayHarness.start(tls: tls) { $0.trustDocument = .init(file: file.path) }
+            let keyFile = folder.appendingPathComponent("response-\(UUID().uuidString).pem")
+            if let responseKey { try Data(responseKey.pemRepresentation!.utf8).write(to: keyFile) }
+            return try await GatewayHarness.start(tls: tls) { configuration in
+                configuration.trustDocument = .init(file: file.path)
+                if responseKey != nil { configuration.responseSigning = .init(keyFile: keyFile.path, keyId: "gateway") }
+            }
         }
 
         func client(for gateway: GatewayHarness, compiled: String, pins: [String]? = nil, state: String) throws -> SignetClient {
@@ -87,7 +92,11 @@ import X509
 
     @Test func aNewerDocumentIsTakenKeptAndAppliedToNewConnections() async throws {
         let fixture = try await Fixture.make()
-        let gateway = try await fixture.gateway(serving: try await fixture.sign(fixture.document(version: 2)))
+        // The gateway's response-signing key travels in the document.
+        let responseKey = try SigningKey.generate(.ed25519)
+        var withKeys = fixture.document(version: 2)
+        withKeys.responseKeys = ["gateway": responseKey.verificationKey.pemRepresentation!]
+        let gateway = try await fixture.gateway(serving: try await fixture.sign(withKeys), responseKey: responseKey)
         Cleanup.after { try await gateway.stop() }
         let compiled = try await fixture.sign(fixture.document(version: 1, extraPin: false))
         let client = try fixture.client(for: gateway, compiled: compiled, state: "state")
@@ -99,8 +108,18 @@ import X509
         #expect(version == 2)
         #expect(await client.trust.pinSets.first?.pins.count == fixture.chainPins.count + 1, "the new pin set applies")
         guard case .unchanged(2) = await client.updateTrust() else { Issue.record("a second fetch changed something"); return }
-        // The pins still admit the gateway: a request over a new connection goes through.
+        // The pins still admit the gateway: a request over a new connection goes through, and the
+        // answer to a signed one is checked with the response key the document named.
         #expect(try await client.send("GET", gateway.base + "/scores/top", sign: false).status == 200)
+        #expect(await client.responseKeys != nil)
+        _ = try await client.register(using: SoftwareKeyProvider())
+        let scored = try await client.send(
+            "POST",
+            gateway.base + "/scores",
+            fields: [("Content-Type", "application/json")],
+            body: Array(#"{"name":"Trusted","score":1}"#.utf8)
+        )
+        #expect(scored.status == 201 && scored.signature?.keyID == "gateway", "\(scored.text)")
 
         // Another launch of the app starts from the stored document, not the compiled-in one.
         let relaunched = try fixture.client(for: gateway, compiled: compiled, state: "state")
