@@ -241,8 +241,13 @@ public struct GatewayConfiguration: Codable, Sendable {
         /// (30 when not given).
         public var decapsulationFailuresPerSourcePerMinute: Int?
 
+        /// Encapsulated requests per client address per minute (600 when not given): anyone with the
+        /// public key can make ones that open, and each is remembered for the replay window.
+        public var requestsPerSourcePerMinute: Int?
+
         var replayWindow: Int { replayWindowSeconds ?? 300 }
         var failuresPerMinute: Int { decapsulationFailuresPerSourcePerMinute ?? 30 }
+        var requestsPerMinute: Int { requestsPerSourcePerMinute ?? 600 }
 
         public init(keys: [Key]) {
             self.keys = keys
@@ -585,8 +590,11 @@ extension GatewayConfiguration.OHTTP {
     /// earlier key's configuration or its encapsulations may still be replayed.
     func validate() throws {
         guard !keys.isEmpty else { throw SignetError(.malformedMessage, "ohttp.keys: give at least one key") }
-        guard replayWindow > 0, failuresPerMinute > 0 else {
-            throw SignetError(.malformedMessage, "ohttp: replayWindowSeconds and decapsulationFailuresPerSourcePerMinute are positive")
+        guard replayWindow > 0, failuresPerMinute > 0, requestsPerMinute > 0 else {
+            throw SignetError(
+                .malformedMessage,
+                "ohttp: replayWindowSeconds, decapsulationFailuresPerSourcePerMinute and requestsPerSourcePerMinute are positive"
+            )
         }
         for (index, key) in keys.enumerated() {
             guard (0...255).contains(key.keyId) else {

@@ -233,6 +233,7 @@ public struct SignetGateway: Sendable {
                 replay: store,
                 replayWindow: TimeInterval(configuration.ohttp?.replayWindow ?? 300),
                 failures: SourceRateLimiter(limit: configuration.ohttp?.failuresPerMinute ?? 30),
+                requests: SourceRateLimiter(limit: configuration.ohttp?.requestsPerMinute ?? 600),
                 maximumRequestBytes: configuration.maxBodyBytes,
                 maximumResponseBytes: 8 << 20,
                 debug: configuration.debug,

@@ -10,7 +10,7 @@ import Testing
 /// Requests encrypted to the gateway (RFC 9458 over RFC 9292), through the same pipeline as plain
 /// ones, over real HTTP on loopback.
 @Suite(.awaitsCleanups) struct ObliviousGatewayTests {
-    static func start(failuresPerMinute: Int = 30) async throws -> GatewayHarness {
+    static func start(failuresPerMinute: Int = 30, requestsPerMinute: Int? = nil) async throws -> GatewayHarness {
         try await GatewayHarness.start { configuration in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-ohttp-\(UUID().uuidString)")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -19,6 +19,7 @@ import Testing
                 .init(keyId: 2, keyFile: folder.appendingPathComponent("ohttp-2.key.pem").path, kem: .p256),
             ])
             ohttp.decapsulationFailuresPerSourcePerMinute = failuresPerMinute
+            ohttp.requestsPerSourcePerMinute = requestsPerMinute
             configuration.ohttp = ohttp
         }
     }
@@ -180,6 +181,19 @@ import Testing
         let limited = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness)
         #expect(limited.status == 429 && limited.reason == "rate_limited")
         #expect(harness.backend.receivedCount == 0)
+    }
+
+    /// Encapsulations that open are limited per source too: each is remembered in the store.
+    @Test func encapsulatedRequestsAreLimitedPerSource() async throws {
+        let harness = try await Self.start(requestsPerMinute: 2)
+        Cleanup.after { try await harness.stop() }
+        let key = try #require(try await Self.keys(harness).first)
+        let message = Self.binary(try HTTPMessage.request(method: "GET", uri: harness.base + "/scores/top"))
+        for _ in 0..<2 {
+            #expect(try await Self.exchange(message, harness: harness, key: key).inner?.head == .response(status: 200))
+        }
+        let third = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness)
+        #expect(third.status == 429 && third.reason == "rate_limited", "\(third.text)")
     }
 
     @Test func keysAreCreatedOnceAndSharedConfigurationsAreChecked() throws {

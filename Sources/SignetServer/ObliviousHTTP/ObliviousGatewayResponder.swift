@@ -23,6 +23,8 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
     let replay: any NonceStore
     let replayWindow: TimeInterval
     let failures: SourceRateLimiter
+    /// Every encapsulated request counts: each that opens writes its `enc` to the store.
+    let requests: SourceRateLimiter
     let maximumRequestBytes: Int
     let maximumResponseBytes: Int
     let debug: Bool
@@ -59,6 +61,9 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
         let source = context.remoteAddress
         guard !failures.isExceeded(source, now: now) else {
             throw SignetError(.rateLimited, "too many requests from this source failed to decapsulate")
+        }
+        guard requests.allow(source, now: now) else {
+            throw SignetError(.rateLimited, "too many encapsulated requests from this source")
         }
         guard request.headers[.contentType]?.lowercased().hasPrefix("message/ohttp-req") == true else {
             throw SignetError(.malformedMessage, "an encapsulated request has Content-Type message/ohttp-req")
