@@ -16,6 +16,10 @@ public enum AccessRequirement: Sendable, Hashable {
     case legacyQueryHMAC(keyID: String)
     /// A legacy encrypted body (JSON `{mac, iv, payload}` or RNCryptor v3) under the configured keys.
     case legacyEnvelope
+    /// A user's password (HTTP Digest, or Basic over TLS), with what the route accepts.
+    case password(PasswordRouteOptions)
+    /// A user's password, or a signed request whose key is at least a device key.
+    case passwordOrDevice(PasswordRouteOptions)
 
     /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
     /// key without an owner counts as a shared secret). The verifier calls it as soon as the key is

@@ -37,9 +37,12 @@ public enum ProblemResponse {
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        if status == .unauthorized {
+        if !error.challenges.isEmpty {
+            for challenge in error.challenges { headers.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
+        } else if status == .unauthorized {
             headers[.wwwAuthenticate] = error.code == .adminUnauthorized ? "Bearer" : "Signature"
         }
+        if let seconds = error.retryAfterSeconds { headers[.retryAfter] = String(max(1, seconds)) }
         return (status, headers, Array(json))
     }
 

@@ -7,6 +7,8 @@ import SignetStore
 public struct SignetIdentity: Sendable, Hashable {
     /// The registered device, or `nil` for a shared-secret client.
     public var deviceID: String?
+    /// The user: logged in with a password, or owning the device (registered after a login).
+    public var user: String?
     public var keyID: String
     public var trustLevel: TrustLevel
     public var algorithm: String
@@ -21,9 +23,11 @@ public struct SignetIdentity: Sendable, Hashable {
         algorithm: String,
         components: [String] = [],
         nonce: String? = nil,
-        created: Date? = nil
+        created: Date? = nil,
+        user: String? = nil
     ) {
         self.deviceID = deviceID
+        self.user = user
         self.keyID = keyID
         self.trustLevel = trustLevel
         self.algorithm = algorithm
@@ -40,7 +44,8 @@ public struct SignetIdentity: Sendable, Hashable {
             algorithm: verified.algorithm,
             components: verified.components.map(\.description),
             nonce: verified.nonce,
-            created: verified.created
+            created: verified.created,
+            user: verified.owner?.user
         )
     }
 }

@@ -33,6 +33,24 @@ extension PostgresStore {
             "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
         ],
         ["ALTER TABLE devices ADD COLUMN counter_window BIGINT NOT NULL DEFAULT 0"],
+        [
+            """
+            CREATE TABLE accounts (name TEXT PRIMARY KEY, realm TEXT NOT NULL, basic_hash TEXT,
+                ha1_sha256 TEXT, userhash_sha256 TEXT, ha1_sha512_256 TEXT, userhash_sha512_256 TEXT,
+                ha1_md5 TEXT, userhash_md5 TEXT, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX accounts_userhash_sha256 ON accounts (userhash_sha256)",
+            "CREATE INDEX accounts_userhash_sha512_256 ON accounts (userhash_sha512_256)",
+            "CREATE INDEX accounts_userhash_md5 ON accounts (userhash_md5)",
+            "ALTER TABLE devices ADD COLUMN user_name TEXT",
+            "CREATE INDEX devices_user ON devices (user_name)",
+            """
+            CREATE TABLE login_failures (subject TEXT PRIMARY KEY, count INTEGER NOT NULL,
+                window_end BIGINT NOT NULL)
+            """,
+            "CREATE INDEX login_failures_end ON login_failures (window_end)",
+            "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

@@ -86,24 +86,32 @@ public final class PostgresStore: SignetStorage {
         let created = Self.millis(device.createdAt)
         let revoked = device.revokedAt.map(Self.millis)
         let attributes = DeviceRecord.encodeAttributes(device.attributes)
+        // A device of a user is inserted only while the account exists: `FOR KEY SHARE` holds the
+        // account row until the insert commits, so a concurrent delete waits and then revokes it.
         let inserted = try await count(
             """
             INSERT INTO devices (device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status,
-                created_at, revoked_at, attributes)
-            VALUES (\(device.deviceID), \(device.keyID), \(device.algorithm), \(device.publicKeyJWK),
+                created_at, revoked_at, attributes, user_name)
+            SELECT \(device.deviceID), \(device.keyID), \(device.algorithm), \(device.publicKeyJWK),
                 \(device.trustLevel.rawValue), \(counter), \(device.status.rawValue), \(created), \(revoked),
-                \(attributes))
+                \(attributes), \(device.user)::text
+            WHERE \(device.user)::text IS NULL
+                OR EXISTS (SELECT 1 FROM accounts WHERE name = \(device.user)::text FOR KEY SHARE)
             ON CONFLICT DO NOTHING RETURNING 1
             """
         )
-        guard inserted > 0 else { throw SignetError(.deviceExists, "a device with this id or key id exists") }
+        guard inserted == 0 else { return }
+        if let name = device.user, try await account(name: name) == nil {
+            throw SignetError(.credentialsInvalid, "the device's user no longer exists")
+        }
+        throw SignetError(.deviceExists, "a device with this id or key id exists")
     }
 
     public func device(keyID: String) async throws -> DeviceRecord? {
         try await devices(
             """
             SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                revoked_at, attributes FROM devices WHERE key_id = \(keyID)
+                revoked_at, attributes, user_name FROM devices WHERE key_id = \(keyID)
             """
         ).first
     }
@@ -112,7 +120,7 @@ public final class PostgresStore: SignetStorage {
         try await devices(
             """
             SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                revoked_at, attributes FROM devices WHERE device_id = \(id)
+                revoked_at, attributes, user_name FROM devices WHERE device_id = \(id)
             """
         ).first
     }
@@ -155,9 +163,9 @@ public final class PostgresStore: SignetStorage {
         var result: [DeviceRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes)
+            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes, user)
                 in rows.decode(
-                    (String, String, String, String, String, Int64, String, Int64, Int64?, String).self
+                    (String, String, String, String, String, Int64, String, Int64, Int64?, String, String?).self
                 )
             {
                 guard let trustLevel = TrustLevel(rawValue: trust), let state = DeviceRecord.Status(rawValue: status)
@@ -173,7 +181,8 @@ public final class PostgresStore: SignetStorage {
                         status: state,
                         createdAt: Self.date(millis: created),
                         revokedAt: revoked.map(Self.date(millis:)),
-                        attributes: DeviceRecord.decodeAttributes(attributes)
+                        attributes: DeviceRecord.decodeAttributes(attributes),
+                        user: user
                     )
                 )
             }
@@ -204,7 +213,8 @@ public final class PostgresStore: SignetStorage {
         let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
         let reports = try await count("DELETE FROM pin_reports WHERE received_at < \(oldest) RETURNING 1")
-        return challenges + nonces + reports
+        let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")
+        return challenges + nonces + reports + failures
     }
 
     // MARK: Pin reports
@@ -282,7 +292,7 @@ public final class PostgresStore: SignetStorage {
     static func date(millis: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
 
     /// Runs a statement and counts the rows it returned.
-    private func count(_ query: PostgresQuery) async throws -> Int {
+    func count(_ query: PostgresQuery) async throws -> Int {
         var rows = 0
         try await perform { client, logger in
             for try await _ in try await client.query(query, logger: logger) { rows += 1 }
@@ -290,7 +300,7 @@ public final class PostgresStore: SignetStorage {
         return rows
     }
 
-    private func perform(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
+    func perform(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
         do {
             try await body(client, logger)
         } catch let error as SignetError {

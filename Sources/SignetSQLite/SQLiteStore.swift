@@ -69,6 +69,35 @@ public final class SQLiteStore: SignetStorage {
             "CREATE INDEX pin_reports_received ON pin_reports (received_at)",
         ],
         ["ALTER TABLE devices ADD COLUMN counter_window INTEGER NOT NULL DEFAULT 0"],
+        [
+            """
+            CREATE TABLE accounts (name TEXT PRIMARY KEY, realm TEXT NOT NULL, basic_hash TEXT,
+                ha1_sha256 TEXT, userhash_sha256 TEXT, ha1_sha512_256 TEXT, userhash_sha512_256 TEXT,
+                ha1_md5 TEXT, userhash_md5 TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL,
+                deleted_at INTEGER)
+            """,
+            "CREATE INDEX accounts_userhash_sha256 ON accounts (userhash_sha256)",
+            "CREATE INDEX accounts_userhash_sha512_256 ON accounts (userhash_sha512_256)",
+            "CREATE INDEX accounts_userhash_md5 ON accounts (userhash_md5)",
+            "ALTER TABLE devices ADD COLUMN user_name TEXT",
+            "CREATE INDEX devices_user ON devices (user_name)",
+            // Deleting a user is `UPDATE … SET deleted_at`: this trigger revokes the user's devices
+            // and deletes the row in the same statement, so the two cannot come apart.
+            """
+            CREATE TRIGGER accounts_delete AFTER UPDATE OF deleted_at ON accounts
+            WHEN NEW.deleted_at IS NOT NULL BEGIN
+                UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, NEW.deleted_at)
+                    WHERE user_name = NEW.name;
+                DELETE FROM accounts WHERE name = NEW.name;
+            END
+            """,
+            """
+            CREATE TABLE login_failures (subject TEXT PRIMARY KEY, count INTEGER NOT NULL,
+                window_end INTEGER NOT NULL)
+            """,
+            "CREATE INDEX login_failures_end ON login_failures (window_end)",
+            "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -114,20 +143,28 @@ public final class SQLiteStore: SignetStorage {
     // MARK: Devices
 
     public func registerDevice(_ device: DeviceRecord) async throws {
+        // A device of a user is inserted only while the account exists, in the same statement.
+        let user: SQLiteData = device.user.map { .text($0) } ?? .null
         let rows = try await query(
             """
             INSERT INTO devices (device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status,
-                created_at, revoked_at, attributes)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING device_id
+                created_at, revoked_at, attributes, user_name)
+            SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?11
+            WHERE ?11 IS NULL OR EXISTS (SELECT 1 FROM accounts WHERE name = ?11)
+            ON CONFLICT DO NOTHING RETURNING device_id
             """,
             [
                 .text(device.deviceID), .text(device.keyID), .text(device.algorithm), .text(device.publicKeyJWK),
                 .text(device.trustLevel.rawValue), .integer(Int(device.counter)), .text(device.status.rawValue),
                 .integer(Self.millis(device.createdAt)), device.revokedAt.map { .integer(Self.millis($0)) } ?? .null,
-                .text(DeviceRecord.encodeAttributes(device.attributes)),
+                .text(DeviceRecord.encodeAttributes(device.attributes)), user,
             ]
         )
-        guard !rows.isEmpty else { throw SignetError(.deviceExists, "a device with this id or key id exists") }
+        guard rows.isEmpty else { return }
+        if let name = device.user, try await account(name: name) == nil {
+            throw SignetError(.credentialsInvalid, "the device's user no longer exists")
+        }
+        throw SignetError(.deviceExists, "a device with this id or key id exists")
     }
 
     public func device(keyID: String) async throws -> DeviceRecord? {
@@ -186,7 +223,8 @@ public final class SQLiteStore: SignetStorage {
             status: status,
             createdAt: date(millis: created),
             revokedAt: row.column("revoked_at")?.integer.map(date(millis:)),
-            attributes: DeviceRecord.decodeAttributes(row.column("attributes")?.string ?? "{}")
+            attributes: DeviceRecord.decodeAttributes(row.column("attributes")?.string ?? "{}"),
+            user: row.column("user_name")?.string
         )
     }
 
@@ -208,7 +246,8 @@ public final class SQLiteStore: SignetStorage {
             "DELETE FROM pin_reports WHERE received_at < ? RETURNING 1",
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
         )
-        return challenges.count + nonces.count + reports.count
+        let failures = try await query("DELETE FROM login_failures WHERE window_end <= ? RETURNING 1", [cutoff])
+        return challenges.count + nonces.count + reports.count + failures.count
     }
 
     // MARK: Pin reports
@@ -247,11 +286,11 @@ public final class SQLiteStore: SignetStorage {
     static func millis(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded(.down)) }
     static func date(millis: Int) -> Date { Date(timeIntervalSince1970: TimeInterval(millis) / 1000) }
 
-    private func run(_ sql: String, _ binds: [SQLiteData] = []) async throws {
+    func run(_ sql: String, _ binds: [SQLiteData] = []) async throws {
         _ = try await query(sql, binds)
     }
 
-    private func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+    func query(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         do {
             return try await connection.query(sql, binds)
         } catch let error as SignetError {

@@ -35,6 +35,12 @@ public struct ClientCertificateVerifier: Sendable {
         else {
             throw SignetError(.clientCertificateUntrusted, "the certificate is not the device's current one")
         }
-        return SignetIdentity(deviceID: deviceID, keyID: device.keyID, trustLevel: .clientCertificate, algorithm: "mtls")
+        return SignetIdentity(
+            deviceID: deviceID,
+            keyID: device.keyID,
+            trustLevel: .clientCertificate,
+            algorithm: "mtls",
+            user: device.user
+        )
     }
 }

@@ -8,6 +8,9 @@ import SignetMiddleware
 /// The header fields the gateway sends upstream: the client's, less everything that could speak for
 /// the gateway, plus the gateway's own identity and forwarding fields.
 ///
+/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device` and `Signet-User`
+/// where they apply.
+///
 /// Removed from what the client sent:
 /// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
 ///   servers (PHP, WSGI, Rack) read `Signet_Key_Id` as `Signet-Key-Id`;
@@ -42,9 +45,10 @@ enum ForwardedFields {
             out.add(name: field.name.rawName, value: field.value)
         }
         if let identity {
-            out.add(name: "Signet-Key-Id", value: identity.keyID)
+            if !identity.keyID.isEmpty { out.add(name: "Signet-Key-Id", value: identity.keyID) }
             out.add(name: "Signet-Trust-Level", value: identity.trustLevel.rawValue)
             if let device = identity.deviceID { out.add(name: "Signet-Device", value: device) }
+            if let user = identity.user { out.add(name: "Signet-User", value: fieldText(user)) }
         }
         var forwarded: [String] = []
         if let client {
@@ -73,6 +77,20 @@ enum ForwardedFields {
             fields.append(HTTPField(name: fieldName, value: header.value))
         }
         return fields
+    }
+
+    /// Printable ASCII as it is; `%` and every other byte of the UTF-8 percent-encoded, so a user
+    /// name (`Jäsøn Doe`) reaches the upstream as one unambiguous field value (`J%C3%A4s%C3%B8n Doe`).
+    static func fieldText(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "%") {
+                out.append(Character(Unicode.Scalar(byte)))
+            } else {
+                out += "%" + Hex.encode([byte]).uppercased()
+            }
+        }
+        return out
     }
 
     /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.

@@ -70,6 +70,12 @@ public struct GatewayConfiguration: Codable, Sendable {
         public var access: Access
         /// For `legacy-query-hmac`: the shared secret's key id.
         public var keyId: String?
+        /// For `password` routes: offer and accept Digest with MD5 (also in `passwords.digestAlgorithms`).
+        public var digestMD5: Bool?
+        /// For `password` routes: accept only Digest `qop=auth-int`, which covers the body.
+        public var requireAuthInt: Bool?
+        /// For `password` routes: forward the client's `Authorization` upstream (removed by default).
+        public var keepAuthorization: Bool?
 
         /// What a route asks of a request.
         public enum Access: String, Sendable, ConfigurationChoice {
@@ -83,6 +89,10 @@ public struct GatewayConfiguration: Codable, Sendable {
             case legacyQueryHMAC = "legacy-query-hmac"
             /// An encrypted body under the `legacyEnvelope` keys, forwarded decrypted.
             case legacyEnvelope = "legacy-envelope"
+            /// A user's password: HTTP Digest, or Basic over TLS (`passwords`).
+            case password
+            /// A user's password, or a signed request of a registered device (device key or better).
+            case passwordOrDevice = "password-or-device"
             /// A signature whose key has at least this trust level.
             case sharedSecret = "shared-secret"
             case deviceKey = "device-key"
@@ -361,6 +371,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var ohttp: OHTTP?
     public var legacyEnvelope: LegacyEnvelope?
     public var trustDocument: TrustDocument?
+    /// Password login (HTTP Digest and Basic) and user accounts; off when absent.
+    public var passwords: Passwords?
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -531,6 +543,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         if routes.contains(where: { $0.access == .legacyEnvelope }), legacyEnvelope == nil {
             throw SignetError(.malformedMessage, "legacy-envelope routes need legacyEnvelope with its keys")
         }
+        try validatePasswords()
         for route in routes where try route.requirement() == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {
                 throw SignetError(
@@ -554,6 +567,14 @@ public struct GatewayConfiguration: Codable, Sendable {
 }
 
 extension GatewayConfiguration.Route {
+    var passwordOptions: PasswordRouteOptions {
+        PasswordRouteOptions(
+            allowMD5: digestMD5 ?? false,
+            requireAuthInt: requireAuthInt ?? false,
+            keepAuthorization: keepAuthorization ?? false
+        )
+    }
+
     func requirement() throws -> AccessRequirement {
         switch access {
         case .open: return .open
@@ -565,6 +586,8 @@ extension GatewayConfiguration.Route {
             }
             return .legacyQueryHMAC(keyID: keyId)
         case .legacyEnvelope: return .legacyEnvelope
+        case .password: return .password(passwordOptions)
+        case .passwordOrDevice: return .passwordOrDevice(passwordOptions)
         case .sharedSecret: return .trustLevel(.sharedSecret)
         case .deviceKey: return .trustLevel(.deviceKey)
         case .appAttest: return .trustLevel(.appAttest)
@@ -580,7 +603,8 @@ extension GatewayConfiguration {
             challengeTTLSeconds: challengeTTLSeconds,
             maxOutstandingChallenges: maxOutstandingChallenges,
             challengesPerSourcePerMinute: challengesPerSourcePerMinute,
-            adminToken: adminToken
+            adminToken: adminToken,
+            requirePasswordLogin: passwords?.requireForRegistration ?? false
         )
     }
 }

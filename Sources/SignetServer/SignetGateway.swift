@@ -52,6 +52,8 @@ public struct SignetGateway: Sendable {
     let trustDocument: TrustDocumentRoute?
     /// The Oblivious HTTP keys, when `ohttp` is configured.
     public let ohttpKeys: OHTTPKeySet?
+    /// Password login (Digest, Basic) and user accounts, when `passwords` is configured.
+    public let passwordLogin: PasswordAuthenticator?
 
     public init(
         configuration: GatewayConfiguration,
@@ -141,6 +143,7 @@ public struct SignetGateway: Sendable {
             )
         }
         ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
+        passwordLogin = try configuration.passwordLogin.map { try PasswordAuthenticator(configuration: $0, store: store) }
         legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
         trustDocument = try configuration.trustDocument.map { [tls, configuration, clock] trust in
             try TrustDocumentRoute(
@@ -212,8 +215,18 @@ public struct SignetGateway: Sendable {
             keyCache: keyCache,
             attestationVerifier: attestationVerifier,
             certificateIssuer: deviceCA,
+            login: passwordLogin,
             clock: clock
         ).add(to: router)
+        if let passwordLogin {
+            SignetAccountRoutes<SignetRequestContext>(
+                authenticator: passwordLogin,
+                store: store,
+                adminToken: configuration.adminToken,
+                keyCache: keyCache,
+                clock: clock
+            ).add(to: router)
+        }
         PinReportRoutes<SignetRequestContext>(
             store: store,
             limiter: SourceRateLimiter(limit: configuration.pinReportsPerSourcePerMinute),
@@ -277,6 +290,7 @@ public struct SignetGateway: Sendable {
         )
         var verified: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
         var legacy: [String: RouterGroup<SignetRequestContext>] = [:]
+        var password: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
         let envelope = legacyEnvelopeKeys.map { keys in
             router.group().add(
                 middleware: LegacyEnvelopeMiddleware(
@@ -305,6 +319,24 @@ public struct SignetGateway: Sendable {
                 // Validation made sure the keys exist when a route needs them.
                 guard let envelope else { continue }
                 group = envelope
+            case .password(let options), .passwordOrDevice(let options):
+                // Validation made sure `passwords` is configured when a route needs it.
+                guard let passwordLogin else { continue }
+                let signatures: SignetRequestVerifier?
+                if case .passwordOrDevice = registration.requirement { signatures = requestVerifier } else { signatures = nil }
+                group =
+                    password[registration.requirement]
+                    ?? router.group().add(
+                        middleware: PasswordLoginMiddleware(
+                            authenticator: passwordLogin,
+                            route: options,
+                            signatures: signatures,
+                            metrics: metrics,
+                            maximumBodyBytes: configuration.maxBodyBytes,
+                            clock: clock
+                        )
+                    )
+                password[registration.requirement] = group
             case .verified, .trustLevel:
                 group =
                     verified[registration.requirement]

@@ -2,7 +2,6 @@
 import Foundation
 import SignetCore
 
-
 /// A registered device.
 public struct DeviceRecord: Sendable, Hashable {
     public enum Status: String, Sendable, Codable {
@@ -24,6 +23,8 @@ public struct DeviceRecord: Sendable, Hashable {
     public var revokedAt: Date?
     /// Facts kept from registration (environment, App ID, receipt…).
     public var attributes: [String: String]
+    /// The user whose password login registered the device; deleting the user revokes it.
+    public var user: String?
 
     public init(
         deviceID: String,
@@ -35,8 +36,10 @@ public struct DeviceRecord: Sendable, Hashable {
         status: Status = .active,
         createdAt: Date,
         revokedAt: Date? = nil,
-        attributes: [String: String] = [:]
+        attributes: [String: String] = [:],
+        user: String? = nil
     ) {
+        self.user = user
         self.deviceID = deviceID
         self.keyID = keyID
         self.algorithm = algorithm

@@ -4,7 +4,9 @@ import SignetCore
 
 /// Registered devices: public key, algorithm, trust level, counter, status.
 public protocol DeviceStore: CounterStore {
-    /// Adds a device. Throws `device_exists` when its device id or key id is taken.
+    /// Adds a device. Throws `device_exists` when its device id or key id is taken, and
+    /// `credentials_invalid` when it names a ``DeviceRecord/user`` whose account no longer exists
+    /// (checked in the same step as the insert).
     func registerDevice(_ device: DeviceRecord) async throws
     func device(keyID: String) async throws -> DeviceRecord?
     func device(id: String) async throws -> DeviceRecord?

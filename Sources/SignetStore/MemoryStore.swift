@@ -12,6 +12,9 @@ public final class MemoryStore: SignetStorage {
         var pinReports: [PinReportRecord] = []
         /// ``CounterWindow/seen`` per device (the highest counter is the device's `counter`).
         var counterWindows: [String: UInt64] = [:]
+        var accounts: [String: AccountRecord] = [:]
+        var loginFailures: [String: LoginFailures] = [:]
+        var secrets: [String: [UInt8]] = [:]
     }
 
     private let state = Mutex(State())
@@ -44,6 +47,9 @@ public final class MemoryStore: SignetStorage {
             guard state.devices[device.deviceID] == nil, state.deviceIDByKeyID[device.keyID] == nil else {
                 throw SignetError(.deviceExists, "a device with this id or key id exists")
             }
+            if let user = device.user, state.accounts[user] == nil {
+                throw SignetError(.credentialsInvalid, "the device's user no longer exists")
+            }
             state.devices[device.deviceID] = device
             state.deviceIDByKeyID[device.keyID] = device.deviceID
         }
@@ -65,6 +71,71 @@ public final class MemoryStore: SignetStorage {
             return true
         }
     }
+
+    // MARK: Accounts
+
+    public func putAccount(_ account: AccountRecord) async throws -> Bool {
+        state.withLock { state in
+            var account = account
+            let existing = state.accounts[account.name]
+            if let existing { account.createdAt = existing.createdAt }
+            state.accounts[account.name] = account
+            return existing == nil
+        }
+    }
+
+    public func account(name: String) async throws -> AccountRecord? {
+        state.withLock { $0.accounts[name] }
+    }
+
+    public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
+        state.withLock { state in state.accounts.values.first { $0.digests[algorithm]?.userhash == userhash } }
+    }
+
+    public func deleteAccount(name: String, at time: Date) async throws -> Bool {
+        state.withLock { state in
+            guard state.accounts.removeValue(forKey: name) != nil else { return false }
+            for (id, device) in state.devices where device.user == name && device.status == .active {
+                state.devices[id]!.status = .revoked
+                state.devices[id]!.revokedAt = time
+            }
+            return true
+        }
+    }
+
+    public func recordLoginFailure(subject: String, window: TimeInterval, now: Date) async throws -> LoginFailures {
+        state.withLock { state in
+            var failures = state.loginFailures[subject] ?? LoginFailures(count: 0, windowEnd: now)
+            if failures.windowEnd <= now { failures = LoginFailures(count: 0, windowEnd: now.addingTimeInterval(window)) }
+            failures.count += 1
+            state.loginFailures[subject] = failures
+            return failures
+        }
+    }
+
+    public func loginFailures(subjects: [String], now: Date) async throws -> [String: LoginFailures] {
+        state.withLock { state in
+            var found: [String: LoginFailures] = [:]
+            for subject in subjects {
+                if let failures = state.loginFailures[subject], failures.windowEnd > now { found[subject] = failures }
+            }
+            return found
+        }
+    }
+
+    public func clearLoginFailures(subject: String) async throws {
+        _ = state.withLock { $0.loginFailures.removeValue(forKey: subject) }
+    }
+
+    public func serverSecret(named name: String, proposing proposed: [UInt8]) async throws -> [UInt8] {
+        state.withLock { state in
+            if let existing = state.secrets[name] { return existing }
+            state.secrets[name] = proposed
+            return proposed
+        }
+    }
+
+    // MARK: Pin reports
 
     public func storePinReport(_ report: PinReportRecord) async throws {
         state.withLock { $0.pinReports.append(report) }
@@ -95,7 +166,10 @@ public final class MemoryStore: SignetStorage {
             state.challenges = state.challenges.filter { $0.value > now }
             let reports = state.pinReports.count
             state.pinReports.removeAll { $0.receivedAt < now.addingTimeInterval(-PinReportRecord.retention) }
-            return before - state.challenges.count + reports - state.pinReports.count
+            let failures = state.loginFailures.count
+            state.loginFailures = state.loginFailures.filter { $0.value.windowEnd > now }
+            return before - state.challenges.count + reports - state.pinReports.count + failures
+                - state.loginFailures.count
         }
         return challenges + nonces.sweep(now: now)
     }

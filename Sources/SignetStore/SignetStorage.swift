@@ -3,8 +3,11 @@ import Foundation
 import SignetCore
 
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
-public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore {
-    /// Deletes expired challenges, nonces and pin reports; returns how many rows went.
+public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore, AccountStore,
+    LoginThrottleStore, ServerSecretStore
+{
+    /// Deletes expired challenges, nonces, pin reports and login failure windows; returns how many
+    /// rows went.
     func sweep(now: Date) async throws -> Int
     /// Releases connections.
     func shutdown() async throws

@@ -17,6 +17,8 @@ enum RouteTableProbe {
             case .legacyQueryHMAC: "legacy"
             case .legacyEnvelope: "envelope"
             case .clientCertificate: "mtls"
+            case .password: "password"
+            case .passwordOrDevice: "password-or-device"
             }
         }
     }

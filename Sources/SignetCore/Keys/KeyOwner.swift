@@ -7,9 +7,12 @@ public struct KeyOwner: Sendable, Hashable {
     /// The registered device, or `nil` for a shared-secret client.
     public var deviceID: String?
     public var trustLevel: TrustLevel
+    /// The user the device was registered for after a password login, if any.
+    public var user: String?
 
-    public init(deviceID: String? = nil, trustLevel: TrustLevel) {
+    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil) {
         self.deviceID = deviceID
         self.trustLevel = trustLevel
+        self.user = user
     }
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// How a key reached the server, from weakest to strongest. Routes ask for a minimum.
+/// How a client proved who it is — for keys, how the key reached the server — from weakest to
+/// strongest. Signature routes ask for a minimum.
 public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
+    /// A user's password (HTTP Basic or Digest): no key at all, so below every key.
+    case password
     /// A configured HMAC secret.
     case sharedSecret = "shared-secret"
     /// A device key registered with proof of possession, not attested.
@@ -13,6 +16,7 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
 
     private var rank: Int {
         switch self {
+        case .password: -1
         case .sharedSecret: 0
         case .deviceKey: 1
         case .clientCertificate: 2

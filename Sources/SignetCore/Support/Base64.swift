@@ -127,6 +127,9 @@ public enum Hex {
         return out
     }
 
+    /// Whether `c` is a hex digit, either case.
+    public static func isDigit(_ c: UInt8) -> Bool { value(c) != nil }
+
     private static func value(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")

@@ -88,6 +88,24 @@ extension SignetError.Code {
     public static let trustDocumentExpired = Self("trust_document_expired", 400)
     /// A trust document whose `version` is not above the one already held (a rollback).
     public static let trustVersionRollback = Self("trust_version_rollback", 409)
+    // Password login (RFC 7617 Basic, RFC 7616 Digest).
+    /// A password route reached without credentials; the answer carries the challenges.
+    public static let credentialsMissing = Self("credentials_missing", 401)
+    /// A wrong password or an unknown user: one code for both, so neither can be told apart.
+    public static let credentialsInvalid = Self("credentials_invalid", 401)
+    /// A Digest nonce this server did not issue (or altered, or for another realm).
+    public static let digestNonceInvalid = Self("digest_nonce_invalid", 401)
+    /// The Digest response was right but its nonce expired: the challenge says `stale=true`, so
+    /// the client retries with the new nonce without asking the user.
+    public static let digestNonceStale = Self("digest_nonce_stale", 401)
+    /// The Digest `uri` is not the request's target.
+    public static let digestURIMismatch = Self("digest_uri_mismatch", 400)
+    /// A Digest `qop` the route does not accept (`auth` where the body must be covered).
+    public static let digestQopUnsupported = Self("digest_qop_unsupported", 401)
+    /// Too many failed logins for this user or from this source; `Retry-After` says when to try.
+    public static let loginLocked = Self("login_locked", 429)
+    /// Basic credentials over plain HTTP, where the password would travel in clear.
+    public static let insecureTransport = Self("insecure_transport", 403)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
     public static let notFound = Self("not_found", 404)
@@ -125,7 +143,9 @@ extension SignetError.Code {
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
         .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
         .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .envelopeInvalid,
-        .trustDocumentInvalid, .trustDocumentExpired, .trustVersionRollback, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
+        .trustDocumentInvalid, .trustDocumentExpired, .trustVersionRollback, .credentialsMissing,
+        .credentialsInvalid, .digestNonceInvalid, .digestNonceStale, .digestURIMismatch, .digestQopUnsupported,
+        .loginLocked, .insecureTransport, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,

@@ -15,14 +15,19 @@ public struct RegistrationConfiguration: Sendable {
     public var challengesPerSourcePerMinute: Int
     /// The bearer token of `DELETE /signet/v1/devices/{id}`; `nil` turns revocation off (`not_found`).
     public var adminToken: String?
+    /// Whether a registration must carry a user's password login (Digest or Basic); the device is
+    /// then bound to the user.
+    public var requirePasswordLogin: Bool
 
     public init(
         allowUnattestedDevices: Bool = true,
         challengeTTLSeconds: Int = 120,
         maxOutstandingChallenges: Int = 10_000,
         challengesPerSourcePerMinute: Int = 60,
-        adminToken: String? = nil
+        adminToken: String? = nil,
+        requirePasswordLogin: Bool = false
     ) {
+        self.requirePasswordLogin = requirePasswordLogin
         self.allowUnattestedDevices = allowUnattestedDevices
         self.challengeTTLSeconds = challengeTTLSeconds
         self.maxOutstandingChallenges = maxOutstandingChallenges

@@ -26,6 +26,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     let keyCache: DeviceKeyCache?
     let attestationVerifier: AppAttestAttestationVerifier?
     let certificateIssuer: (any ClientCertificateIssuing)?
+    let login: PasswordAuthenticator?
     let clock: @Sendable () -> Date
 
     /// - Parameters:
@@ -37,6 +38,8 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///     `not_found`.
     ///   - certificateIssuer: Issues a client certificate when a registration carries a CSR; without
     ///     it such a registration is refused.
+    ///   - login: Password login: a registration with `Authorization` credentials (or every one,
+    ///     with ``RegistrationConfiguration/requirePasswordLogin``) binds the device to the user.
     ///   - clock: The time challenges and devices are stamped with.
     public init(
         store: any ChallengeStore & DeviceStore,
@@ -45,8 +48,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         keyCache: DeviceKeyCache? = nil,
         attestationVerifier: AppAttestAttestationVerifier? = nil,
         certificateIssuer: (any ClientCertificateIssuing)? = nil,
+        login: PasswordAuthenticator? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.login = login
         self.store = store
         self.configuration = configuration
         self.limiter = SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute)
@@ -68,11 +73,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         }
         router.post("/signet/v1/devices") { request, context in
             var request = request
-            return try await register(&request)
+            return try await register(&request, context: context)
         }
         router.post("/signet/v1/devices/attest") { request, context in
             var request = request
-            return try await registerAttested(&request)
+            return try await registerAttested(&request, context: context)
         }
         router.delete("/signet/v1/devices/:id") { request, context in
             try await revoke(request, id: context.parameters.get("id") ?? "")
@@ -100,11 +105,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     // MARK: Device keys
 
-    private func register(_ request: inout Request) async throws -> Response {
+    private func register(_ request: inout Request, context: Context) async throws -> Response {
         guard configuration.allowUnattestedDevices else {
             throw SignetError(.trustLevelInsufficient, "this server registers attested devices only")
         }
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
+        let user = try await passwordLogin(request, context: context, body: body)
         let registration = try DeviceRegistration(json: Array(buffer: body))
         guard Self.allowedAlgorithms.contains(registration.algorithm) else {
             throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
@@ -129,6 +135,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         let deviceID = "dev_" + Nonce.random()
         var attributes: [String: String] = [:]
         var answer = ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue]
+        if let user { answer["user"] = user.user }
         if let csr = registration.csr {
             // The certificate binds the key that just proved possession; issued before the device is
             // stored, so a bad CSR leaves nothing behind.
@@ -153,11 +160,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 publicKeyJWK: jwk.jsonString,
                 trustLevel: .deviceKey,
                 createdAt: now,
-                attributes: attributes
+                attributes: attributes,
+                user: user?.user
             )
         )
         metrics.record(outcome: "registered", reason: nil)
-        return try JSONResponse.make(answer, status: .created)
+        return try await answered(JSONResponse.make(answer, status: .created), login: user)
     }
 
     // MARK: App Attest
@@ -165,9 +173,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     /// `{"keyId": "<base64>", "attestation": "<base64>", "challenge": "…"}`: the device's
     /// `clientDataHash` is SHA256 of the challenge string's UTF-8 bytes (or the bytes themselves when
     /// configured `raw`).
-    private func registerAttested(_ request: inout Request) async throws -> Response {
+    private func registerAttested(_ request: inout Request, context: Context) async throws -> Response {
         guard let attestationVerifier else { throw SignetError(.notFound, "App Attest is not configured") }
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
+        let user = try await passwordLogin(request, context: context, body: body)
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
             let keyID = object["keyId"] as? String, let challenge = object["challenge"] as? String,
             let attestationText = object["attestation"] as? String,
@@ -198,14 +207,43 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 publicKeyJWK: jwk.jsonString,
                 trustLevel: .appAttest,
                 createdAt: now,
-                attributes: attributes
+                attributes: attributes,
+                user: user?.user
             )
         )
         metrics.record(outcome: "attested", reason: nil)
-        return try JSONResponse.make(
-            ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue],
-            status: .created
+        var answer = ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue]
+        if let user { answer["user"] = user.user }
+        return try await answered(JSONResponse.make(answer, status: .created), login: user)
+    }
+
+    // MARK: Password login
+
+    /// The user a registration logs in as: checked when it carries `Authorization`, demanded when
+    /// the configuration requires a login; `nil` otherwise. Checked before the challenge is spent.
+    private func passwordLogin(_ request: Request, context: Context, body: ByteBuffer) async throws -> PasswordLogin? {
+        let authorization = request.headers[values: .authorization]
+        guard let login, !authorization.isEmpty || configuration.requirePasswordLogin else {
+            if configuration.requirePasswordLogin {
+                throw SignetError(.credentialsMissing, "this server registers devices after a password login, which is not configured")
+            }
+            return nil
+        }
+        return try await login.authenticate(
+            authorization: authorization,
+            method: request.method.rawValue,
+            target: context.signet.receivedTarget ?? request.head.path ?? "/",
+            source: context.remoteAddress,
+            route: PasswordRouteOptions(),
+            body: { Array(buffer: body) },
+            now: clock()
         )
+    }
+
+    private func answered(_ response: Response, login: PasswordLogin?) async throws -> Response {
+        guard let login else { return response }
+        var response = response
+        return try await PasswordLoginMiddleware<Context>.authenticate(&response, login: login, maximumBodyBytes: 1 << 20)
     }
 
     // MARK: Admin
