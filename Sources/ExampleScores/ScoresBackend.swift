@@ -13,6 +13,7 @@ import Synchronization
 /// - `GET /legacy/score?msg=…&hmac=…` → the seed's own query form (the gateway checks the HMAC)
 /// - `GET /scores/received` → how many scores arrived (for exactly-once tests)
 /// - `GET /echo/headers` → the header fields it received, as JSON
+/// - `GET|POST /echo/…` → `{"method", "path", "headers", "bodyBytes"}`: what reached it
 public final class ScoresBackend: Sendable {
     public struct Entry: Codable, Sendable, Equatable {
         public var name: String
@@ -57,7 +58,25 @@ public final class ScoresBackend: Sendable {
             for field in request.headers { fields[field.name.canonicalName] = field.value }
             return try Self.json(fields, status: .ok)
         }
+        for method in [HTTPRequest.Method.get, .post] {
+            router.on("/echo/**", method: method) { request, _ in
+                var fields: [String: String] = [:]
+                for field in request.headers { fields[field.name.canonicalName] = field.value }
+                var body = request.body
+                let bytes = try await body.collect(upTo: 16 << 20).readableBytes
+                let echo = Echo(method: request.method.rawValue, path: request.uri.description, headers: fields, bodyBytes: bytes)
+                return try Self.json(echo, status: .ok)
+            }
+        }
         return router
+    }
+
+    /// What `/echo/…` answers.
+    public struct Echo: Codable, Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [String: String]
+        public var bodyBytes: Int
     }
 
     private func store(_ entry: Entry, player: String?) throws -> Response {

@@ -43,6 +43,9 @@ public actor SignetClient {
     /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.
     public internal(set) var trustDocument: TrustDocument?
     var trustKeys: TrustKeys?
+    /// The user's password, for servers that ask for one (``usePassword(_:)``).
+    var password: PasswordCredentials?
+    var digestSessions: [Origin: DigestSession] = [:]
 
     public init(
         configuration: SignetClientConfiguration,
@@ -86,8 +89,12 @@ public actor SignetClient {
     ) async throws -> ClientResponse {
         var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
         for redirect in 0...configuration.maximumRedirects {
-            let signed = sign && signer != nil ? try await signer!.sign(message, now: clock()) : message
-            let response = try await transmit(signed)
+            var (response, digest) = try await transmit(message, authorization: try preemptiveAuthorization(for: message), sign: sign)
+            // A password challenge (or a stale nonce) is answered once.
+            if response.status == 401, let answer = try authorization(answering: response, for: message) {
+                (response, digest) = try await transmit(message, authorization: answer, sign: sign)
+            }
+            try checkServerProof(response, digest: digest)
             guard [301, 302, 303, 307, 308].contains(response.status),
                 let location = response.fields["location"]
             else { return response }
@@ -106,6 +113,18 @@ public actor SignetClient {
             )
         }
         throw SignetError(.connectionFailed, "redirect loop")
+    }
+
+    /// Signs (when asked and a signer is set) and sends `message` with a password `authorization`.
+    private func transmit(
+        _ message: HTTPMessage,
+        authorization: (String, DigestCredentials?)?,
+        sign: Bool
+    ) async throws -> (ClientResponse, DigestCredentials?) {
+        var message = message
+        if let (value, _) = authorization { message.fields.set(name: "Authorization", value: value) }
+        let signed = sign && signer != nil ? try await signer!.sign(message, now: clock()) : message
+        return (try await transmit(signed), authorization?.1)
     }
 
     /// Sends `message` exactly as given (already signed, or deliberately unsigned). The origin

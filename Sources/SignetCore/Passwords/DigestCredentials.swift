@@ -84,6 +84,79 @@ public struct DigestCredentials: Sendable, Hashable {
         else { throw SignetError(.malformedHeader, "nonce and cnonce are 1 to \(Self.maximumNonceBytes) bytes") }
     }
 
+    /// The credentials answering `challenge` for one request: `nc` and `cnonce` are the caller's
+    /// (the count of requests made with this nonce, and fresh randomness); the name is sent as its
+    /// `userhash` when the challenge offers it and `useUserhash` is set.
+    public init(
+        answering challenge: DigestChallenge,
+        username: String,
+        password: String,
+        method: String,
+        uri: String,
+        body: [UInt8] = [],
+        qop: DigestResponse.QualityOfProtection,
+        count: UInt32,
+        cnonce: String,
+        useUserhash: Bool = true
+    ) {
+        let algorithm = challenge.algorithm
+        let ha1 = DigestResponse.ha1(username: username, realm: challenge.realm, password: password, algorithm: algorithm)
+        let nc = String(count, radix: 16)
+        self.nc = String(repeating: "0", count: max(0, 8 - nc.count)) + nc
+        self.count = count
+        self.userhash = useUserhash && challenge.userhash
+        self.username =
+            userhash ? DigestResponse.userhash(username: username, realm: challenge.realm, algorithm: algorithm) : username
+        self.realm = challenge.realm
+        self.nonce = challenge.nonce
+        self.uri = uri
+        self.algorithm = algorithm
+        self.qop = qop
+        self.cnonce = cnonce
+        self.opaque = challenge.opaque
+        self.response = DigestResponse.response(
+            ha1: ha1,
+            nonce: challenge.nonce,
+            nc: self.nc,
+            cnonce: cnonce,
+            qop: qop,
+            method: method,
+            uri: uri,
+            body: body,
+            algorithm: algorithm
+        )
+    }
+
+    /// The `Authorization` field value. A name that a quoted string cannot carry as it is (outside
+    /// printable ASCII) goes as `username*` (RFC 8187).
+    public var fieldValue: String {
+        var parameters: [HTTPAuthentication.Parameter] = []
+        if !userhash, username.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value > 0x7E }) {
+            parameters.append(.init("username*", "UTF-8''" + Self.percentEncoded(username), quoted: false))
+        } else {
+            parameters.append(.init("username", username))
+        }
+        parameters += [
+            .init("realm", realm), .init("uri", uri), .init("algorithm", algorithm.rawValue, quoted: false),
+            .init("nonce", nonce), .init("nc", nc, quoted: false), .init("cnonce", cnonce),
+            .init("qop", qop.rawValue, quoted: false), .init("response", response),
+        ]
+        if let opaque { parameters.append(.init("opaque", opaque)) }
+        if userhash { parameters.append(.init("userhash", "true", quoted: false)) }
+        return HTTPAuthentication.fieldValue(scheme: "Digest", parameters)
+    }
+
+    /// RFC 8187 `attr-char`s as they are, every other byte of the UTF-8 as `%XX`.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            let plain = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                || "!#$&+-.^_`|~".utf8.contains(byte)
+            out += plain ? String(Unicode.Scalar(byte)) : "%" + Hex.encode([byte]).uppercased()
+        }
+        return out
+    }
+
     /// RFC 8187 `ext-value`: `UTF-8'[language]'<percent-encoded UTF-8>`; `nil` for another charset
     /// or a bad escape.
     static func extendedValue(_ text: String) -> String? {

@@ -83,8 +83,8 @@ public struct PasswordLoginConfiguration: Sendable {
         guard maxFailures > 0, maxFailuresPerSource > 0, lockoutSeconds > 0 else {
             throw SignetError(.malformedMessage, "passwords: maxFailures, maxFailuresPerSource and lockoutSeconds are positive")
         }
-        guard (10...86_400).contains(nonceLifetimeSeconds), (0...86_400).contains(basicCacheSeconds) else {
-            throw SignetError(.malformedMessage, "passwords: nonceLifetimeSeconds is 10 to 86400, basicCacheSeconds 0 to 86400")
+        guard (1...86_400).contains(nonceLifetimeSeconds), (0...86_400).contains(basicCacheSeconds) else {
+            throw SignetError(.malformedMessage, "passwords: nonceLifetimeSeconds is 1 to 86400, basicCacheSeconds 0 to 86400")
         }
     }
 }
