@@ -83,8 +83,16 @@ extension GatewayConfiguration {
             if route.digestMD5 == true, passwords?.digestAlgorithms?.contains(.md5) != true {
                 throw SignetError(.malformedMessage, "routes[\(index)].digestMD5: add MD5 to passwords.digestAlgorithms")
             }
-            if route.requireAuthInt == true, passwords?.digestAlgorithms?.isEmpty == true {
-                throw SignetError(.malformedMessage, "routes[\(index)].requireAuthInt: it needs a Digest algorithm")
+            // A password route must offer a client something to answer.
+            if isPassword, let login = passwordLogin {
+                let digests = login.digestAlgorithms.filter { $0 != .md5 || route.digestMD5 == true }
+                let basic = login.basicAllowed && route.requireAuthInt != true
+                if digests.isEmpty && !basic {
+                    throw SignetError(
+                        .malformedMessage,
+                        "routes[\(index)]: offers no login (add a Digest algorithm, digestMD5, or Basic over TLS)"
+                    )
+                }
             }
         }
     }

@@ -44,7 +44,11 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable, Comparable
     /// Hex digits in a `response` of this algorithm.
     public var hexLength: Int { self == .md5 ? 32 : 64 }
 
-    /// The order challenges are offered in: the strongest first, MD5 last (RFC 7616 §3.7).
+    /// The order challenges are offered in: SHA-256 first, then SHA-512-256, MD5 last (RFC 7616
+    /// §3.7 puts the preferred first). Clients in the wild decide the rest: curl and browsers
+    /// answer the first they support, and curl before 8.8 computes "SHA-512-256" with SHA-256 (a
+    /// curl bug), so SHA-512-256 cannot go first; python-requests merges every challenge and
+    /// answers the last one, and has no SHA-512-256 at all.
     private var preference: Int {
         switch self {
         case .sha256: 0
