@@ -20,7 +20,9 @@ struct DemoCommand: AsyncParsableCommand {
             The gateway speaks HTTPS with a development certificate and keeps its state in a SQLite file in a \
             temporary folder. The device, using the client SDK with pinned TLS, gets a challenge, registers a \
             P-256 key with a CSR, submits a signed score, then a tampered score, a replay and an unsigned \
-            request, which are rejected with their reason codes; then App Attest, mutual TLS and a pin failure.
+            request, which are rejected with their reason codes; then App Attest, mutual TLS and a pin failure; \
+            then the banking app: a Digest login (a wrong password, a replayed nc and a stale nonce refused), \
+            the device registered with a CSR in the same login, and mutual TLS without the password.
             """
     )
 
@@ -49,6 +51,8 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.routes = [
             .init(prefix: "/scores/top", methods: ["GET"], access: .open),
             .init(prefix: "/scores/received", access: .clientCertificate),
+            .init(prefix: "/echo/login", access: .password),
+            .init(prefix: "/echo/account", access: .clientCertificate),
             .init(prefix: "/legacy/score", access: .legacyQueryHMAC, keyId: "highscore-legacy"),
             .init(prefix: "/", access: .verified),
         ]
@@ -69,6 +73,11 @@ struct DemoCommand: AsyncParsableCommand {
             certificateFile: folder.appendingPathComponent("device-ca.pem").path,
             keyFile: folder.appendingPathComponent("device-ca.key").path
         )
+        // The banking app's password login: Digest with SHA-256, nonces short-lived to show them go stale.
+        var passwords = GatewayConfiguration.Passwords(realm: "signet-demo-bank")
+        passwords.nonceLifetimeSeconds = 2
+        configuration.passwords = passwords
+        configuration.adminToken = Nonce.random()
         let running = try await RunningGateway.start(configuration, logger: logger)
         let base = "https://localhost:\(running.port)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
@@ -79,7 +88,9 @@ struct DemoCommand: AsyncParsableCommand {
             servedChain: running.gateway.tls!.chain,
             gatewayKey: gatewayKey.verificationKey,
             legacySecret: legacySecret,
-            simulatorCA: simulatorCA
+            simulatorCA: simulatorCA,
+            adminToken: configuration.adminToken!,
+            nonceLifetime: passwords.nonceLifetimeSeconds!
         )
         do {
             try await walkthrough.run()

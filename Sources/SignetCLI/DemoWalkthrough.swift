@@ -15,6 +15,10 @@ struct DemoWalkthrough {
     let gatewayKey: VerificationKey
     let legacySecret: [UInt8]
     let simulatorCA: DevelopmentAttestationCA
+    /// The gateway's admin bearer token (the bank creates its user with it).
+    let adminToken: String
+    /// How long the gateway's Digest nonces last.
+    let nonceLifetime: Int
     static let appID = "ABCDE12345.dev.signet.scores"
 
     func makeClient(pins: Set<SPKIPin>? = nil, reportPins: Bool = true) throws -> SignetClient {
@@ -186,23 +190,25 @@ struct DemoWalkthrough {
             print("   report queued for the app's own server: \(await suspicious.pendingPinReports.count)")
         }
 
+        try await runBankingApp(from: 13, adminToken: adminToken, nonceLifetime: nonceLifetime)
+
         print("\nall steps behaved as expected")
     }
 
     // MARK: Helpers
 
-    private func step(_ number: Int, _ title: String) {
+    func step(_ number: Int, _ title: String) {
         print("\n\(number). \(title)")
     }
 
-    private func report(_ answer: ClientResponse, expecting reason: String) throws {
+    func report(_ answer: ClientResponse, expecting reason: String) throws {
         print("   \(answer.status) rejected: \(answer.reason ?? "?")")
         guard answer.status == 401, answer.reason == reason else {
             throw DemoError("expected 401 \(reason), got \(answer.status) \(answer.text)")
         }
     }
 
-    private func expect(_ answer: ClientResponse, status: Int) throws {
+    func expect(_ answer: ClientResponse, status: Int) throws {
         guard answer.status == status else {
             throw DemoError("expected \(status), got \(answer.status) \(answer.text)")
         }

@@ -347,7 +347,7 @@ extension Array where Element == String {
         #expect(result.stdout.contains("all steps behaved as expected"))
         for reason in [
             "digest_mismatch", "nonce_replayed", "signature_missing", "counter_not_increasing",
-            "client_certificate_required",
+            "client_certificate_required", "credentials_invalid", "digest_nonce_stale",
         ] {
             #expect(result.stdout.contains("rejected: \(reason)"), "\(reason)")
         }
@@ -356,5 +356,9 @@ extension Array where Element == String {
         #expect(result.stdout.contains("): https://localhost:"))
         #expect(result.stdout.contains("200 with the client certificate"))
         #expect(result.stdout.contains("refused: pin_mismatch"))
+        // The banking app: Digest login, then mutual TLS as the same user without the password.
+        #expect(result.stdout.contains("Signet-User: mufasa, Signet-Trust-Level: password"))
+        #expect(result.stdout.contains("Signet-User: mufasa, Signet-Trust-Level: client-certificate"))
+        #expect(result.stdout.contains("challenge says stale=true: true"))
     }
 }
