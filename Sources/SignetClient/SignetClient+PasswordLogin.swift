@@ -71,6 +71,12 @@ extension SignetClient {
         return (digest.fieldValue, digest)
     }
 
+    /// Whether a `401` says the password was right but the nonce expired (`stale=true`).
+    static func isStale(_ response: ClientResponse) -> Bool {
+        let challenges = (try? HTTPAuthentication.challenges(response.fields.values("www-authenticate"))) ?? []
+        return challenges.contains { $0.isScheme("Digest") && $0["stale"]?.lowercased() == "true" }
+    }
+
     /// Checks `rspauth` in the answer's `Authentication-Info`, when there is one: a server that
     /// does not know the password cannot make it.
     func checkServerProof(_ response: ClientResponse, digest: DigestCredentials?) throws {

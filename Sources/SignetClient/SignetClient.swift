@@ -90,9 +90,14 @@ public actor SignetClient {
         var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
         for redirect in 0...configuration.maximumRedirects {
             var (response, digest) = try await transmit(message, authorization: try preemptiveAuthorization(for: message), sign: sign)
-            // A password challenge (or a stale nonce) is answered once.
-            if response.status == 401, let answer = try authorization(answering: response, for: message) {
+            // A password challenge is answered once, and a stale nonce (the password was right, the
+            // nonce too old) once more: never a loop, never the user asked again.
+            var answered = 0
+            while response.status == 401, answered == 0 || Self.isStale(response), answered < 2,
+                let answer = try authorization(answering: response, for: message)
+            {
                 (response, digest) = try await transmit(message, authorization: answer, sign: sign)
+                answered += 1
             }
             try checkServerProof(response, digest: digest)
             guard [301, 302, 303, 307, 308].contains(response.status),

@@ -19,7 +19,7 @@ public struct AccountRecord: Sendable, Hashable {
     public var name: String
     /// The realm the Digest values were computed in; they stop matching if the realm changes.
     public var realm: String
-    /// The PBKDF2 PHC string (``PasswordHash``) for Basic; `nil` when Basic was off.
+    /// The PBKDF2 PHC string (`PasswordHash`) for Basic; `nil` when Basic was off.
     public var basicHash: String?
     /// One entry per Digest algorithm enabled when the password was set.
     public var digests: [DigestAlgorithm: DigestSecret]

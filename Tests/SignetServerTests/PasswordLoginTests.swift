@@ -151,11 +151,11 @@ import Testing
     }
 
     @Test func aStaleNonceIsAnsweredStaleOnlyForTheRightPasswordAndTheRetrySucceeds() async throws {
-        let harness = try await GatewayHarness.startWithPasswords { $0.passwords?.nonceLifetimeSeconds = 1 }
+        let harness = try await GatewayHarness.startWithPasswords { $0.passwords?.nonceLifetimeSeconds = 2 }
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let old = try await harness.challenge("/echo/password/s")
-        try await Task.sleep(for: .milliseconds(1300))
+        try await Task.sleep(for: .milliseconds(2300))
         let wrong = GatewayHarness.digest(old, user: "Mufasa", password: "wrong", uri: "/echo/password/s")
         let refused = try await Self.send(harness, "/echo/password/s", wrong.fieldValue)
         let refusedStale = try GatewayHarness.digestChallenges(refused)[0].stale
@@ -306,15 +306,17 @@ import Testing
         }
         var known: [Duration] = []
         var unknown: [Duration] = []
-        for _ in 0..<5 {
+        for _ in 0..<7 {
             let (a, bodyA) = try await timed("Aladdin")
             let (b, bodyB) = try await timed("Nobody-\(UUID())")
             #expect(bodyA == bodyB)
             known.append(a)
             unknown.append(b)
         }
-        let ratio = known.sorted()[2] / unknown.sorted()[2]
-        #expect(ratio > 0.6 && ratio < 1.6, "median times known/unknown: \(ratio)")
+        // The fastest of each (least disturbed by whatever else runs): without the stand-in an
+        // unknown user answers some 30 times faster than a PBKDF2.
+        let ratio = known.min()! / unknown.min()!
+        #expect(ratio > 1.0 / 3 && ratio < 3, "fastest known/unknown: \(ratio)")
     }
 
     @Test func failuresLockTheUserOutUntilTheWindowClosesAndASuccessClearsThem() async throws {

@@ -10,7 +10,7 @@ public typealias PasswordLoginStore = AccountStore & LoginThrottleStore & Server
 
 /// Checks HTTP Basic (RFC 7617) and Digest (RFC 7616) credentials against the accounts in a store.
 ///
-/// Digest nonces are stateless (``DigestNonce``, keyed by a secret shared through the store) and
+/// Digest nonces are stateless (`DigestNonce`, keyed by a secret shared through the store) and
 /// expire with `stale=true`; each `(nonce, nc)` is claimed once in the store, in any order, only
 /// after the response verified. Basic is accepted only over TLS. Failures are counted per user name
 /// and per source in the store; past the limit, `login_locked` with `Retry-After`. An unknown user
@@ -24,7 +24,7 @@ public final class PasswordAuthenticator: Sendable {
     /// Checked when the user is unknown, so that the answer takes as long as for a wrong password.
     private let standIn: (basic: PasswordHash?, ha1: String)
 
-    /// The name the Digest nonce key is stored under (``ServerSecretStore``).
+    /// The name the Digest nonce key is stored under (`ServerSecretStore`).
     static let nonceSecretName = "digest-nonce-key"
     /// How far a nonce's issue time may be ahead of this instance's clock (another instance's).
     static let clockSkew: TimeInterval = 30

@@ -9,7 +9,7 @@ import SignetStore
 /// admin bearer token. The name is percent-decoded from the path.
 ///
 /// The password is never stored: a PBKDF2 hash for Basic and the Digest `HA1` per configured
-/// algorithm (``AccountRecord/make(name:password:realm:algorithms:basicIterations:now:)``), computed
+/// algorithm (`AccountRecord.make(name:password:realm:algorithms:basicIterations:now:)`), computed
 /// off the event loops.
 public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let authenticator: PasswordAuthenticator
