@@ -6,17 +6,17 @@ public enum AccountName {
     public static let maximumNameBytes = 128
     public static let maximumPasswordBytes = 1024
 
-    /// 1 to 128 bytes of UTF-8 with no control character and no `:` (Basic could not carry it),
-    /// not starting or ending with a space.
+    /// 1 to 128 bytes of UTF-8 with no control character, no `:` (Basic could not carry it) and no
+    /// `/` (the admin API's path could not), not starting or ending with a space.
     ///
     /// - Throws: `malformed_message`.
     public static func validate(_ name: String) throws {
-        guard !name.isEmpty, name.utf8.count <= maximumNameBytes, !name.contains(":"),
+        guard !name.isEmpty, name.utf8.count <= maximumNameBytes, !name.contains(":"), !name.contains("/"),
             !name.unicodeScalars.contains(where: isControl), name.first != " ", name.last != " "
         else {
             throw SignetError(
                 .malformedMessage,
-                "a user name is 1 to \(maximumNameBytes) bytes, without ':' or control characters or outer spaces"
+                "a user name is 1 to \(maximumNameBytes) bytes, without ':', '/', control characters or outer spaces"
             )
         }
     }

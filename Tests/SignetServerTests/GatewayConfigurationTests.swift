@@ -15,7 +15,10 @@ import Testing
         #expect(configuration.upstream == "http://127.0.0.1:9000")
         #expect(configuration.publicAuthority == "api.example.com")
         #expect(configuration.store.sqlite == "signet.sqlite")
-        #expect(configuration.routes.count == 5)
+        #expect(configuration.routes.count == 7)
+        #expect(configuration.routes.map(\.access).contains(.passwordOrDevice))
+        #expect(configuration.passwords?.realm == "bank@example.com")
+        #expect(configuration.passwordLogin?.digestAlgorithms == [.sha256] && configuration.passwordLogin?.transportIsSecure == true)
         #expect(configuration.tls?.clientCertificates == true)
         #expect(configuration.deviceCA?.validityDays == 30)
         #expect(configuration.sharedSecrets.first { $0.keyId == "bank-v2" }?.notAfter != nil)
@@ -161,6 +164,14 @@ import Testing
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
         ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key"),
         ("{\"upstream\": \"http://x\", \"tls\": {\"development\": true, \"clientCertificate\": true}}", "tls.clientCertificate is not a configuration key"),
+        // Password login.
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"password\"}]}", "routes[0]: password routes need passwords"),
+        ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"password\", \"digestMD5\": true}]}", "routes[0].digestMD5: add MD5 to passwords.digestAlgorithms"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"keepAuthorization\": true}]}", "routes[0]: digestMD5, requireAuthInt and keepAuthorization are for password routes"),
+        ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"digestAlgorithms\": [\"SHA-1\"]}}", "passwords.digestAlgorithms[0]: \"SHA-1\" is not one of SHA-256, SHA-512-256, MD5"),
+        ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"basicIterations\": 1000}}", "passwords.basicIterations: 210000 to 10000000"),
+        ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"lockoutSecond\": 5}}", "passwords.lockoutSecond is not a configuration key"),
+        ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"digestAlgorithms\": [\"MD5\"]}, \"routes\": [{\"prefix\": \"/\", \"access\": \"password\"}]}", "routes[0]: offers no login"),
     ])
     func mistakesNameTheKeyAndTheAllowedValues(_ text: String, _ expected: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")

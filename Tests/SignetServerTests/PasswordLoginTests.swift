@@ -2,6 +2,7 @@
 import Foundation
 import NIOHTTP1
 import SignetCore
+import SignetPostgres
 import SignetServer
 import SignetTestSupport
 import Testing
@@ -373,7 +374,9 @@ import Testing
     // MARK: Several instances
 
     @Test func instancesOnOneDatabaseShareNoncesCountsAndLockouts() async throws {
-        guard let url = TestPostgres.url else { return }
+        guard let server = TestPostgres.url else { return }
+        // A database of its own: failure windows outlive a test in a shared one.
+        let url = try await PostgresStore.createDatabase(url: server, named: "signet_pw_\(UInt64.random(in: 0...UInt64.max))")
         let harness = try await GatewayHarness.startWithPasswords(store: .postgres(url), instances: 2) {
             $0.passwords?.maxFailures = 2
         }

@@ -9,7 +9,7 @@ import _CryptoExtras
 ///
 /// - Important: `SHA-512-256` is FIPS 180-4 SHA-512/256 (its own initial values), not SHA-512
 ///   truncated; RFC 7616 §3.9.2 printed values of the latter (erratum 4897).
-public enum DigestAlgorithm: String, Sendable, CaseIterable, Codable, Comparable {
+public enum DigestAlgorithm: String, Sendable, CaseIterable, Comparable {
     case sha256 = "SHA-256"
     case sha512_256 = "SHA-512-256"
     /// Only for clients that know nothing else, and only where a route opts in.

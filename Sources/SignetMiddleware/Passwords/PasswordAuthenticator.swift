@@ -182,13 +182,15 @@ public final class PasswordAuthenticator: Sendable {
         } catch let error as SignetError where error.code == .digestNonceInvalid {
             throw await challenging(error, route: route, now: now)
         }
-        let subject = credentials.userhash ? "userhash:" + credentials.username.lowercased() : "user:" + credentials.username
-        let failures = try await checkLockout(user: subject, source: source, now: now)
-
         let account =
             credentials.userhash
             ? try await store.account(userhash: credentials.username.lowercased(), algorithm: credentials.algorithm)
             : try await store.account(name: credentials.username)
+        // Failures count under the user's name however it was sent (a userhash is not a second
+        // budget); an unknown userhash counts under itself.
+        let subject = account.map { "user:" + $0.name } ?? (credentials.userhash ? "userhash:" + credentials.username.lowercased() : "user:" + credentials.username)
+        let failures = try await checkLockout(user: subject, source: source, now: now)
+
         // An unknown user is checked against a stand-in: the same work, the same answer.
         let secret = account.flatMap { $0.realm == configuration.realm ? $0.digests[credentials.algorithm] : nil }
         let ha1 = secret?.ha1 ?? standIn.ha1

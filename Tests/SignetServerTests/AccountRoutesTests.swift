@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetStore
+import SignetTestSupport
+import Testing
+
+/// `PUT`/`DELETE /signet/v1/users/{name}`: the admin token or nothing, bodies and names checked,
+/// and what a registration after a login binds.
+@Suite(.awaitsCleanups) struct AccountRoutesTests {
+    static func put(_ harness: GatewayHarness, _ segment: String, body: String, token: String? = GatewayHarness.adminToken) async throws
+        -> GatewayHarness.Answer
+    {
+        try await GatewayHarness.send(
+            method: "PUT",
+            url: harness.base + "/signet/v1/users/" + segment,
+            headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [],
+            body: Array(body.utf8)
+        )
+    }
+
+    @Test func usersAreManagedWithTheAdminTokenOnly() async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        let body = #"{"password":"Circle of Life"}"#
+        for token in [nil, "wrong", ""] as [String?] {
+            let refused = try await Self.put(harness, "Mufasa", body: body, token: token)
+            #expect(refused.status == 401 && refused.reason == "admin_unauthorized", "\(token ?? "none")")
+            #expect(refused.headers["WWW-Authenticate"] == ["Bearer"])
+        }
+        #expect(try await harness.store.account(name: "Mufasa") == nil)
+        #expect(try await Self.put(harness, "Mufasa", body: body).status == 201)
+        #expect(try await Self.put(harness, "Mufasa", body: #"{"password":"new one"}"#).status == 204)
+        let stored = try #require(try await harness.store.account(name: "Mufasa"))
+        // Never the password: a PBKDF2 PHC string and the HA1s.
+        #expect(stored.basicHash?.hasPrefix("$pbkdf2-sha256$i=210000$") == true)
+        #expect(stored.digests.keys.sorted() == [.sha256, .sha512_256, .md5])
+        #expect(stored.digests[.sha256]?.ha1 == DigestResponse.ha1(username: "Mufasa", realm: GatewayHarness.realm, password: "new one", algorithm: .sha256))
+        #expect(!"\(stored)".contains("new one"))
+
+        let deleteWithout = try await GatewayHarness.send(method: "DELETE", url: harness.base + "/signet/v1/users/Mufasa")
+        #expect(deleteWithout.status == 401 && deleteWithout.reason == "admin_unauthorized")
+        let delete = { () async throws -> GatewayHarness.Answer in
+            try await GatewayHarness.send(
+                method: "DELETE",
+                url: harness.base + "/signet/v1/users/Mufasa",
+                headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+            )
+        }
+        #expect(try await delete().status == 204)
+        let again = try await delete()
+        #expect(again.status == 404 && again.reason == "not_found")
+    }
+
+    @Test(arguments: [
+        ("not JSON", "Mufasa", "password"), ("no password", "Mufasa", #"{"pass":"x"}"#),
+        ("another key too", "Mufasa", #"{"password":"x","admin":true}"#), ("an empty password", "Mufasa", #"{"password":""}"#),
+        ("a password that is not a string", "Mufasa", #"{"password":5}"#), ("a colon in the name", "a%3Ab", #"{"password":"x"}"#),
+        ("a control character in the name", "a%01b", #"{"password":"x"}"#), ("a name of spaces", "%20x", #"{"password":"x"}"#),
+        ("a 129-byte name", String(repeating: "n", count: 129), #"{"password":"x"}"#),
+    ])
+    func badUsersAreRefusedAndNothingIsStored(_ what: String, _ segment: String, _ body: String) async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        let answer = try await Self.put(harness, segment, body: body)
+        #expect(answer.status == 400 && answer.reason == "malformed_message", "\(what): \(answer.text)")
+        #expect(try await harness.store.account(name: segment.removingPercentEncoding ?? segment) == nil)
+    }
+
+    @Test func theUsersAPIIsAbsentWithoutPasswordsOrWithoutAnAdminToken() async throws {
+        let plain = try await GatewayHarness.start()
+        let tokenless = try await GatewayHarness.startWithPasswords { $0.adminToken = nil }
+        Cleanup.after {
+            try await plain.stop()
+            try await tokenless.stop()
+        }
+        for harness in [plain, tokenless] {
+            let answer = try await Self.put(harness, "Mufasa", body: #"{"password":"x"}"#)
+            #expect(answer.status == 404 && answer.reason == "not_found")
+        }
+    }
+
+    @Test func aPasswordOrDeviceRouteTakesEitherAndOffersBoth() async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let bare = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/either/x")
+        #expect(bare.status == 401 && bare.reason == "credentials_missing")
+        #expect(bare.headers["WWW-Authenticate"].last == "Signature")
+        #expect(try GatewayHarness.digestChallenges(bare).count == 2)
+
+        let challenge = try await harness.challenge("/echo/either/x")
+        let field = GatewayHarness.digest(challenge, user: "Mufasa", password: "Circle of Life", uri: "/echo/either/x").fieldValue
+        let withPassword = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/either/x", headers: [("Authorization", field)])
+        #expect((withPassword.json["headers"] as? [String: String])?["signet-trust-level"] == "password")
+
+        let device = try await harness.register(.ed25519)
+        let signed = try device.signer.sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let withSignature = try await GatewayHarness.send(signed)
+        #expect((withSignature.json["headers"] as? [String: String])?["signet-device"] == device.deviceID, "\(withSignature.text)")
+        // A shared secret is below a device key.
+        let bank = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+        let shared = try bank.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"), created: Date(), nonce: Nonce.random())
+        let refused = try await GatewayHarness.send(shared)
+        #expect(refused.status == 403 && refused.reason == "trust_level_insufficient")
+    }
+
+    @Test func aLoginAtRegistrationBindsTheDeviceAndAWrongOneRegistersNothing() async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let key = try SigningKey.generate(.p256)
+        func register(password: String) async throws -> GatewayHarness.Answer {
+            let challenge = try await harness.challenge()
+            let body = try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: challenge)
+            // Any password route's nonce will do: a nonce is not bound to a path, the answer's uri is.
+            let digest = try await harness.challenge("/echo/password/login")
+            let field = GatewayHarness.digest(
+                digest, user: "Mufasa", password: password, method: "POST", uri: "/signet/v1/devices", body: body).fieldValue
+            return try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/devices",
+                headers: [("Content-Type", "application/json"), ("Authorization", field)],
+                body: body
+            )
+        }
+        let wrong = try await register(password: "wrong")
+        #expect(wrong.status == 401 && wrong.reason == "credentials_invalid")
+        let right = try await register(password: "Circle of Life")
+        #expect(right.status == 201 && right.json["user"] as? String == "Mufasa", "\(right.text)")
+        #expect(!right.headers["Authentication-Info"].isEmpty)
+        let deviceID = try #require(right.json["deviceId"] as? String)
+        #expect(try await harness.store.device(id: deviceID)?.user == "Mufasa")
+        // Without credentials, a registration still works here (not required) and binds nobody.
+        let anonymous = try await harness.register(.p256)
+        #expect(try await harness.store.device(id: anonymous.deviceID)?.user == nil)
+    }
+}
