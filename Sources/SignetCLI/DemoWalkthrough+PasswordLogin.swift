@@ -83,7 +83,8 @@ extension DemoWalkthrough {
         step(number, "register the device while logged in: a P-256 key, its proof and a CSR, bound to the user")
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await app.register(using: provider)
-        print("   201 device \(device.deviceID) of \(Self.bankUser), client certificate issued")
+        guard let owner = device.user else { throw DemoError("the device was not bound to the user") }
+        print("   201 device \(device.deviceID) of \(owner), client certificate issued")
 
         number += 1
         step(number, "later logins: mutual TLS with the device certificate, no password")

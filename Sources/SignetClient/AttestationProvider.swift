@@ -35,6 +35,9 @@ public struct RegisteredDevice: Sendable, Hashable {
     public var keyID: String
     /// The client certificate the device CA issued from the registration's CSR (PEM, leaf first).
     public var certificateChainPEM: String?
+    /// The user the device was bound to: the registration carried a password login (the client
+    /// held a Digest nonce for the origin, or the server asked for one).
+    public var user: String?
 
     public init(deviceID: String, keyID: String, certificateChainPEM: String? = nil) {
         self.deviceID = deviceID

@@ -10,6 +10,18 @@ extension SignetClient {
     struct DigestSession: Sendable {
         var challenge: DigestChallenge
         var count: UInt32
+        /// The protection space seen so far: the directories of the paths that were challenged
+        /// (RFC 7617 §2.2's rule), where the nonce is sent before being asked.
+        var space: Set<String>
+    }
+
+    /// Registration endpoints, where a login binds the device to the user.
+    static let loginCapablePaths: Set<String> = ["/signet/v1/devices", "/signet/v1/devices/attest"]
+
+    /// `/a/b/c` → `/a/b/`: what RFC 7617 §2.2 lets a client assume shares the protection space.
+    static func directory(of target: RequestTarget) -> String {
+        let path = target.path.isEmpty ? "/" : target.path
+        return String(path[...(path.lastIndex(of: "/") ?? path.startIndex)])
     }
 
     /// Logs in with `credentials` wherever a server asks for a password; `nil` stops.
@@ -19,10 +31,13 @@ extension SignetClient {
     }
 
     /// The `Authorization` value to send with `message` before any challenge: the next count of
-    /// the origin's Digest nonce.
-    func preemptiveAuthorization(for message: HTTPMessage) throws -> (String, DigestCredentials?)? {
-        guard let password, let target = message.target, let origin = try? Origin(target: target),
-            var session = digestSessions[origin]
+    /// the origin's Digest nonce, only within the protection space seen challenged (and on the
+    /// registration endpoints), and never on a request that is signed: the password's material
+    /// goes only where a password is asked for.
+    func preemptiveAuthorization(for message: HTTPMessage, signed: Bool) throws -> (String, DigestCredentials?)? {
+        guard !signed, let password, let target = message.target, let origin = try? Origin(target: target),
+            var session = digestSessions[origin],
+            Self.loginCapablePaths.contains(target.path) || session.space.contains(where: { target.path.hasPrefix($0) })
         else { return nil }
         session.count += 1
         digestSessions[origin] = session
@@ -36,7 +51,9 @@ extension SignetClient {
         let digests = challenges.filter { $0.isScheme("Digest") }.compactMap { try? DigestChallenge($0) }
         // The server's order is its preference; MD5 only when nothing else is offered and allowed.
         if let challenge = digests.first(where: { $0.algorithm != .md5 }) ?? (password.allowMD5 ? digests.first : nil) {
-            digestSessions[origin] = DigestSession(challenge: challenge, count: 1)
+            var space = digestSessions[origin]?.space ?? []
+            space.insert(Self.directory(of: target))
+            digestSessions[origin] = DigestSession(challenge: challenge, count: 1, space: space)
             return try answer(challenge, count: 1, credentials: password, message: message)
         }
         if password.allowBasic, origin.isTLS, challenges.contains(where: { $0.isScheme("Basic") }) {
@@ -79,10 +96,17 @@ extension SignetClient {
 
     /// Checks `rspauth` in the answer's `Authentication-Info`, when there is one: a server that
     /// does not know the password cannot make it.
+    /// With ``PasswordCredentials/requireServerProof``, a successful answer without one is refused.
     func checkServerProof(_ response: ClientResponse, digest: DigestCredentials?) throws {
-        guard let digest, let password, let info = response.fields["authentication-info"] else { return }
-        let parameters = try HTTPAuthentication(credentials: "Digest " + info)
-        guard let rspauth = parameters["rspauth"] else { return }
+        guard let digest, let password else { return }
+        guard let info = response.fields["authentication-info"],
+            let rspauth = try HTTPAuthentication(credentials: "Digest " + info)["rspauth"]
+        else {
+            if password.requireServerProof, (200..<300).contains(response.status) {
+                throw SignetError(.responseSignatureInvalid, "the answer carries no rspauth proving the server knows the password")
+            }
+            return
+        }
         let ha1 = DigestResponse.ha1(username: password.user, realm: digest.realm, password: password.password, algorithm: digest.algorithm)
         let expected = DigestResponse.rspauth(
             ha1: ha1,

@@ -89,7 +89,11 @@ public actor SignetClient {
     ) async throws -> ClientResponse {
         var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
         for redirect in 0...configuration.maximumRedirects {
-            var (response, digest) = try await transmit(message, authorization: try preemptiveAuthorization(for: message), sign: sign)
+            var (response, digest) = try await transmit(
+                message,
+                authorization: try preemptiveAuthorization(for: message, signed: sign && signer != nil),
+                sign: sign
+            )
             // A password challenge is answered once, and a stale nonce (the password was right, the
             // nonce too old) once more: never a loop, never the user asked again.
             var answered = 0
@@ -246,11 +250,12 @@ public actor SignetClient {
                 "registration refused: \(answer.status) \(answer.text)"
             )
         }
-        let registered = RegisteredDevice(
+        var registered = RegisteredDevice(
             deviceID: deviceID,
             keyID: keyID,
             certificateChainPEM: object["certificate"] as? String
         )
+        registered.user = object["user"] as? String
         signer = try await provider.signer(for: registered)
         device = registered
         return registered

@@ -124,6 +124,7 @@ import Testing
         await client.usePassword(PasswordCredentials(user: "Mufasa", password: "Circle of Life"))
         let provider = SoftwareKeyProvider(requestCertificate: true)
         let device = try await client.register(using: provider)
+        #expect(device.user == "Mufasa")
         #expect(try await harness.store.device(id: device.deviceID)?.user == "Mufasa")
         let chainPEM = try #require(device.certificateChainPEM)
 

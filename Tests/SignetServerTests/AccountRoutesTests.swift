@@ -96,19 +96,47 @@ import Testing
         let withPassword = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/either/x", headers: [("Authorization", field)])
         #expect((withPassword.json["headers"] as? [String: String])?["signet-trust-level"] == "password")
 
-        let device = try await harness.register(.ed25519)
-        let signed = try device.signer.sign(
+        // A device registered without a login is not the user's: refused here.
+        let stranger = try await harness.register(.ed25519)
+        let unbound = try stranger.signer.sign(
             try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"),
             created: Date(),
             nonce: Nonce.random()
         )
+        let refusedDevice = try await GatewayHarness.send(unbound)
+        #expect(refusedDevice.status == 403 && refusedDevice.reason == "trust_level_insufficient")
+        // One registered with the login is, and its Digest-looking Authorization goes no further.
+        let device = try await Self.registerBound(harness, user: "Mufasa", password: "Circle of Life")
+        var message = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x")
+        message.fields.append(name: "Authorization", value: field)
+        let signed = try device.signer.sign(message, created: Date(), nonce: Nonce.random())
         let withSignature = try await GatewayHarness.send(signed)
-        #expect((withSignature.json["headers"] as? [String: String])?["signet-device"] == device.deviceID, "\(withSignature.text)")
+        let seen = withSignature.json["headers"] as? [String: String]
+        #expect(seen?["signet-device"] == device.deviceID && seen?["signet-user"] == "Mufasa", "\(withSignature.text)")
+        #expect(seen?["authorization"] == nil)
         // A shared secret is below a device key.
         let bank = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
         let shared = try bank.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"), created: Date(), nonce: Nonce.random())
         let refused = try await GatewayHarness.send(shared)
         #expect(refused.status == 403 && refused.reason == "trust_level_insufficient")
+    }
+
+    /// A P-256 device registered with a Digest login as `user`.
+    static func registerBound(_ harness: GatewayHarness, user: String, password: String) async throws -> GatewayHarness.Device {
+        let key = try SigningKey.generate(.p256)
+        let body = try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: try await harness.challenge())
+        let digest = try await harness.challenge("/echo/password/login")
+        let field = GatewayHarness.digest(digest, user: user, password: password, method: "POST", uri: "/signet/v1/devices", body: body)
+        let answer = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices",
+            headers: [("Content-Type", "application/json"), ("Authorization", field.fieldValue)],
+            body: body
+        )
+        guard answer.status == 201, let keyID = answer.json["keyid"] as? String, let deviceID = answer.json["deviceId"] as? String,
+            answer.json["user"] as? String == user
+        else { throw HarnessError("bound registration: \(answer.status) \(answer.text)") }
+        return GatewayHarness.Device(key: key, keyID: keyID, deviceID: deviceID, algorithm: ECDSAP256SHA256())
     }
 
     @Test func aLoginAtRegistrationBindsTheDeviceAndAWrongOneRegistersNothing() async throws {

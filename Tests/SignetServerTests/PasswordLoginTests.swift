@@ -353,6 +353,50 @@ import Testing
         #expect(try await attempt("Mufasa", "Circle of Life").status == 200)
     }
 
+    @Test func aUserhashAndTheNameCountAsOneWhetherTheUserExistsOrNot() async throws {
+        let harness = try await GatewayHarness.startWithPasswords {
+            $0.passwords?.maxFailures = 3
+            $0.passwords?.maxFailuresPerSource = 1000
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("alice", password: "right")
+        // Three wrong answers sent by userhash, then one by name: locked, for a real user and for a
+        // name nobody has alike, so the lockout says nothing about who exists.
+        for user in ["alice", "nobody"] {
+            for _ in 0..<3 {
+                let challenge = try await harness.challenge("/echo/password/u")
+                let field = GatewayHarness.digest(challenge, user: user, password: "wrong", uri: "/echo/password/u", useUserhash: true)
+                #expect(field.userhash)
+                #expect(try await Self.send(harness, "/echo/password/u", field.fieldValue).reason == "credentials_invalid", "\(user)")
+            }
+            let challenge = try await harness.challenge("/echo/password/u")
+            let byName = GatewayHarness.digest(challenge, user: user, password: "wrong", uri: "/echo/password/u").fieldValue
+            #expect(try await Self.send(harness, "/echo/password/u", byName).reason == "login_locked", "\(user)")
+            let basic = BasicCredentials(username: user, password: "wrong").fieldValue
+            #expect(try await Self.send(harness, "/echo/password/u", basic).reason == "insecure_transport")
+        }
+    }
+
+    @Test func aParallelBurstOfGuessesCannotOutrunTheLimit() async throws {
+        let harness = try await GatewayHarness.startWithPasswords {
+            $0.passwords?.maxFailures = 3
+            $0.passwords?.maxFailuresPerSource = 1000
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let challenge = try await harness.challenge("/echo/password/burst")
+        let guesses = (0..<30).map {
+            GatewayHarness.digest(challenge, user: "Mufasa", password: "guess-\($0)", uri: "/echo/password/burst", count: UInt32($0 + 1)).fieldValue
+        }
+        let reasons = try await withThrowingTaskGroup(of: String?.self) { group in
+            for guess in guesses { group.addTask { try await Self.send(harness, "/echo/password/burst", guess).reason } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        // Exactly the limit was evaluated; every other guess was refused before its check.
+        #expect(reasons.filter { $0 == "credentials_invalid" }.count == 3, "\(reasons)")
+        #expect(reasons.filter { $0 == "login_locked" }.count == 27)
+    }
+
     @Test func failuresFromOneSourceAcrossManyNamesLockTheSource() async throws {
         let harness = try await GatewayHarness.startWithPasswords {
             $0.passwords?.maxFailures = 100

@@ -28,8 +28,15 @@ public enum DigestResponse {
     /// The client's `response` for a request.
     ///
     /// - Parameters:
+    ///   - ha1: ``ha1(username:realm:password:algorithm:)`` of the user.
+    ///   - nonce: The server's nonce, as the challenge gave it.
     ///   - nc: The nonce count as sent: eight hex digits.
+    ///   - cnonce: The client's nonce.
+    ///   - qop: What the response covers.
+    ///   - method: The request method.
+    ///   - uri: The request target, as sent.
     ///   - body: The request body; used only for `auth-int`.
+    ///   - algorithm: The hash.
     public static func response(
         ha1: String,
         nonce: String,

@@ -20,6 +20,7 @@ public final class PasswordAuthenticator: Sendable {
     let store: any PasswordLoginStore
     let hasher: PasswordHasher
     public let basicCache: BasicLoginCache
+    let limits: LoginLimits
     private let nonceKey = Mutex<SymmetricKey?>(nil)
     /// Checked when the user is unknown, so that the answer takes as long as for a wrong password.
     private let standIn: (basic: PasswordHash?, ha1: String)
@@ -39,6 +40,7 @@ public final class PasswordAuthenticator: Sendable {
         self.store = store
         self.hasher = hasher
         self.basicCache = BasicLoginCache(lifetime: TimeInterval(configuration.basicCacheSeconds))
+        self.limits = LoginLimits(configuration: configuration, store: store)
         let random = Nonce.random()
         standIn = (
             configuration.basic ? try PasswordHash(password: random, iterations: configuration.basicIterations) : nil,
@@ -182,15 +184,17 @@ public final class PasswordAuthenticator: Sendable {
         } catch let error as SignetError where error.code == .digestNonceInvalid {
             throw await challenging(error, route: route, now: now)
         }
+        let subjects = limits.subjects(
+            user: credentials.userhash
+                ? [LoginLimits.subject(credentials.algorithm, userhash: credentials.username)]
+                : limits.subjects(name: credentials.username),
+            source: source
+        )
+        let snapshot = try await limits.read(subjects, now: now)
         let account =
             credentials.userhash
             ? try await store.account(userhash: credentials.username.lowercased(), algorithm: credentials.algorithm)
             : try await store.account(name: credentials.username)
-        // Failures count under the user's name however it was sent (a userhash is not a second
-        // budget); an unknown userhash counts under itself.
-        let subject = account.map { "user:" + $0.name } ?? (credentials.userhash ? "userhash:" + credentials.username.lowercased() : "user:" + credentials.username)
-        let failures = try await checkLockout(user: subject, source: source, now: now)
-
         // An unknown user is checked against a stand-in: the same work, the same answer.
         let secret = account.flatMap { $0.realm == configuration.realm ? $0.digests[credentials.algorithm] : nil }
         let ha1 = secret?.ha1 ?? standIn.ha1
@@ -205,10 +209,13 @@ public final class PasswordAuthenticator: Sendable {
             body: credentials.qop == .authInt ? try await body() : [],
             algorithm: credentials.algorithm
         )
-        guard ConstantTime.equals(Array(expected.utf8), Array(credentials.response.utf8)), secret != nil,
-            let account, credentials.realm == configuration.realm
-        else {
-            try await recordFailure(user: subject, source: source, now: now)
+        let realm = configuration.realm
+        let verified = try limits.attempt(subjects, snapshot, now: now) {
+            ConstantTime.equals(Array(expected.utf8), Array(credentials.response.utf8)) && secret != nil
+                && credentials.realm == realm
+        }
+        guard verified, let account else {
+            try await limits.persistFailure(subjects, now: now)
             throw await challenging(SignetError(.credentialsInvalid, "the user name or password is wrong"), route: route, now: now)
         }
         // Only a right response learns that its nonce is stale (RFC 7616 §3.3): the client retries
@@ -221,12 +228,19 @@ public final class PasswordAuthenticator: Sendable {
                 now: now
             )
         }
+        // Each count of a nonce once, per user (one user's claims never spend another's).
         let claimUntil = nonce.issued.addingTimeInterval(TimeInterval(configuration.nonceLifetimeSeconds) + Self.clockSkew)
-        guard try await store.claim(keyID: "digest:" + nonce.value, nonce: String(credentials.count), until: claimUntil, now: now)
+        guard
+            try await store.claim(
+                keyID: "digest:" + nonce.value,
+                nonce: String(credentials.count) + ":" + account.name,
+                until: claimUntil,
+                now: now
+            )
         else {
             throw await challenging(SignetError(.nonceReplayed, "this nonce count was used already"), route: route, now: now)
         }
-        if failures { try await store.clearLoginFailures(subject: subject) }
+        try await limits.succeeded(name: account.name, snapshot)
         return PasswordLogin(user: account.name, scheme: .digest, digest: (credentials, ha1))
     }
 
@@ -236,51 +250,41 @@ public final class PasswordAuthenticator: Sendable {
         route: PasswordRouteOptions,
         now: Date
     ) async throws -> PasswordLogin {
-        let subject = "user:" + credentials.username
-        let failures = try await checkLockout(user: subject, source: source, now: now)
-        let account = try await store.account(name: credentials.username)
+        // A name no account can have is wrong without a PBKDF2 (nothing to hide), counted at the source.
+        let validName = (try? AccountName.validate(credentials.username)) != nil
+        let subjects = limits.subjects(user: validName ? limits.subjects(name: credentials.username) : [], source: source)
+        let snapshot = try await limits.read(subjects, now: now)
+        let account = validName ? try await store.account(name: credentials.username) : nil
         let stored = account?.basicHash.flatMap { try? PasswordHash(phc: $0) }
         var verified = false
-        if let account, let stored, let text = account.basicHash,
+        if let account, stored != nil, let text = account.basicHash,
             basicCache.contains(user: account.name, password: credentials.password, storedHash: text, now: now)
         {
             verified = true
-        } else {
-            // The stand-in when there is no hash to check: an unknown user costs a PBKDF2 too.
+        } else if validName {
+            try limits.check(subjects, snapshot, now: now)
+            // The stand-in when there is no hash to check: an unknown user costs a PBKDF2 too. The
+            // limit is read again in the hasher's turn: attempts queued behind a failure see it.
             let hash = stored ?? standIn.basic
             let password = credentials.password
-            verified = try await hasher.run { hash?.verify(password) ?? false } && stored != nil
+            let limits = self.limits
+            verified = try await hasher.run {
+                try limits.check(subjects, snapshot, now: now)
+                let matched = hash?.verify(password) ?? false
+                if !matched || stored == nil { limits.noteFailure(subjects, now: now) }
+                return matched
+            } && stored != nil
+        } else {
+            try limits.check(subjects, snapshot, now: now)
+            limits.noteFailure(subjects, now: now)
         }
         guard verified, let account, let text = account.basicHash else {
-            try await recordFailure(user: subject, source: source, now: now)
+            try await limits.persistFailure(subjects, now: now)
             throw await challenging(SignetError(.credentialsInvalid, "the user name or password is wrong"), route: route, now: now)
         }
         basicCache.insert(user: account.name, password: credentials.password, storedHash: text, now: now)
-        if failures { try await store.clearLoginFailures(subject: subject) }
+        try await limits.succeeded(name: account.name, snapshot)
         return PasswordLogin(user: account.name, scheme: .basic, digest: nil)
-    }
-
-    // MARK: Limits
-
-    /// Throws `login_locked` when the user or the source is over its limit; returns whether the
-    /// user has failures in an open window (cleared after a success).
-    private func checkLockout(user: String, source: String?, now: Date) async throws -> Bool {
-        let sourceSubject = "source:" + (source ?? "unknown")
-        let open = try await store.loginFailures(subjects: [user, sourceSubject], now: now)
-        for (subject, limit) in [(user, configuration.maxFailures), (sourceSubject, configuration.maxFailuresPerSource)] {
-            if let failures = open[subject], failures.count >= limit {
-                var error = SignetError(.loginLocked, "too many failed logins; try again later")
-                error.retryAfterSeconds = Int(failures.windowEnd.timeIntervalSince(now).rounded(.up))
-                throw error
-            }
-        }
-        return open[user] != nil
-    }
-
-    private func recordFailure(user: String, source: String?, now: Date) async throws {
-        let window = TimeInterval(configuration.lockoutSeconds)
-        _ = try await store.recordLoginFailure(subject: user, window: window, now: now)
-        _ = try await store.recordLoginFailure(subject: "source:" + (source ?? "unknown"), window: window, now: now)
     }
 
     private func nonceSecret() async throws -> SymmetricKey {

@@ -60,10 +60,15 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
                 requirement: .trustLevel(.deviceKey),
                 now: now
             )
+            // The route is a user's: a device stands in for the password only if it was registered
+            // after one.
+            guard identity.user != nil else {
+                throw SignetError(.trustLevelInsufficient, "this route needs a password or a device registered after a password login")
+            }
             metrics?.record(outcome: "accepted", reason: nil)
             context.signet.identity = identity
             context.signet.verifiedMessage = message
-            return try await next(request, context)
+            return try await next(Self.withoutPasswordCredentials(request, keep: route.keepAuthorization), context)
         }
         let login: PasswordLogin
         do {
@@ -94,19 +99,35 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         return try await Self.authenticate(&response, login: login, maximumBodyBytes: maximumBodyBytes)
     }
 
-    /// Adds `Authentication-Info` to a Digest login's answer; for `auth-int` the body is read first
-    /// (bounded: a larger answer goes without it, which RFC 7616 allows).
+    /// A request whose Digest or Basic `Authorization` (never the upstream's own scheme) is removed,
+    /// unless the route keeps it: on the device branch the password material was not used, and
+    /// must not reach the upstream or its logs either.
+    static func withoutPasswordCredentials(_ request: Request, keep: Bool) -> Request {
+        guard !keep, request.headers[values: .authorization].contains(where: { value in
+            let scheme = value.prefix { $0 != " " }.lowercased()
+            return scheme == "digest" || scheme == "basic"
+        }) else { return request }
+        var head = request.head
+        head.headerFields[.authorization] = nil
+        return Request(head: head, body: request.body)
+    }
+
+    /// Adds `Authentication-Info` to a Digest login's answer. For `auth-int` the proof covers the
+    /// body, so only an answer of known length within `maximumBodyBytes` is read to compute it; any
+    /// other streams through as it is, without the proof (which RFC 7616 allows).
     static func authenticate(_ response: inout Response, login: PasswordLogin, maximumBodyBytes: Int) async throws -> Response {
         guard login.scheme == .digest else { return response }
         guard login.needsResponseBody else {
             if let info = login.authenticationInfo() { response.headers[.authenticationInfo] = info }
             return response
         }
-        let collector = ResponseBodyCollector(limit: maximumBodyBytes)
+        guard let length = response.body.contentLength ?? response.headers[.contentLength].flatMap(Int.init),
+            length <= maximumBodyBytes
+        else { return response }
+        let collector = ResponseBodyCollector(limit: length)
         try await response.body.write(collector)
         guard let body = collector.collected else {
-            // Too large to cover: answer without the proof rather than not at all.
-            return Response(status: response.status, headers: response.headers, body: .init(byteBuffer: collector.buffer))
+            throw SignetError(.upstreamUnavailable, "the answer was longer than its Content-Length")
         }
         var headers = response.headers
         if let info = login.authenticationInfo(responseBody: Array(buffer: body)) { headers[.authenticationInfo] = info }

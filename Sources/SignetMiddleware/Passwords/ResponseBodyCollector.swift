@@ -3,23 +3,29 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Collects what a response body writes, to compute something over it before it is sent.
+/// Collects what a response body writes, to compute something over it before it is sent; keeps at
+/// most `limit` bytes.
 final class ResponseBodyCollector: ResponseBodyWriter {
     let limit: Int
-    private(set) var buffer = ByteBuffer()
+    private var buffer = ByteBuffer()
     private(set) var overflowed = false
 
     init(limit: Int) {
         self.limit = limit
     }
 
-    /// The whole body, or `nil` when it was larger than the limit (``buffer`` still holds all of it).
+    /// The whole body, or `nil` when it was larger than the limit.
     var collected: ByteBuffer? { overflowed ? nil : buffer }
 
     func write(_ buffer: ByteBuffer) async throws {
+        guard !overflowed else { return }
         var buffer = buffer
+        guard self.buffer.readableBytes + buffer.readableBytes <= limit else {
+            overflowed = true
+            self.buffer = ByteBuffer()
+            return
+        }
         self.buffer.writeBuffer(&buffer)
-        if self.buffer.readableBytes > limit { overflowed = true }
     }
 
     func finish(_ trailingHeaders: HTTPFields?) async throws {}

@@ -23,6 +23,7 @@ public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendab
     ///   - store: Where accounts live.
     ///   - adminToken: The admin bearer token; `nil` turns both routes off (`not_found`).
     ///   - keyCache: The verification middleware's key cache, emptied when a user's devices are revoked.
+    ///   - clock: The time accounts are stamped with and devices revoked at.
     public init(
         authenticator: PasswordAuthenticator,
         store: any AccountStore,
