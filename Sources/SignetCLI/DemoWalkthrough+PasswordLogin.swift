@@ -45,16 +45,7 @@ extension DemoWalkthrough {
         let challenge = try DigestChallenge(
             try requireValue(HTTPAuthentication.challenges(challengeAnswer.fields.values("www-authenticate")).first { $0.isScheme("Digest") })
         )
-        let captured = DigestCredentials(
-            answering: challenge,
-            username: Self.bankUser,
-            password: Self.bankPassword,
-            method: "GET",
-            uri: "/echo/login",
-            qop: .auth,
-            count: 1,
-            cnonce: Nonce.random()
-        ).fieldValue
+        let captured = Self.answer(challenge, count: 1)
         let original = try HTTPMessage.request(method: "GET", uri: base + "/echo/login", fields: [("Authorization", captured)])
         try expect(try await app.transmit(original), status: 200)
         print("   the first time: 200")
@@ -63,16 +54,7 @@ extension DemoWalkthrough {
         number += 1
         step(number, "the nonce grows stale (\(nonceLifetime) s): the right answer is refused stale, the SDK retries by itself")
         try await Task.sleep(for: .milliseconds(nonceLifetime * 1000 + 300))
-        let late = DigestCredentials(
-            answering: challenge,
-            username: Self.bankUser,
-            password: Self.bankPassword,
-            method: "GET",
-            uri: "/echo/login",
-            qop: .auth,
-            count: 2,
-            cnonce: Nonce.random()
-        ).fieldValue
+        let late = Self.answer(challenge, count: 2)
         let stale = try await app.transmit(try HTTPMessage.request(method: "GET", uri: base + "/echo/login", fields: [("Authorization", late)]))
         try report(stale, expecting: "digest_nonce_stale")
         print("   challenge says stale=true: \(stale.fields.values("www-authenticate").contains { $0.contains("stale=true") })")
@@ -98,6 +80,22 @@ extension DemoWalkthrough {
         print(
             "   200 the backend saw Signet-User: \(viaTLS["signet-user"] ?? "-"), Signet-Trust-Level: \(viaTLS["signet-trust-level"] ?? "-"), Signet-Device: \(viaTLS["signet-device"] ?? "-")"
         )
+    }
+}
+
+extension DemoWalkthrough {
+    /// The bank user's Digest answer to `challenge` for `GET /echo/login`, as a client computes it.
+    static func answer(_ challenge: DigestChallenge, count: UInt32) -> String {
+        DigestCredentials(
+            answering: challenge,
+            username: bankUser,
+            password: bankPassword,
+            method: "GET",
+            uri: "/echo/login",
+            qop: .auth,
+            count: count,
+            cnonce: Nonce.random()
+        ).fieldValue
     }
 }
 

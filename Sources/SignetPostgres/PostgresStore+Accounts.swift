@@ -43,7 +43,7 @@ extension PostgresStore {
     }
 
     public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
-        let column = "userhash_" + Self.column(algorithm)
+        let column = "userhash_" + algorithm.columnSuffix
         return try await accounts(
             "SELECT \(unescaped: Self.accountColumns) FROM accounts WHERE \(unescaped: column) = \(userhash)"
         ).first
@@ -144,14 +144,6 @@ extension PostgresStore {
     }
 
     // MARK: Rows
-
-    static func column(_ algorithm: DigestAlgorithm) -> String {
-        switch algorithm {
-        case .sha256: "sha256"
-        case .sha512_256: "sha512_256"
-        case .md5: "md5"
-        }
-    }
 
     static let accountColumns = """
         name, realm, basic_hash, ha1_sha256, userhash_sha256, ha1_sha512_256, userhash_sha512_256, ha1_md5,

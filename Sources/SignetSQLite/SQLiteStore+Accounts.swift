@@ -43,7 +43,7 @@ extension SQLiteStore {
 
     public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
         try await query(
-            "SELECT * FROM accounts WHERE userhash_\(Self.column(algorithm)) = ?",
+            "SELECT * FROM accounts WHERE userhash_\(algorithm.columnSuffix) = ?",
             [.text(userhash)]
         ).first.map(Self.account)
     }
@@ -114,16 +114,8 @@ extension SQLiteStore {
 
     // MARK: Rows
 
-    static func column(_ algorithm: DigestAlgorithm) -> String {
-        switch algorithm {
-        case .sha256: "sha256"
-        case .sha512_256: "sha512_256"
-        case .md5: "md5"
-        }
-    }
-
     static var digestColumns: String {
-        DigestAlgorithm.allCases.map { "ha1_\(column($0)), userhash_\(column($0))" }.joined(separator: ", ")
+        DigestAlgorithm.allCases.map { "ha1_\($0.columnSuffix), userhash_\($0.columnSuffix)" }.joined(separator: ", ")
     }
 
     private static func account(_ row: SQLiteRow) throws -> AccountRecord {
@@ -132,8 +124,8 @@ extension SQLiteStore {
         else { throw SignetError(.storeUnavailable, "an accounts row is incomplete") }
         var digests: [DigestAlgorithm: AccountRecord.DigestSecret] = [:]
         for algorithm in DigestAlgorithm.allCases {
-            if let ha1 = row.column("ha1_\(column(algorithm))")?.string,
-                let userhash = row.column("userhash_\(column(algorithm))")?.string
+            if let ha1 = row.column("ha1_\(algorithm.columnSuffix)")?.string,
+                let userhash = row.column("userhash_\(algorithm.columnSuffix)")?.string
             {
                 digests[algorithm] = .init(ha1: ha1, userhash: userhash)
             }

@@ -71,3 +71,14 @@ public struct AccountRecord: Sendable, Hashable {
         )
     }
 }
+
+extension DigestAlgorithm {
+    /// The suffix of an algorithm's columns in the SQL stores (`ha1_sha256`, `userhash_sha256`).
+    package var columnSuffix: String {
+        switch self {
+        case .sha256: "sha256"
+        case .sha512_256: "sha512_256"
+        case .md5: "md5"
+        }
+    }
+}
