@@ -171,6 +171,9 @@ final class HTTP1Connection: Sendable {
                         throw SignetError(.connectionFailed, "the server closed the connection before answering")
                     }
                     pending = nil
+                    // Closed before the answer is handed over: the caller's next request must not
+                    // find this connection open (HTTP/1.0 servers, `Connection: close`).
+                    if !head.isKeepAlive { close() }
                     job.reply.resume(.success(RawResponse(head: head, body: body)))
                     if !head.isKeepAlive { break }
                 }
