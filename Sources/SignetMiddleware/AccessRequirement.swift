@@ -18,7 +18,8 @@ public enum AccessRequirement: Sendable, Hashable {
     case legacyEnvelope
     /// A user's password (HTTP Digest, or Basic over TLS), with what the route accepts.
     case password(PasswordRouteOptions)
-    /// A user's password, or a signed request whose key is at least a device key.
+    /// A user's password, or a signed request of a device registered after a password login (a
+    /// device key or better, bound to a user).
     case passwordOrDevice(PasswordRouteOptions)
 
     /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
@@ -26,8 +27,15 @@ public enum AccessRequirement: Sendable, Hashable {
     /// known, before any cryptography and before a nonce is claimed or a counter advanced.
     public func authorize(_ owner: KeyOwner?) throws {
         let level = owner?.trustLevel ?? .sharedSecret
-        if case .trustLevel(let minimum) = self, level < minimum {
+        switch self {
+        case .trustLevel(let minimum) where level < minimum:
             throw SignetError(.trustLevelInsufficient, "this route needs \(minimum.rawValue), the client is \(level.rawValue)")
+        case .passwordOrDevice where level < .deviceKey || owner?.user == nil:
+            // The route is a user's: a device stands in for the password only if it was
+            // registered after one.
+            throw SignetError(.trustLevelInsufficient, "this route needs a password or a device registered after a password login")
+        default:
+            break
         }
     }
 }

@@ -82,15 +82,7 @@ enum ForwardedFields {
     /// Printable ASCII as it is; `%` and every other byte of the UTF-8 percent-encoded, so a user
     /// name (`Jäsøn Doe`) reaches the upstream as one unambiguous field value (`J%C3%A4s%C3%B8n Doe`).
     static func fieldText(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "%") {
-                out.append(Character(Unicode.Scalar(byte)))
-            } else {
-                out += "%" + Hex.encode([byte]).uppercased()
-            }
-        }
-        return out
+        FormURLEncoding.percentEncode(text.utf8) { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }
     }
 
     /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.

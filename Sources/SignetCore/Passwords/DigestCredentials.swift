@@ -148,13 +148,9 @@ public struct DigestCredentials: Sendable, Hashable {
 
     /// RFC 8187 `attr-char`s as they are, every other byte of the UTF-8 as `%XX`.
     static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let plain = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-                || "!#$&+-.^_`|~".utf8.contains(byte)
-            out += plain ? String(Unicode.Scalar(byte)) : "%" + Hex.encode([byte]).uppercased()
+        FormURLEncoding.percentEncode(text.utf8) { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "!#$&+-.^_`|~".utf8.contains(byte)
         }
-        return out
     }
 
     /// RFC 8187 `ext-value`: `UTF-8'[language]'<percent-encoded UTF-8>`; `nil` for another charset
@@ -166,10 +162,10 @@ public struct DigestCredentials: Sendable, Hashable {
         var iterator = Array(parts[2].utf8).makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
-                    let value = Hex.decode(String(decoding: [high, low], as: UTF8.self))?.first
+                guard let high = iterator.next().flatMap(FormURLEncoding.hexValue),
+                    let low = iterator.next().flatMap(FormURLEncoding.hexValue)
                 else { return nil }
-                bytes.append(value)
+                bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)
             }

@@ -40,10 +40,16 @@ package enum FormURLEncoding {
     }
 
     static func encode(_ bytes: [UInt8]) -> String {
+        percentEncode(bytes) { $0.isAlpha || $0.isDigit || "*-._".utf8.contains($0) }
+    }
+
+    /// `bytes` with every byte `keeping` refuses written `%XX` (uppercase hex). Also for RFC 8187
+    /// values and the gateway's `Signet-User`.
+    package static func percentEncode(_ bytes: some Sequence<UInt8>, keeping: (UInt8) -> Bool) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for byte in bytes {
-            if byte.isAlpha || byte.isDigit || "*-._".utf8.contains(byte) {
+            if keeping(byte) {
                 out.append(byte)
             } else {
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]

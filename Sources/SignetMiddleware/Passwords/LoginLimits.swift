@@ -79,14 +79,14 @@ final class LoginLimits: Sendable {
 
     /// Throws `login_locked` when a subject is at its limit, by the store or by this instance's memory.
     func check(_ subjects: Subjects, _ snapshot: Snapshot, now: Date) throws {
-        try recent.withLock { try Self.check(subjects, snapshot, table: $0, now: now, limits: (maxFailures, maxFailuresPerSource)) }
+        try recent.withLock { try check(subjects, snapshot, table: $0, now: now) }
     }
 
     /// Checks, verifies and counts a failure in memory as one step (for verifications that take
     /// microseconds); returns what `verify` returned.
     func attempt(_ subjects: Subjects, _ snapshot: Snapshot, now: Date, verify: () -> Bool) throws -> Bool {
         try recent.withLock { table in
-            try Self.check(subjects, snapshot, table: table, now: now, limits: (maxFailures, maxFailuresPerSource))
+            try check(subjects, snapshot, table: table, now: now)
             let verified = verify()
             if !verified { record(subjects, in: &table, now: now) }
             return verified
@@ -120,15 +120,9 @@ final class LoginLimits: Sendable {
 
     // MARK: Table
 
-    private static func check(
-        _ subjects: Subjects,
-        _ snapshot: Snapshot,
-        table: Table,
-        now: Date,
-        limits: (user: Int, source: Int)
-    ) throws {
+    private func check(_ subjects: Subjects, _ snapshot: Snapshot, table: Table, now: Date) throws {
         for subject in subjects.all {
-            let limit = subject == subjects.source ? limits.source : limits.user
+            let limit = subject == subjects.source ? maxFailuresPerSource : maxFailures
             let windows = [snapshot.stored[subject], table.entries[subject]].compactMap { $0 }.filter { $0.windowEnd > now }
             guard let worst = windows.max(by: { $0.count < $1.count }), worst.count >= limit else { continue }
             var error = SignetError(.loginLocked, "too many failed logins; try again later")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import Hummingbird
 import SignetCore
 import SignetStore
 import Synchronization
@@ -147,6 +148,28 @@ public final class PasswordAuthenticator: Sendable {
         )
     }
 
+    /// Authenticates a Hummingbird request: its `Authorization`, method and target as the client
+    /// sent it (``SignetRequestState/receivedTarget`` when routing normalised it), its peer as the
+    /// source, and for `auth-int` its body (read up to `maximumBodyBytes` and kept in `request`:
+    /// a Hummingbird body can be read once, and whoever handles the request next reads it there).
+    public func authenticate(
+        _ request: inout Request,
+        context: some SignetRequestContextProtocol,
+        route: PasswordRouteOptions,
+        maximumBodyBytes: Int,
+        now: Date
+    ) async throws -> PasswordLogin {
+        try await authenticate(
+            authorization: request.headers[values: .authorization],
+            method: request.method.rawValue,
+            target: context.signet.receivedTarget ?? request.head.path ?? "/",
+            source: context.remoteAddress,
+            route: route,
+            body: { Array(buffer: try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")) },
+            now: now
+        )
+    }
+
     private func digest(
         _ credentials: DigestCredentials,
         method: String,
@@ -270,10 +293,11 @@ public final class PasswordAuthenticator: Sendable {
             let limits = self.limits
             verified = try await hasher.run {
                 try limits.check(subjects, snapshot, now: now)
-                let matched = hash?.verify(password) ?? false
-                if !matched || stored == nil { limits.noteFailure(subjects, now: now) }
+                // The stand-in is checked for its time only: it never logs anyone in.
+                let matched = (hash?.verify(password) ?? false) && stored != nil
+                if !matched { limits.noteFailure(subjects, now: now) }
                 return matched
-            } && stored != nil
+            }
         } else {
             try limits.check(subjects, snapshot, now: now)
             limits.noteFailure(subjects, now: now)

@@ -50,63 +50,45 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var request = request
-        var context = context
-        let now = clock()
         if let signatures, request.headers[.signatureInput] != nil || request.headers[.signature] != nil {
-            let (identity, message) = try await signatures.verify(
-                &request,
-                receivedTarget: context.signet.receivedTarget,
-                requirement: .trustLevel(.deviceKey),
-                now: now
+            // The device branch is the verification middleware with this route's requirement
+            // (checked before any cryptography or nonce claim); password material it carries goes
+            // no further.
+            let devices = SignetVerificationMiddleware<Context>(
+                verifier: signatures,
+                requirement: .passwordOrDevice(route),
+                metrics: metrics,
+                clock: clock
             )
-            // The route is a user's: a device stands in for the password only if it was registered
-            // after one.
-            guard identity.user != nil else {
-                throw SignetError(.trustLevelInsufficient, "this route needs a password or a device registered after a password login")
+            return try await devices.handle(request, context: context) { request, context in
+                try await next(Self.removingAuthorization(request, keep: route.keepAuthorization, passwordSchemesOnly: true), context)
             }
-            metrics?.record(outcome: "accepted", reason: nil)
-            context.signet.identity = identity
-            context.signet.verifiedMessage = message
-            return try await next(Self.withoutPasswordCredentials(request, keep: route.keepAuthorization), context)
         }
+        var request = request
         let login: PasswordLogin
         do {
-            login = try await authenticator.authenticate(
-                authorization: request.headers[values: .authorization],
-                method: request.method.rawValue,
-                target: context.signet.receivedTarget ?? request.head.path ?? "/",
-                source: context.remoteAddress,
-                route: route,
-                body: { [maximumBodyBytes] in
-                    Array(buffer: try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body"))
-                },
-                now: now
-            )
+            login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, now: clock())
         } catch var error as SignetError where signatures != nil && error.code == .credentialsMissing {
             // Either way in: a device may sign instead.
             error.challenges.append("Signature")
             throw error
         }
         metrics?.record(outcome: "accepted", reason: nil)
+        var context = context
         context.signet.identity = login.identity
-        if !route.keepAuthorization {
-            var head = request.head
-            head.headerFields[.authorization] = nil
-            request = Request(head: head, body: request.body)
-        }
-        var response = try await next(request, context)
+        var response = try await next(Self.removingAuthorization(request, keep: route.keepAuthorization), context)
         return try await Self.authenticate(&response, login: login, maximumBodyBytes: maximumBodyBytes)
     }
 
-    /// A request whose Digest or Basic `Authorization` (never the upstream's own scheme) is removed,
-    /// unless the route keeps it: on the device branch the password material was not used, and
-    /// must not reach the upstream or its logs either.
-    static func withoutPasswordCredentials(_ request: Request, keep: Bool) -> Request {
-        guard !keep, request.headers[values: .authorization].contains(where: { value in
-            let scheme = value.prefix { $0 != " " }.lowercased()
-            return scheme == "digest" || scheme == "basic"
-        }) else { return request }
+    /// The request without its `Authorization` field, unless the route keeps it, so the password
+    /// reaches no handler or upstream. With `passwordSchemesOnly` (a signed request, whose password
+    /// material was not used) only a Digest or Basic field goes; another scheme is the upstream's.
+    static func removingAuthorization(_ request: Request, keep: Bool, passwordSchemesOnly: Bool = false) -> Request {
+        let values = request.headers[values: .authorization]
+        guard !keep, !values.isEmpty else { return request }
+        if passwordSchemesOnly, !values.contains(where: { ["digest", "basic"].contains($0.prefix { $0 != " " }.lowercased()) }) {
+            return request
+        }
         var head = request.head
         head.headerFields[.authorization] = nil
         return Request(head: head, body: request.body)

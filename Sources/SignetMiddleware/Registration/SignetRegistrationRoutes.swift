@@ -110,7 +110,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             throw SignetError(.trustLevelInsufficient, "this server registers attested devices only")
         }
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
-        let user = try await passwordLogin(request, context: context, body: body)
+        let user = try await passwordLogin(&request, context: context)
         let registration = try DeviceRegistration(json: Array(buffer: body))
         guard Self.allowedAlgorithms.contains(registration.algorithm) else {
             throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
@@ -176,7 +176,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     private func registerAttested(_ request: inout Request, context: Context) async throws -> Response {
         guard let attestationVerifier else { throw SignetError(.notFound, "App Attest is not configured") }
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
-        let user = try await passwordLogin(request, context: context, body: body)
+        let user = try await passwordLogin(&request, context: context)
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
             let keyID = object["keyId"] as? String, let challenge = object["challenge"] as? String,
             let attestationText = object["attestation"] as? String,
@@ -221,7 +221,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     /// The user a registration logs in as: checked when it carries `Authorization`, demanded when
     /// the configuration requires a login; `nil` otherwise. Checked before the challenge is spent.
-    private func passwordLogin(_ request: Request, context: Context, body: ByteBuffer) async throws -> PasswordLogin? {
+    private func passwordLogin(_ request: inout Request, context: Context) async throws -> PasswordLogin? {
         let authorization = request.headers[values: .authorization]
         guard let login, !authorization.isEmpty || configuration.requirePasswordLogin else {
             if configuration.requirePasswordLogin {
@@ -229,13 +229,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             }
             return nil
         }
+        // The body was read whole above (and stays in the request) for auth-int to cover.
         return try await login.authenticate(
-            authorization: authorization,
-            method: request.method.rawValue,
-            target: context.signet.receivedTarget ?? request.head.path ?? "/",
-            source: context.remoteAddress,
+            &request,
+            context: context,
             route: PasswordRouteOptions(),
-            body: { Array(buffer: body) },
+            maximumBodyBytes: Self.maximumRegistrationBytes,
             now: clock()
         )
     }
@@ -243,7 +242,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     private func answered(_ response: Response, login: PasswordLogin?) async throws -> Response {
         guard let login else { return response }
         var response = response
-        return try await PasswordLoginMiddleware<Context>.authenticate(&response, login: login, maximumBodyBytes: 1 << 20)
+        return try await PasswordLoginMiddleware<Context>.authenticate(&response, login: login, maximumBodyBytes: Self.maximumRegistrationBytes)
     }
 
     // MARK: Admin

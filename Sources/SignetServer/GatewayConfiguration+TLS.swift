@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetMiddleware
+
+extension GatewayConfiguration {
+    /// HTTPS for the gateway itself, and mutual TLS.
+    public struct TLS: Codable, Sendable {
+        /// PEM certificate chain, leaf first.
+        public var certificateFile: String?
+        /// PEM private key of the leaf.
+        public var keyFile: String?
+        /// Generate a development CA and server certificate (for `developmentHosts`) when the files
+        /// are absent — written to them when paths are given, kept in memory otherwise. The gateway
+        /// prints the pins at start. Never in production.
+        public var development: Bool?
+        public var developmentHosts: [String]?
+        /// Ask clients for a certificate from the device CA (mutual TLS). Optional at the TLS layer;
+        /// routes with access `client-certificate` refuse requests without one.
+        public var clientCertificates: Bool?
+        public init(
+            certificateFile: String? = nil,
+            keyFile: String? = nil,
+            development: Bool? = nil,
+            developmentHosts: [String]? = nil,
+            clientCertificates: Bool? = nil
+        ) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.development = development
+            self.developmentHosts = developmentHosts
+            self.clientCertificates = clientCertificates
+        }
+    }
+
+    /// The CA that issues device client certificates from registration CSRs.
+    public struct DeviceCA: Codable, Sendable {
+        /// PEM files; created (a new P-256 CA) when both are absent.
+        public var certificateFile: String
+        public var keyFile: String
+        public var validityDays: Int?
+        public init(certificateFile: String, keyFile: String, validityDays: Int? = nil) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.validityDays = validityDays
+        }
+    }
+}
