@@ -144,13 +144,37 @@ public struct AppAttestAttestationVerifier: Sendable {
                 throw SignetError(.attestationKeyMismatch, "the COSE key is not the certificate's key")
             }
         }
-        if report.passed, let appID, let environment, let key = try? VerificationKey(p256X963: point) {
+        // Step 10 (Apple's fraud-risk article): the receipt is Apple's, for this app, key and attestation.
+        if report.passed {
+            var receiptError: SignetError?
+            do {
+                report.verifiedReceipt = try await AppAttestReceiptVerifier(trusting: policy.receiptRoots).verify(
+                    report.receipt,
+                    at: time,
+                    expecting: .init(
+                        appIDs: appID.map { [$0] },
+                        publicKey: point,
+                        clientHash: policy.clientDataHash == .rawChallenge ? challenge : Array(SHA256.hash(data: challenge))
+                    )
+                )
+            } catch let error as SignetError {
+                receiptError = error
+            } catch {
+                receiptError = SignetError(.receiptInvalid, "\(error)")
+            }
+            step("10. receipt signed by Apple for this app, key and challenge") {
+                if let receiptError { throw receiptError }
+            }
+        }
+        if report.passed, let appID, let environment, let key = try? VerificationKey(p256X963: point),
+            let receipt = report.verifiedReceipt
+        {
             report.verified = VerifiedAttestation(
                 keyID: Base64.encode(computedKeyID),
                 publicKey: key,
                 environment: environment,
                 appID: appID,
-                receipt: report.receipt,
+                receipt: receipt,
                 leafNotAfter: leaf.notValidAfter,
                 osVersion: Self.osVersion(in: leaf)
             )

@@ -23,16 +23,21 @@ public struct AppAttestPolicy: Sendable {
     public var clientDataHash: ClientDataHash
     /// Trusted roots: Apple's App Attestation root unless a test or simulator setup says otherwise.
     public var roots: [Certificate]
+    /// Roots for receipts: Apple Root CA - G3 by default; the attestation roots when those are given
+    /// and these are not (a simulator's one root signs both).
+    public var receiptRoots: [Certificate]
 
     public init(
         appIDs: Set<String>,
         allowDevelopment: Bool = false,
         clientDataHash: ClientDataHash = .sha256OfChallenge,
-        roots: [Certificate]? = nil
+        roots: [Certificate]? = nil,
+        receiptRoots: [Certificate]? = nil
     ) throws {
         self.appIDs = appIDs
         self.allowDevelopment = allowDevelopment
         self.clientDataHash = clientDataHash
         self.roots = try roots ?? [Certificate(pemEncoded: AppleAppAttestationRoot.pem)]
+        self.receiptRoots = try receiptRoots ?? roots ?? [Certificate(pemEncoded: AppleRootCAG3.pem)]
     }
 }

@@ -18,6 +18,8 @@ public struct AttestationInspection: Sendable {
     public var certificates: [Certificate] = []
     public var authenticatorData: AuthenticatorData?
     public var receipt: [UInt8] = []
+    /// The receipt's fields, once its signature, chain and binding verified.
+    public var verifiedReceipt: AppAttestReceipt?
     public var environment: AppAttestPolicy.Environment?
     /// Set only when every step passed.
     public var verified: VerifiedAttestation?

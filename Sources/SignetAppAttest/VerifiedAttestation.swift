@@ -13,8 +13,9 @@ public struct VerifiedAttestation: Sendable {
     public var publicKey: VerificationKey
     public var environment: AppAttestPolicy.Environment
     public var appID: String
-    /// The receipt, kept for later fraud-risk checks with Apple.
-    public var receipt: [UInt8]
+    /// The receipt, verified (signed by Apple for this app, key and attestation), kept for the
+    /// exchange that yields the risk metric.
+    public var receipt: AppAttestReceipt
     /// The leaf certificate's notAfter: App Attest leaves can live only a few days, hence the check
     /// at receipt time and the stored result.
     public var leafNotAfter: Date

@@ -15,6 +15,8 @@ public struct SignetIdentity: Sendable, Hashable {
     public var components: [String]
     public var nonce: String?
     public var created: Date?
+    /// Apple's App Attest risk metric for the device, where known (forwarded as `Signet-Risk-Metric`).
+    public var riskMetric: Int?
 
     public init(
         deviceID: String?,
@@ -47,5 +49,6 @@ public struct SignetIdentity: Sendable, Hashable {
             created: verified.created,
             user: verified.owner?.user
         )
+        riskMetric = verified.owner?.riskMetric
     }
 }

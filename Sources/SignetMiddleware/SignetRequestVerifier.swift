@@ -19,13 +19,17 @@ public struct SignetRequestVerifier: Sendable {
     /// The authority clients address; `nil` takes the request's own `Host`.
     public var publicAuthority: String?
     public var maximumBodyBytes: Int
+    /// Refuses (or only flags) App Attest devices whose risk metric is above a limit.
+    public var riskLimit: RiskLimit?
 
     public init(
         verifier: MessageVerifier,
         publicScheme: String,
         publicAuthority: String? = nil,
-        maximumBodyBytes: Int = 1 << 20
+        maximumBodyBytes: Int = 1 << 20,
+        riskLimit: RiskLimit? = nil
     ) {
+        self.riskLimit = riskLimit
         self.verifier = verifier
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
@@ -57,7 +61,12 @@ public struct SignetRequestVerifier: Sendable {
         requirement: AccessRequirement = .verified,
         now: Date
     ) async throws -> SignetIdentity {
-        SignetIdentity(try await verifier.verify(message, now: now) { try requirement.authorize($0.owner) })
+        SignetIdentity(
+            try await verifier.verify(message, now: now) { record in
+                try requirement.authorize(record.owner)
+                try riskLimit?.check(record.owner)
+            }
+        )
     }
 
     /// The SignetCore view of `request`, body included.

@@ -23,7 +23,12 @@ public struct StoreKeyResolver: KeyResolver {
         }
         guard let device = try await devices.device(keyID: keyID) else { return [] }
         var record = try device.keyRecord()
-        record.owner = KeyOwner(deviceID: device.deviceID, trustLevel: device.trustLevel, user: device.user)
+        record.owner = KeyOwner(
+            deviceID: device.deviceID,
+            trustLevel: device.trustLevel,
+            user: device.user,
+            riskMetric: device.riskMetric
+        )
         return [record]
     }
 }

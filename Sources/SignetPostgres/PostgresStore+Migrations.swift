@@ -51,6 +51,15 @@ extension PostgresStore {
             "CREATE INDEX login_failures_end ON login_failures (window_end)",
             "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ],
+        [
+            """
+            CREATE TABLE receipts (device_id TEXT PRIMARY KEY, receipt TEXT NOT NULL, kind TEXT NOT NULL,
+                created_at BIGINT NOT NULL, not_before BIGINT, expires_at BIGINT NOT NULL, risk_metric INTEGER,
+                refresh_at BIGINT NOT NULL, failures INTEGER NOT NULL DEFAULT 0, last_error TEXT)
+            """,
+            "CREATE INDEX receipts_refresh ON receipts (refresh_at)",
+            "ALTER TABLE devices ADD COLUMN risk_metric INTEGER",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

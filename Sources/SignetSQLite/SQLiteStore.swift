@@ -98,6 +98,26 @@ public final class SQLiteStore: SignetStorage {
             "CREATE INDEX login_failures_end ON login_failures (window_end)",
             "CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ],
+        [
+            """
+            CREATE TABLE receipts (device_id TEXT PRIMARY KEY, receipt TEXT NOT NULL, kind TEXT NOT NULL,
+                created_at INTEGER NOT NULL, not_before INTEGER, expires_at INTEGER NOT NULL, risk_metric INTEGER,
+                refresh_at INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0, last_error TEXT)
+            """,
+            "CREATE INDEX receipts_refresh ON receipts (refresh_at)",
+            "ALTER TABLE devices ADD COLUMN risk_metric INTEGER",
+            // The device's risk metric follows its receipt in the same statement.
+            """
+            CREATE TRIGGER receipts_risk_insert AFTER INSERT ON receipts BEGIN
+                UPDATE devices SET risk_metric = NEW.risk_metric WHERE device_id = NEW.device_id;
+            END
+            """,
+            """
+            CREATE TRIGGER receipts_risk_update AFTER UPDATE OF created_at ON receipts BEGIN
+                UPDATE devices SET risk_metric = NEW.risk_metric WHERE device_id = NEW.device_id;
+            END
+            """,
+        ],
     ]
 
     private func migrate() async throws {
@@ -224,7 +244,8 @@ public final class SQLiteStore: SignetStorage {
             createdAt: date(millis: created),
             revokedAt: row.column("revoked_at")?.integer.map(date(millis:)),
             attributes: DeviceRecord.decodeAttributes(row.column("attributes")?.string ?? "{}"),
-            user: row.column("user_name")?.string
+            user: row.column("user_name")?.string,
+            riskMetric: row.column("risk_metric")?.integer
         )
     }
 

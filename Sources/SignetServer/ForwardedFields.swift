@@ -8,7 +8,7 @@ import SignetMiddleware
 /// The header fields the gateway sends upstream: the client's, less everything that could speak for
 /// the gateway, plus the gateway's own identity and forwarding fields.
 ///
-/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device` and `Signet-User`
+/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User` and `Signet-Risk-Metric`
 /// where they apply.
 ///
 /// Removed from what the client sent:
@@ -49,6 +49,7 @@ enum ForwardedFields {
             out.add(name: "Signet-Trust-Level", value: identity.trustLevel.rawValue)
             if let device = identity.deviceID { out.add(name: "Signet-Device", value: device) }
             if let user = identity.user { out.add(name: "Signet-User", value: fieldText(user)) }
+            if let risk = identity.riskMetric { out.add(name: "Signet-Risk-Metric", value: String(risk)) }
         }
         var forwarded: [String] = []
         if let client {

@@ -12,10 +12,15 @@ import X509
 public struct DevelopmentAttestationCA: Sendable {
     public let root: Certificate
     public let intermediate: Certificate
+    /// Signs receipts under the same root (a server trusting this root for attestations trusts it for
+    /// receipts too).
+    public let receiptSigner: DevelopmentReceiptSigner
     private let rootKey: P384.Signing.PrivateKey
     private let intermediateKey: P384.Signing.PrivateKey
 
-    public init(now: Date = Date()) throws {
+    /// - Parameter receiptSigningExtension: false makes a receipt signer without Apple's marker
+    ///   extension, which verifiers must refuse.
+    public init(now: Date = Date(), receiptSigningExtension: Bool = true) throws {
         rootKey = P384.Signing.PrivateKey()
         intermediateKey = P384.Signing.PrivateKey()
         let rootName = try DistinguishedName {
@@ -55,6 +60,12 @@ public struct DevelopmentAttestationCA: Sendable {
                 Critical(KeyUsage(keyCertSign: true))
             },
             issuerPrivateKey: .init(rootKey)
+        )
+        receiptSigner = try DevelopmentReceiptSigner(
+            rootName: rootName,
+            rootKey: rootKey,
+            now: now,
+            receiptSigningExtension: receiptSigningExtension
         )
     }
 

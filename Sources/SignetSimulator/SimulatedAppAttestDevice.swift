@@ -49,6 +49,18 @@ public final class SimulatedAppAttestDevice: Sendable {
         try leafDER.serialize(leaf)
         var intermediateDER = DER.Serializer()
         try intermediateDER.serialize(ca.intermediate)
+        let receipt = try ca.receiptSigner.receipt(
+            AppAttestReceipt(
+                appID: appID,
+                attestedCertificate: leafDER.serializedBytes,
+                clientHash: clientDataHash,
+                token: Array(Base64.encode(Array(SHA256.hash(data: keyIDBytes))).utf8),
+                kind: .attest,
+                environment: environment == .production ? "production" : "sandbox",
+                createdAt: now,
+                expiresAt: now.addingTimeInterval(90 * 86_400)
+            )
+        )
         return CBOREncoder.encode(
             .map([
                 (.text("fmt"), .text("apple-appattest")),
@@ -59,7 +71,7 @@ public final class SimulatedAppAttestDevice: Sendable {
                             .text("x5c"),
                             .array([.bytes(leafDER.serializedBytes), .bytes(intermediateDER.serializedBytes)])
                         ),
-                        (.text("receipt"), .bytes(Array("simulated receipt".utf8))),
+                        (.text("receipt"), .bytes(receipt)),
                     ])
                 ),
                 (.text("authData"), .bytes(authData)),

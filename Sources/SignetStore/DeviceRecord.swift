@@ -25,6 +25,8 @@ public struct DeviceRecord: Sendable, Hashable {
     public var attributes: [String: String]
     /// The user whose password login registered the device; deleting the user revokes it.
     public var user: String?
+    /// Apple's App Attest risk metric from the device's latest exchanged receipt; nil until one.
+    public var riskMetric: Int?
 
     public init(
         deviceID: String,
@@ -37,9 +39,11 @@ public struct DeviceRecord: Sendable, Hashable {
         createdAt: Date,
         revokedAt: Date? = nil,
         attributes: [String: String] = [:],
-        user: String? = nil
+        user: String? = nil,
+        riskMetric: Int? = nil
     ) {
         self.user = user
+        self.riskMetric = riskMetric
         self.deviceID = deviceID
         self.keyID = keyID
         self.algorithm = algorithm

@@ -15,6 +15,7 @@ public final class MemoryStore: SignetStorage {
         var accounts: [String: AccountRecord] = [:]
         var loginFailures: [String: LoginFailures] = [:]
         var secrets: [String: [UInt8]] = [:]
+        var receipts: [String: ReceiptRecord] = [:]
     }
 
     private let state = Mutex(State())
@@ -69,6 +70,44 @@ public final class MemoryStore: SignetStorage {
             state.devices[id]!.status = .revoked
             state.devices[id]!.revokedAt = time
             return true
+        }
+    }
+
+    // MARK: Receipts
+
+    public func saveReceipt(_ record: ReceiptRecord) async throws {
+        state.withLock { state in
+            if let stored = state.receipts[record.deviceID], stored.createdAt > record.createdAt { return }
+            state.receipts[record.deviceID] = record
+            state.devices[record.deviceID]?.riskMetric = record.riskMetric
+        }
+    }
+
+    public func receipt(deviceID: String) async throws -> ReceiptRecord? {
+        state.withLock { $0.receipts[deviceID] }
+    }
+
+    public func receiptsDue(at now: Date, limit: Int) async throws -> [ReceiptRecord] {
+        state.withLock { state in
+            state.receipts.values.filter { $0.refreshAt <= now && state.devices[$0.deviceID]?.status == .active }
+                .sorted { ($0.refreshAt, $0.deviceID) < ($1.refreshAt, $1.deviceID) }.prefix(limit).map { $0 }
+        }
+    }
+
+    public func claimReceiptRefresh(deviceID: String, dueAt: Date, leaseUntil: Date) async throws -> Bool {
+        state.withLock { state in
+            guard state.receipts[deviceID]?.refreshAt == dueAt else { return false }
+            state.receipts[deviceID]!.refreshAt = leaseUntil
+            return true
+        }
+    }
+
+    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date) async throws {
+        state.withLock { state in
+            guard state.receipts[deviceID] != nil else { return }
+            state.receipts[deviceID]!.failures += 1
+            state.receipts[deviceID]!.lastError = error
+            state.receipts[deviceID]!.refreshAt = retryAt
         }
     }
 

@@ -4,7 +4,7 @@ import SignetCore
 
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
 public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore, AccountStore,
-    LoginThrottleStore, ServerSecretStore
+    LoginThrottleStore, ServerSecretStore, ReceiptStore
 {
     /// Deletes expired challenges, nonces, pin reports and login failure windows; returns how many
     /// rows went.

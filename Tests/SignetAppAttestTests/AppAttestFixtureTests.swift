@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
@@ -90,7 +91,10 @@ import X509
         #expect(verified.environment.rawValue == fixture.json["environment"])
         #expect(verified.appID == fixture.json["app_id"])
         #expect(Base64.decode(verified.keyID) == fixture.bytes("key_id_b64"))
-        #expect(!verified.receipt.isEmpty)
+        // Step 10: the receipt is Apple's, for this app, key and client data hash.
+        #expect(verified.receipt.kind == .attest)
+        #expect(verified.receipt.appID == fixture.json["app_id"])
+        #expect(verified.receipt.clientHash == Array(SHA256.hash(data: fixture.challenge)))
         if let version = fixture.json["expected_ios_version"] {
             #expect(verified.osVersion == version)
         }

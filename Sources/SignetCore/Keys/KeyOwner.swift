@@ -9,10 +9,13 @@ public struct KeyOwner: Sendable, Hashable {
     public var trustLevel: TrustLevel
     /// The user the device was registered for after a password login, if any.
     public var user: String?
+    /// Apple's App Attest risk metric for the device, once an exchanged receipt gave one.
+    public var riskMetric: Int?
 
-    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil) {
+    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil, riskMetric: Int? = nil) {
         self.deviceID = deviceID
         self.trustLevel = trustLevel
         self.user = user
+        self.riskMetric = riskMetric
     }
 }

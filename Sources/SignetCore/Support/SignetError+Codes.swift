@@ -69,6 +69,19 @@ extension SignetError.Code {
     public static let deviceExists = Self("device_exists", 409)
     /// The server refused a registration with a code this client does not know.
     public static let registrationFailed = Self("registration_failed", 400)
+    // App Attest receipts and the risk metric.
+    public static let receiptInvalid = Self("receipt_invalid", 401)
+    public static let receiptChainInvalid = Self("receipt_chain_invalid", 401)
+    public static let receiptExpired = Self("receipt_expired", 401)
+    public static let receiptNotYetValid = Self("receipt_not_yet_valid", 401)
+    public static let receiptStale = Self("receipt_stale", 401)
+    public static let riskMetricExceeded = Self("risk_metric_exceeded", 403)
+    // App tokens (the gateway's JWTs) and Firebase App Check tokens.
+    public static let tokenMissing = Self("token_missing", 401)
+    public static let tokenInvalid = Self("token_invalid", 401)
+    public static let tokenExpired = Self("token_expired", 401)
+    public static let tokenAudienceMismatch = Self("token_audience_mismatch", 401)
+    public static let tokenReplayed = Self("token_replayed", 401)
     // Oblivious HTTP (RFC 9458).
     /// No key configuration has the request's key id, KEM and suite: the client should fetch the
     /// gateway's keys again (RFC 9458 §5.3's `ohttp-key` problem).
@@ -147,6 +160,8 @@ extension SignetError.Code {
         .credentialsInvalid, .digestNonceInvalid, .digestNonceStale, .digestURIMismatch, .digestQopUnsupported,
         .loginLocked, .insecureTransport, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
+        .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
+        .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
         .connectionFailed, .requestTimeout, .responseSignatureInvalid,

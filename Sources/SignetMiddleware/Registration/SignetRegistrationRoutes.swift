@@ -19,7 +19,7 @@ import SignetStore
 /// SignetRegistrationRoutes<SignetRequestContext>(store: store, configuration: .init()).add(to: router)
 /// ```
 public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
-    let store: any ChallengeStore & DeviceStore
+    let store: any ChallengeStore & DeviceStore & ReceiptStore
     let configuration: RegistrationConfiguration
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
@@ -42,7 +42,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///     with ``RegistrationConfiguration/requirePasswordLogin``) binds the device to the user.
     ///   - clock: The time challenges and devices are stamped with.
     public init(
-        store: any ChallengeStore & DeviceStore,
+        store: any ChallengeStore & DeviceStore & ReceiptStore,
         configuration: RegistrationConfiguration,
         metrics: SignetMetrics = SignetMetrics(),
         keyCache: DeviceKeyCache? = nil,
@@ -192,7 +192,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         )
         var attributes = [
             "environment": verified.environment.rawValue, "app_id": verified.appID,
-            "receipt": Base64.encode(verified.receipt), "leaf_not_after": JSONResponse.rfc3339(verified.leafNotAfter),
+            "leaf_not_after": JSONResponse.rfc3339(verified.leafNotAfter),
         ]
         if let osVersion = verified.osVersion { attributes["os_version"] = osVersion }
         var jwk = verified.publicKey.jwk
@@ -209,6 +209,20 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 createdAt: now,
                 attributes: attributes,
                 user: user?.user
+            )
+        )
+        // The ATTEST receipt carries no risk metric: due for its first exchange at once.
+        let receipt = verified.receipt
+        try await store.saveReceipt(
+            ReceiptRecord(
+                deviceID: deviceID,
+                receipt: receipt.bytes,
+                kind: receipt.kind.rawValue,
+                createdAt: receipt.createdAt,
+                notBefore: receipt.notBefore,
+                expiresAt: receipt.expiresAt,
+                riskMetric: receipt.riskMetric,
+                refreshAt: now
             )
         )
         metrics.record(outcome: "attested", reason: nil)
