@@ -9,13 +9,13 @@ import X509
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Decode an App Attest object, print its fields and each verification step.",
-        subcommands: [InspectAttestation.self, InspectAssertion.self]
+        abstract: "Decode an App Attest object or receipt, print its fields and each verification step.",
+        subcommands: [InspectAttestation.self, InspectAssertion.self, InspectReceipt.self]
     )
 }
 
 /// The object from a file or stdin, as base64 (standard or URL-safe) or binary CBOR.
-private func readObject(_ file: String?) throws -> [UInt8] {
+func readInspectedObject(_ file: String?) throws -> [UInt8] {
     let bytes = try CLIInput.read(file)
     let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     return Base64.decode(text) ?? Base64.urlDecode(text) ?? bytes
@@ -83,7 +83,7 @@ struct InspectAttestation: AsyncParsableCommand {
             )
         )
         let inspection = await verifier.inspect(
-            attestation: try readObject(file),
+            attestation: try readInspectedObject(file),
             keyID: keyId,
             challenge: try challengeBytes(utf8: challengeUtf8, b64: challengeB64),
             at: time
@@ -140,7 +140,7 @@ struct InspectAssertion: ParsableCommand {
     var file: String?
 
     func run() throws {
-        let assertion = try readObject(file)
+        let assertion = try readInspectedObject(file)
         if let object = try? CBORDecoder().decode(assertion), let bytes = object[text: "authenticatorData"]?.bytes,
             let authData = try? AuthenticatorData(bytes)
         {

@@ -37,7 +37,7 @@ extension PostgresStore {
     }
 
     public func receipt(deviceID: String) async throws -> ReceiptRecord? {
-        try await receipts("\(unescaped: Self.receiptColumns) FROM receipts WHERE device_id = \(deviceID)").first
+        try await receipts("\(unescaped: Self.receiptColumns) FROM receipts r WHERE device_id = \(deviceID)").first
     }
 
     public func receiptsDue(at now: Date, limit: Int) async throws -> [ReceiptRecord] {
@@ -73,8 +73,8 @@ extension PostgresStore {
     }
 
     private static let receiptColumns = """
-        SELECT device_id, receipt, kind, created_at, not_before, expires_at, risk_metric, refresh_at, failures,
-            last_error
+        SELECT r.device_id, r.receipt, r.kind, r.created_at, r.not_before, r.expires_at, r.risk_metric,
+            r.refresh_at, r.failures, r.last_error
         """
 
     private func receipts(_ query: PostgresQuery) async throws -> [ReceiptRecord] {

@@ -16,6 +16,14 @@ extension GatewayConfiguration {
         /// How many counters below the highest may still arrive, each once (an app signing
         /// requests concurrently delivers them out of order); 0, the default, is strict. At most 63.
         public var counterWindow: Int?
+        /// The highest App Attest risk metric a device may have (Apple's count of keys attested for
+        /// the app on that device lately); unchecked when absent. Known once a receipt was exchanged.
+        public var maxRiskMetric: Int?
+        /// Above `maxRiskMetric`: `refuse` (403 `risk_metric_exceeded`, the default) or `flag` (let
+        /// through; the upstream reads `Signet-Risk-Metric`).
+        public var riskAction: RiskAction?
+        /// Exchanging receipts with Apple for the risk metric; off when absent.
+        public var receiptExchange: ReceiptExchange?
         public init(
             appIDs: [String],
             allowDevelopment: Bool? = nil,
@@ -31,11 +39,83 @@ extension GatewayConfiguration {
         }
     }
 
+    /// What happens to a device above `maxRiskMetric`.
+    public enum RiskAction: String, Sendable, ConfigurationChoice {
+        case refuse, flag
+    }
+
+    /// Apple's receipt exchange: the developer's App Attest key authenticates the gateway.
+    public struct ReceiptExchange: Codable, Sendable {
+        /// Apple's production endpoint by default; the development one for development keys, or a
+        /// local stand-in in tests.
+        public var url: String?
+        /// The developer team id (the token's `iss`).
+        public var teamId: String
+        /// The key id of the developer key (the token's `kid`).
+        public var keyId: String
+        /// PEM file of the developer's P-256 key (the `.p8` Apple issues).
+        public var keyFile: String
+        /// Exchange this long before a receipt expires (default 30 days).
+        public var refreshBeforeExpirySeconds: Int?
+        /// How often due receipts are looked for (default 60).
+        public var intervalSeconds: Int?
+        /// At most this many exchanges per interval (default 50): the rate bound.
+        public var batchSize: Int?
+
+        public init(
+            url: String? = nil,
+            teamId: String,
+            keyId: String,
+            keyFile: String,
+            refreshBeforeExpirySeconds: Int? = nil,
+            intervalSeconds: Int? = nil,
+            batchSize: Int? = nil
+        ) {
+            self.url = url
+            self.teamId = teamId
+            self.keyId = keyId
+            self.keyFile = keyFile
+            self.refreshBeforeExpirySeconds = refreshBeforeExpirySeconds
+            self.intervalSeconds = intervalSeconds
+            self.batchSize = batchSize
+        }
+    }
+
     /// What the app passed to App Attest as `clientDataHash` for a challenge.
     public enum ClientDataHash: String, Sendable, ConfigurationChoice {
         /// SHA-256 of the challenge's UTF-8 bytes (the default).
         case sha256
         /// The challenge's bytes themselves.
         case raw
+    }
+}
+
+extension GatewayConfiguration.AppAttest {
+    /// The limit the verifier applies; nil when no `maxRiskMetric` is configured.
+    var riskLimit: RiskLimit? {
+        maxRiskMetric.map { RiskLimit(maximum: $0, action: riskAction == .flag ? .flag : .refuse) }
+    }
+
+    func validate() throws {
+        if let window = counterWindow, !(0...CounterWindow.maximumWidth).contains(window) {
+            throw SignetError(.malformedMessage, "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
+        }
+        if let maximum = maxRiskMetric, maximum < 1 {
+            throw SignetError(.malformedMessage, "appAttest.maxRiskMetric is at least 1 (a device that attested once has 1)")
+        }
+        if let exchange = receiptExchange {
+            if let url = exchange.url, !(url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost")) {
+                throw SignetError(.malformedMessage, "appAttest.receiptExchange.url is https (plain http only on loopback)")
+            }
+            if let seconds = exchange.intervalSeconds, seconds < 1 {
+                throw SignetError(.malformedMessage, "appAttest.receiptExchange.intervalSeconds is at least 1")
+            }
+            if let size = exchange.batchSize, !(1...10_000).contains(size) {
+                throw SignetError(.malformedMessage, "appAttest.receiptExchange.batchSize is 1 to 10000")
+            }
+            if let seconds = exchange.refreshBeforeExpirySeconds, !(0...(89 * 86_400)).contains(seconds) {
+                throw SignetError(.malformedMessage, "appAttest.receiptExchange.refreshBeforeExpirySeconds is 0 to 89 days")
+            }
+        }
     }
 }

@@ -109,9 +109,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
             throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
         }
-        if let window = appAttest?.counterWindow, !(0...CounterWindow.maximumWidth).contains(window) {
-            throw SignetError(.malformedMessage, "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
-        }
+        try appAttest?.validate()
         for (index, route) in routes.enumerated() {
             do {
                 _ = try route.requirement()

@@ -38,6 +38,9 @@ public struct SignetGateway: Sendable {
     let responseSigner: MessageSigner?
     let keyCache: DeviceKeyCache
     let attestationVerifier: AppAttestAttestationVerifier?
+    let receiptVerifier: AppAttestReceiptVerifier?
+    /// The developer's App Attest key (ES256) for Apple's receipt exchange.
+    let developerKey: SigningKey?
     let clock: @Sendable () -> Date
     /// The served certificate when the gateway speaks HTTPS.
     public let tls: GatewayTLS?
@@ -106,9 +109,22 @@ public struct SignetGateway: Sendable {
                 roots: roots
             )
             attestationVerifier = AppAttestAttestationVerifier(policy: attestPolicy)
+            receiptVerifier = AppAttestReceiptVerifier(trusting: attestPolicy.receiptRoots)
+            developerKey = try appAttest.receiptExchange.map { exchange in
+                guard let text = FileManager.default.contents(atPath: exchange.keyFile) else {
+                    throw SignetError(.invalidKey, "cannot read the App Attest developer key \(exchange.keyFile)")
+                }
+                let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
+                guard key.p256PrivateKey != nil else {
+                    throw SignetError(.invalidKey, "the App Attest developer key is P-256, not \(key.type.rawValue)")
+                }
+                return key
+            }
             algorithms = algorithms.registering(AppAttestAlgorithm(appIDs: Set(appAttest.appIDs)))
         } else {
             attestationVerifier = nil
+            receiptVerifier = nil
+            developerKey = nil
         }
         let verifier = MessageVerifier(
             keys: keyCache,
@@ -122,7 +138,8 @@ public struct SignetGateway: Sendable {
             verifier: verifier,
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
-            maximumBodyBytes: configuration.maxBodyBytes
+            maximumBodyBytes: configuration.maxBodyBytes,
+            riskLimit: configuration.appAttest?.riskLimit
         )
         if let tlsConfiguration = configuration.tls {
             let tls = try GatewayTLS.resolve(tlsConfiguration)
@@ -264,6 +281,30 @@ public struct SignetGateway: Sendable {
         app.addServices(
             SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger)
         )
+        if let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
+            let receiptVerifier,
+            let client = try? AppleReceiptExchange(
+                url: exchange.url ?? AppleReceiptExchange.production,
+                teamID: exchange.teamId,
+                keyID: exchange.keyId,
+                key: developerKey,
+                client: httpClient
+            )
+        {
+            app.addServices(
+                ReceiptRefreshService(
+                    store: store,
+                    exchange: client,
+                    verifier: receiptVerifier,
+                    appIDs: Set(appAttest.appIDs),
+                    schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
+                    interval: .seconds(exchange.intervalSeconds ?? 60),
+                    batchSize: exchange.batchSize ?? 50,
+                    logger: logger,
+                    clock: clock
+                )
+            )
+        }
         return app
     }
 

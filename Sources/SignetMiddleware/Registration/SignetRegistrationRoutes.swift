@@ -79,6 +79,9 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             var request = request
             return try await registerAttested(&request, context: context)
         }
+        router.get("/signet/v1/devices/:id") { request, context in
+            try await show(request, id: context.parameters.get("id") ?? "")
+        }
         router.delete("/signet/v1/devices/:id") { request, context in
             try await revoke(request, id: context.parameters.get("id") ?? "")
         }
@@ -260,6 +263,36 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     }
 
     // MARK: Admin
+
+    /// The device as operators see it: never a key or secret; with App Attest, the receipt's dates
+    /// and the risk metric.
+    private func show(_ request: Request, id: String) async throws -> Response {
+        try AdminToken(configuration.adminToken).authorize(request)
+        guard let device = try await store.device(id: id) else {
+            throw SignetError(.notFound, "no device \(id.debugDescription)")
+        }
+        var object: [String: Any] = [
+            "deviceId": device.deviceID, "keyid": device.keyID, "algorithm": device.algorithm,
+            "trustLevel": device.trustLevel.rawValue, "status": device.status.rawValue,
+            "createdAt": JSONResponse.rfc3339(device.createdAt), "counter": device.counter,
+            "attributes": device.attributes,
+        ]
+        if let revoked = device.revokedAt { object["revokedAt"] = JSONResponse.rfc3339(revoked) }
+        if let user = device.user { object["user"] = user }
+        if let risk = device.riskMetric { object["riskMetric"] = risk }
+        if let receipt = try await store.receipt(deviceID: id) {
+            var summary: [String: Any] = [
+                "type": receipt.kind, "createdAt": JSONResponse.rfc3339(receipt.createdAt),
+                "expiresAt": JSONResponse.rfc3339(receipt.expiresAt),
+                "refreshAt": JSONResponse.rfc3339(receipt.refreshAt), "failures": receipt.failures,
+            ]
+            if let notBefore = receipt.notBefore { summary["notBefore"] = JSONResponse.rfc3339(notBefore) }
+            if let risk = receipt.riskMetric { summary["riskMetric"] = risk }
+            if let error = receipt.lastError { summary["lastError"] = error }
+            object["receipt"] = summary
+        }
+        return try JSONResponse.make(object: object, status: .ok)
+    }
 
     private func revoke(_ request: Request, id: String) async throws -> Response {
         try AdminToken(configuration.adminToken).authorize(request)
