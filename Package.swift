@@ -276,6 +276,7 @@ let package = Package(
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
                 "SignetSimulator", "SignetAppAttest", "SignetTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -330,7 +331,11 @@ let package = Package(
         // Runs the built `signet` binary and the Python interop peer as separate processes.
         .testTarget(
             name: "SignetCLITests",
-            dependencies: ["SignetCore", "SignetCLI", "SignetTestSupport"],
+            dependencies: [
+                "SignetCore", "SignetCLI", "SignetTestSupport", "SignetAppAttest",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             exclude: [],
             swiftSettings: strict
         ),

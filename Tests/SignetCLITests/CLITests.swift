@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SignetAppAttest
 import SignetCore
 import SignetTestSupport
+import SwiftASN1
 import Testing
+import X509
 
 /// The `signet` command line, run as a separate process, as scripts will call it.
 @Suite struct CLITests {
@@ -318,6 +321,50 @@ extension Array where Element == String {
         #expect(production.lines.contains("invalid: environment_mismatch"))
         let other = try SignetProcess.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
         #expect(other.lines.contains("invalid: attestation_nonce_mismatch"))
+    }
+
+    /// The receipt inside a real attestation, as `signet inspect receipt` reads it from a file and stdin.
+    @Test func inspectReceiptPrintsTheFieldsOrTheReason() throws {
+        let fixture = try Self.fixture("uebelack-node-app-attest_attestation_production.json")
+        let text = fixture["attestation_b64"] as! String
+        let object = try CBORDecoder().decode(try #require(Base64.decode(text) ?? Base64.urlDecode(text)))
+        let statement = try #require(object[text: "attStmt"])
+        let receipt = try #require(statement[text: "receipt"]?.bytes)
+        guard case .array(let x5c)? = statement[text: "x5c"], let leaf = x5c.first?.bytes else {
+            Issue.record("no x5c")
+            return
+        }
+        let dir = try SignetProcess.temporaryDirectory()
+        let keyPEM = try Certificate(derEncoded: leaf).publicKey.serializeAsPEM().pemString
+        try Data(keyPEM.utf8).write(to: dir.appendingPathComponent("key.pem"))
+        try Data(Base64.encode(receipt).utf8).write(to: dir.appendingPathComponent("receipt.b64"))
+        let appID = fixture["app_id"] as! String
+        let good = try SignetProcess.signet(
+            ["inspect", "receipt", "--at", "2024-02-07T21:10:00Z", "--app-id", appID, "--public-key", "key.pem", "receipt.b64"],
+            in: dir
+        )
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        for line in [
+            "type: ATTEST", "app-id: \(appID)", "environment: production", "created: 2024-02-07T21:08:56.308Z",
+            "risk-metric: none", "not-before: none", "expires: 2024-05-07T21:08:56.308Z",
+        ] {
+            #expect(good.lines.contains(line), "\(line)")
+        }
+        let fromStdin = try SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: receipt)
+        #expect(fromStdin.status == 0 && fromStdin.lines.contains("type: ATTEST"))
+        let refusals: [([String], String)] = [
+            (["--at", "2024-02-07T21:10:00Z", "--app-id", "ABCDE12345.other"], "invalid: app_id_mismatch"),
+            (["--at", "2024-06-01T00:00:00Z"], "invalid: receipt_chain_invalid"),
+            (["--at", "2024-02-07T20:00:00Z"], "invalid: receipt_not_yet_valid"),
+        ]
+        for (options, expected) in refusals {
+            let refused = try SignetProcess.signet(["inspect", "receipt"] + options + ["receipt.b64"], in: dir)
+            #expect(refused.status == 1 && refused.lines.first == expected, "\(options): \(refused.stdout)")
+        }
+        var altered = receipt
+        altered[altered.count / 2] ^= 0x01
+        let tampered = try SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: altered)
+        #expect(tampered.status == 1 && tampered.lines.first?.hasPrefix("invalid: receipt_") == true, "\(tampered.stdout)")
     }
 
     @Test func inspectAssertionChecksTheCounter() throws {
