@@ -55,7 +55,7 @@ public struct AppAttestAttestationVerifier: Sendable {
             object = try CBORDecoder().decode(attestation)
             guard object[text: "fmt"] == .text("apple-appattest"), let statement = object[text: "attStmt"],
                 let bytes = object[text: "authData"]?.bytes, case .array(let x5c)? = statement[text: "x5c"],
-                x5c.count >= 2,
+                (2...4).contains(x5c.count),
                 let receipt = statement[text: "receipt"]?.bytes
             else { throw SignetError(.malformedCBOR, "not an apple-appattest attestation object") }
             authDataBytes = bytes

@@ -102,6 +102,12 @@ struct InspectAttestation: AsyncParsableCommand {
             if authData.extensions != nil { print("extensions: present") }
         }
         print("receipt: \(inspection.receipt.count) bytes")
+        if let receipt = inspection.verifiedReceipt {
+            print(
+                "receipt: \(receipt.kind.rawValue), created \(InspectReceipt.rfc3339(receipt.createdAt)), "
+                    + "expires \(InspectReceipt.rfc3339(receipt.expiresAt))"
+            )
+        }
         for step in inspection.steps {
             print(
                 "\(step.error == nil ? "pass" : "FAIL") \(step.name)\(step.error.map { ": \($0.code) (\($0.reason))" } ?? "")"

@@ -24,6 +24,7 @@ public struct RiskLimit: Sendable, Hashable {
     /// known yet (no exchange so far) passes.
     public func check(_ owner: KeyOwner?) throws {
         guard action == .refuse, let metric = owner?.riskMetric, metric > maximum else { return }
-        throw SignetError(.riskMetricExceeded, "the device's App Attest risk metric \(metric) is above \(maximum)")
+        // Checked before the signature: the answer must not tell a stranger the device's metric.
+        throw SignetError(.riskMetricExceeded, "the device's App Attest risk metric is above the limit")
     }
 }

@@ -59,6 +59,12 @@ extension PostgresStore {
             """,
             "CREATE INDEX receipts_refresh ON receipts (refresh_at)",
             "ALTER TABLE devices ADD COLUMN risk_metric INTEGER",
+            // Devices attested before receipts had a table kept theirs in `attributes`: due at once.
+            """
+            INSERT INTO receipts (device_id, receipt, kind, created_at, expires_at, refresh_at)
+            SELECT device_id, attributes::jsonb->>'receipt', 'ATTEST', created_at, created_at + 7776000000, 0
+            FROM devices WHERE algorithm = 'apple-app-attest' AND attributes::jsonb ? 'receipt'
+            """,
         ],
     ]
 

@@ -46,7 +46,8 @@ extension PostgresStore {
         return try await receipts(
             """
             \(unescaped: Self.receiptColumns) FROM receipts r JOIN devices d USING (device_id)
-            WHERE r.refresh_at <= \(cutoff) AND d.status = 'active' ORDER BY r.refresh_at, device_id LIMIT \(limit)
+            WHERE r.refresh_at <= \(cutoff) AND r.expires_at > \(cutoff) AND d.status = 'active'
+            ORDER BY r.failures, r.refresh_at, device_id LIMIT \(limit)
             """
         )
     }
@@ -62,12 +63,13 @@ extension PostgresStore {
         ) > 0
     }
 
-    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date) async throws {
+    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date, leasedUntil: Date) async throws {
         let retry = Self.millis(retryAt)
+        let lease = Self.millis(leasedUntil)
         _ = try await count(
             """
             UPDATE receipts SET failures = failures + 1, last_error = \(error), refresh_at = \(retry)
-            WHERE device_id = \(deviceID) RETURNING 1
+            WHERE device_id = \(deviceID) AND refresh_at = \(lease) RETURNING 1
             """
         )
     }

@@ -35,7 +35,8 @@ extension SQLiteStore {
         try await query(
             """
             SELECT r.* FROM receipts r JOIN devices d ON d.device_id = r.device_id
-            WHERE r.refresh_at <= ? AND d.status = 'active' ORDER BY r.refresh_at, r.device_id LIMIT ?
+            WHERE r.refresh_at <= ?1 AND r.expires_at > ?1 AND d.status = 'active'
+            ORDER BY r.failures, r.refresh_at, r.device_id LIMIT ?2
             """,
             [.integer(Self.millis(now)), .integer(limit)]
         ).map(Self.receipt)
@@ -48,10 +49,13 @@ extension SQLiteStore {
         ).isEmpty
     }
 
-    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date) async throws {
+    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date, leasedUntil: Date) async throws {
         try await run(
-            "UPDATE receipts SET failures = failures + 1, last_error = ?, refresh_at = ? WHERE device_id = ?",
-            [.text(error), .integer(Self.millis(retryAt)), .text(deviceID)]
+            """
+            UPDATE receipts SET failures = failures + 1, last_error = ?, refresh_at = ?
+            WHERE device_id = ? AND refresh_at = ?
+            """,
+            [.text(error), .integer(Self.millis(retryAt)), .text(deviceID), .integer(Self.millis(leasedUntil))]
         )
     }
 

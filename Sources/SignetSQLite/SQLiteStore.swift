@@ -106,6 +106,14 @@ public final class SQLiteStore: SignetStorage {
             """,
             "CREATE INDEX receipts_refresh ON receipts (refresh_at)",
             "ALTER TABLE devices ADD COLUMN risk_metric INTEGER",
+            // Devices attested before receipts had a table kept theirs in `attributes`: due at once
+            // (the exchange verifies what comes back); 90 days is Apple's ATTEST receipt lifetime.
+            """
+            INSERT INTO receipts (device_id, receipt, kind, created_at, expires_at, refresh_at)
+            SELECT device_id, json_extract(attributes, '$.receipt'), 'ATTEST', created_at,
+                created_at + 7776000000, 0
+            FROM devices WHERE algorithm = 'apple-app-attest' AND json_extract(attributes, '$.receipt') IS NOT NULL
+            """,
             // The device's risk metric follows its receipt in the same statement.
             """
             CREATE TRIGGER receipts_risk_insert AFTER INSERT ON receipts BEGIN

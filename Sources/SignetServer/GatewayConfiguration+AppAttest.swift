@@ -46,9 +46,11 @@ extension GatewayConfiguration {
 
     /// Apple's receipt exchange: the developer's App Attest key authenticates the gateway.
     public struct ReceiptExchange: Codable, Sendable {
-        /// Apple's production endpoint by default; the development one for development keys, or a
-        /// local stand-in in tests.
+        /// Where production devices' receipts go: Apple's production endpoint by default (a local
+        /// stand-in in tests).
         public var url: String?
+        /// Where development devices' receipts go: Apple's development endpoint by default.
+        public var developmentUrl: String?
         /// The developer team id (the token's `iss`).
         public var teamId: String
         /// The key id of the developer key (the token's `kid`).
@@ -64,6 +66,7 @@ extension GatewayConfiguration {
 
         public init(
             url: String? = nil,
+            developmentUrl: String? = nil,
             teamId: String,
             keyId: String,
             keyFile: String,
@@ -72,6 +75,7 @@ extension GatewayConfiguration {
             batchSize: Int? = nil
         ) {
             self.url = url
+            self.developmentUrl = developmentUrl
             self.teamId = teamId
             self.keyId = keyId
             self.keyFile = keyFile
@@ -104,8 +108,14 @@ extension GatewayConfiguration.AppAttest {
             throw SignetError(.malformedMessage, "appAttest.maxRiskMetric is at least 1 (a device that attested once has 1)")
         }
         if let exchange = receiptExchange {
-            if let url = exchange.url, !(url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost")) {
-                throw SignetError(.malformedMessage, "appAttest.receiptExchange.url is https (plain http only on loopback)")
+            for (name, url) in [("url", exchange.url), ("developmentUrl", exchange.developmentUrl)] {
+                guard let url else { continue }
+                // The developer token travels in the request: plain HTTP only to this machine.
+                guard let parsed = URL(string: url), let host = parsed.host,
+                    parsed.scheme == "https" || (parsed.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+                else {
+                    throw SignetError(.malformedMessage, "appAttest.receiptExchange.\(name) is https (plain http only on loopback)")
+                }
             }
             if let seconds = exchange.intervalSeconds, seconds < 1 {
                 throw SignetError(.malformedMessage, "appAttest.receiptExchange.intervalSeconds is at least 1")

@@ -282,28 +282,36 @@ public struct SignetGateway: Sendable {
             SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger)
         )
         if let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
-            let receiptVerifier,
-            let client = try? AppleReceiptExchange(
-                url: exchange.url ?? AppleReceiptExchange.production,
-                teamID: exchange.teamId,
-                keyID: exchange.keyId,
-                key: developerKey,
-                client: httpClient
-            )
+            let receiptVerifier
         {
-            app.addServices(
-                ReceiptRefreshService(
-                    store: store,
-                    exchange: client,
-                    verifier: receiptVerifier,
-                    appIDs: Set(appAttest.appIDs),
-                    schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
-                    interval: .seconds(exchange.intervalSeconds ?? 60),
-                    batchSize: exchange.batchSize ?? 50,
-                    logger: logger,
-                    clock: clock
+            do {
+                let client = try AppleReceiptExchange(
+                    url: exchange.url ?? AppleReceiptExchange.production,
+                    developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
+                    teamID: exchange.teamId,
+                    keyID: exchange.keyId,
+                    key: developerKey,
+                    client: httpClient
                 )
-            )
+                app.addServices(
+                    ReceiptRefreshService(
+                        store: store,
+                        exchange: client,
+                        verifier: receiptVerifier,
+                        appIDs: Set(appAttest.appIDs),
+                        schedule: ReceiptSchedule(
+                            beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)
+                        ),
+                        interval: .seconds(exchange.intervalSeconds ?? 60),
+                        batchSize: exchange.batchSize ?? 50,
+                        logger: logger,
+                        clock: clock
+                    )
+                )
+            } catch {
+                // The key was checked at start (P-256); this is not expected, but never silent.
+                logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
+            }
         }
         return app
     }

@@ -18,8 +18,10 @@ public struct DevelopmentAttestationCA: Sendable {
     private let rootKey: P384.Signing.PrivateKey
     private let intermediateKey: P384.Signing.PrivateKey
 
-    /// - Parameter receiptSigningExtension: false makes a receipt signer without Apple's marker
-    ///   extension, which verifiers must refuse.
+    /// - Parameters:
+    ///   - now: The start of the certificates' validity (a day before, for clock skew).
+    ///   - receiptSigningExtension: false makes a receipt signer without Apple's marker extension,
+    ///     which verifiers must refuse.
     public init(now: Date = Date(), receiptSigningExtension: Bool = true) throws {
         rootKey = P384.Signing.PrivateKey()
         intermediateKey = P384.Signing.PrivateKey()

@@ -69,8 +69,13 @@ public struct DevelopmentReceiptSigner: Sendable {
     }
 
     /// A receipt with these fields, signed over the content (as Apple does) or, with
-    /// `signedAttributes`, over RFC 5652 signed attributes.
-    public func receipt(_ fields: AppAttestReceipt, signedAttributes: Bool = false) throws -> [UInt8] {
+    /// `signedAttributes`, over RFC 5652 signed attributes; `extraCertificates` are carried after
+    /// the signer's and the intermediate (verifiers bound how many they look at).
+    public func receipt(
+        _ fields: AppAttestReceipt,
+        signedAttributes: Bool = false,
+        extraCertificates: [Certificate] = []
+    ) throws -> [UInt8] {
         let content = try Self.payload(fields)
         // The attributes' elements: under SET for the signature, under [0] IMPLICIT in the object.
         var elements: [UInt8]?
@@ -94,7 +99,7 @@ public struct DevelopmentReceiptSigner: Sendable {
         }
         let signature = try Array(key.signature(for: attributes ?? content).derRepresentation)
         var certificates: [[UInt8]] = []
-        for certificate in [certificate, intermediate] {
+        for certificate in [certificate, intermediate] + extraCertificates {
             var serializer = DER.Serializer()
             try serializer.serialize(certificate)
             certificates.append(serializer.serializedBytes)

@@ -89,8 +89,11 @@ public final class MemoryStore: SignetStorage {
 
     public func receiptsDue(at now: Date, limit: Int) async throws -> [ReceiptRecord] {
         state.withLock { state in
-            state.receipts.values.filter { $0.refreshAt <= now && state.devices[$0.deviceID]?.status == .active }
-                .sorted { ($0.refreshAt, $0.deviceID) < ($1.refreshAt, $1.deviceID) }.prefix(limit).map { $0 }
+            state.receipts.values.filter {
+                $0.refreshAt <= now && $0.expiresAt > now && state.devices[$0.deviceID]?.status == .active
+            }
+            .sorted { ($0.failures, $0.refreshAt, $0.deviceID) < ($1.failures, $1.refreshAt, $1.deviceID) }
+            .prefix(limit).map { $0 }
         }
     }
 
@@ -102,9 +105,9 @@ public final class MemoryStore: SignetStorage {
         }
     }
 
-    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date) async throws {
+    public func recordReceiptFailure(deviceID: String, error: String, retryAt: Date, leasedUntil: Date) async throws {
         state.withLock { state in
-            guard state.receipts[deviceID] != nil else { return }
+            guard state.receipts[deviceID]?.refreshAt == leasedUntil else { return }
             state.receipts[deviceID]!.failures += 1
             state.receipts[deviceID]!.lastError = error
             state.receipts[deviceID]!.refreshAt = retryAt

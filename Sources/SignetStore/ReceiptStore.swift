@@ -11,11 +11,13 @@ public protocol ReceiptStore: Sendable {
     /// instances exchanging at once keep the newer).
     func saveReceipt(_ record: ReceiptRecord) async throws
     func receipt(deviceID: String) async throws -> ReceiptRecord?
-    /// Receipts of active devices whose `refreshAt` has come, earliest first.
+    /// Unexpired receipts of active devices whose `refreshAt` has come: those that never failed
+    /// first (new devices wait for no backlog of failing ones), then by `refreshAt`.
     func receiptsDue(at now: Date, limit: Int) async throws -> [ReceiptRecord]
     /// Takes the refresh of a due receipt for this instance: moves `refreshAt` from `dueAt` to
     /// `leaseUntil` only if no other instance did. False when another took it.
     func claimReceiptRefresh(deviceID: String, dueAt: Date, leaseUntil: Date) async throws -> Bool
-    /// Records a failed exchange: the error, one more failure, and the next attempt.
-    func recordReceiptFailure(deviceID: String, error: String, retryAt: Date) async throws
+    /// Records a failed exchange — the error, one more failure, the next attempt — only while this
+    /// instance's lease (`leasedUntil`) still holds, so it never undoes another's success.
+    func recordReceiptFailure(deviceID: String, error: String, retryAt: Date, leasedUntil: Date) async throws
 }

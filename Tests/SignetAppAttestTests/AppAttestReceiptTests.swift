@@ -190,6 +190,14 @@ import X509
             #expect(receipt.notBefore != nil)
             #expect(abs(receipt.createdAt.timeIntervalSince(now)) < 0.001)
         }
+        // Apple's carry three certificates; a pile of candidate issuers is refused before any chain search.
+        let crowded = try ca.receiptSigner.receipt(fields, extraCertificates: [ca.root, ca.intermediate, ca.root])
+        #expect(
+            await Self.code { try await AppAttestReceiptVerifier(trusting: [ca.root]).verify(crowded, at: now) }
+                == "receipt_invalid"
+        )
+        let four = try ca.receiptSigner.receipt(fields, extraCertificates: [ca.root, ca.intermediate])
+        #expect(await Self.code { try await AppAttestReceiptVerifier(trusting: [ca.root]).verify(four, at: now) } == nil)
         let unmarked = try DevelopmentAttestationCA(receiptSigningExtension: false)
         let forged = try unmarked.receiptSigner.receipt(fields)
         #expect(

@@ -315,6 +315,8 @@ extension Array where Element == String {
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
         #expect(good.stdout.contains("pass 2-4. nonce"))
         #expect(good.stdout.contains("aaguid: appattestdevelop"))
+        #expect(good.stdout.contains("pass 10. receipt signed by Apple"))
+        #expect(good.lines.contains("receipt: ATTEST, created 2021-01-23T12:13:35.801Z, expires 2021-04-23T12:13:35.801Z"))
         let production = try SignetProcess.signet(arguments, stdin: object)
         #expect(production.status == 1)
         #expect(production.stdout.contains("FAIL 8. environment"))

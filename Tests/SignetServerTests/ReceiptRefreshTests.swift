@@ -39,7 +39,8 @@ import Testing
                 algorithm: "apple-app-attest",
                 publicKeyJWK: verified.publicKey.jwk.jsonString,
                 trustLevel: .appAttest,
-                createdAt: Date()
+                createdAt: Date(),
+                attributes: ["environment": verified.environment.rawValue]
             )
         )
         try await store.saveReceipt(
@@ -79,7 +80,8 @@ import Testing
             ReceiptRefreshService(
                 store: store,
                 exchange: try AppleReceiptExchange(
-                    url: apple.url,
+                    url: "https://127.0.0.1:9/unused-production",
+                    developmentURL: apple.url,
                     teamID: Self.teamID,
                     keyID: Self.keyID,
                     key: try SigningKey(text: key.pemRepresentation),
@@ -168,7 +170,8 @@ import Testing
             configuration.appAttest?.maxRiskMetric = 5
             configuration.appAttest?.riskAction = action
             configuration.appAttest?.receiptExchange = .init(
-                url: apple.url,
+                url: "https://127.0.0.1:9/unused-production",
+                developmentUrl: apple.url,
                 teamId: Self.teamID,
                 keyId: Self.keyID,
                 keyFile: keyFile,

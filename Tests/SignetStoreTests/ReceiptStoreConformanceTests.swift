@@ -72,10 +72,23 @@ import Testing
         #expect(claims == 1)
         #expect(try await store.receiptsDue(at: t0.addingTimeInterval(25), limit: 10).map(\.deviceID) == ["dev_c"])
 
-        try await store.recordReceiptFailure(deviceID: "dev_a", error: "HTTP 503", retryAt: t0.addingTimeInterval(600))
-        try await store.recordReceiptFailure(deviceID: "dev_a", error: "HTTP 429", retryAt: t0.addingTimeInterval(1_200))
+        try await store.recordReceiptFailure(
+            deviceID: "dev_a", error: "HTTP 503", retryAt: t0.addingTimeInterval(600), leasedUntil: lease
+        )
+        // A failure under a lease that no longer holds (another instance took over) changes nothing.
+        try await store.recordReceiptFailure(
+            deviceID: "dev_a", error: "late", retryAt: t0.addingTimeInterval(30), leasedUntil: lease
+        )
+        try await store.recordReceiptFailure(
+            deviceID: "dev_a", error: "HTTP 429", retryAt: t0.addingTimeInterval(1_200), leasedUntil: t0.addingTimeInterval(600)
+        )
         let failed = try #require(try await store.receipt(deviceID: "dev_a"))
         #expect(failed.failures == 2 && failed.lastError == "HTTP 429")
         #expect(failed.refreshAt == t0.addingTimeInterval(1_200))
+
+        // Receipts that failed wait behind those that never did; expired receipts are not due.
+        let later = t0.addingTimeInterval(2_000)
+        #expect(try await store.receiptsDue(at: later, limit: 10).map(\.deviceID) == ["dev_c", "dev_d", "dev_a"])
+        #expect(try await store.receiptsDue(at: t0.addingTimeInterval(91 * 86_400), limit: 10).isEmpty)
     }
 }

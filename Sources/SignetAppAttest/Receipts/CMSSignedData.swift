@@ -33,6 +33,9 @@ struct CMSSignedData: Sendable {
 
     /// Receipts are about 4 KiB; anything far larger is not one.
     static let maximumSize = 64 * 1024
+    /// Apple's receipts carry leaf, intermediate and root. More would only feed the chain search
+    /// (every extra certificate is a candidate issuer: a crafted lattice of them costs minutes).
+    static let maximumCertificates = 4
 }
 
 extension CMSSignedData {
@@ -62,7 +65,10 @@ extension CMSSignedData {
         try BER.sequence(node, identifier: .sequence) { nodes in
             _ = try Int(berEncoded: &nodes)  // version
             _ = nodes.next()  // digestAlgorithms: the signer names its own
-            let content = try BER.sequence(nodes.next() ?? node, identifier: .sequence) { encapsulated in
+            guard let encapsulatedNode = nodes.next() else {
+                throw SignetError(.receiptInvalid, "the signed content is missing")
+            }
+            let content = try BER.sequence(encapsulatedNode, identifier: .sequence) { encapsulated in
                 guard try ASN1ObjectIdentifier(berEncoded: &encapsulated) == dataOID else {
                     throw SignetError(.receiptInvalid, "the signed content is not id-data")
                 }
@@ -77,6 +83,9 @@ extension CMSSignedData {
                     throw SignetError(.receiptInvalid, "certificates is not a set")
                 }
                 for child in children {
+                    guard certificates.count < maximumCertificates else {
+                        throw SignetError(.receiptInvalid, "a receipt carries at most \(maximumCertificates) certificates")
+                    }
                     do {
                         certificates.append(try Certificate(derEncoded: Array(child.encodedBytes)))
                     } catch {
@@ -106,7 +115,8 @@ extension CMSSignedData {
             guard try Int(berEncoded: &nodes) == 1 else {
                 throw SignetError(.receiptInvalid, "the signer is not identified by issuer and serial number")
             }
-            let (issuer, serial) = try BER.sequence(nodes.next() ?? node, identifier: .sequence) { sid in
+            guard let sidNode = nodes.next() else { throw SignetError(.receiptInvalid, "the signer id is missing") }
+            let (issuer, serial) = try BER.sequence(sidNode, identifier: .sequence) { sid in
                 guard let issuerNode = sid.next() else { throw SignetError(.receiptInvalid, "the signer's issuer is missing") }
                 let issuer = try DistinguishedName(derEncoded: issuerNode)
                 guard let serialNode = sid.next(), serialNode.identifier == .integer,

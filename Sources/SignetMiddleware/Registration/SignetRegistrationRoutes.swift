@@ -202,18 +202,8 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         jwk.kid = verified.keyID
         jwk.alg = "apple-app-attest"
         let deviceID = "dev_" + Nonce.random()
-        try await store.registerDevice(
-            DeviceRecord(
-                deviceID: deviceID,
-                keyID: verified.keyID,
-                algorithm: "apple-app-attest",
-                publicKeyJWK: jwk.jsonString,
-                trustLevel: .appAttest,
-                createdAt: now,
-                attributes: attributes,
-                user: user?.user
-            )
-        )
+        // The receipt first: if the device insert then fails, the orphan is never refreshed (due
+        // receipts join active devices); the other order could leave a device without a receipt.
         // The ATTEST receipt carries no risk metric: due for its first exchange at once.
         let receipt = verified.receipt
         try await store.saveReceipt(
@@ -226,6 +216,18 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 expiresAt: receipt.expiresAt,
                 riskMetric: receipt.riskMetric,
                 refreshAt: now
+            )
+        )
+        try await store.registerDevice(
+            DeviceRecord(
+                deviceID: deviceID,
+                keyID: verified.keyID,
+                algorithm: "apple-app-attest",
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .appAttest,
+                createdAt: now,
+                attributes: attributes,
+                user: user?.user
             )
         )
         metrics.record(outcome: "attested", reason: nil)
@@ -275,7 +277,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             "deviceId": device.deviceID, "keyid": device.keyID, "algorithm": device.algorithm,
             "trustLevel": device.trustLevel.rawValue, "status": device.status.rawValue,
             "createdAt": JSONResponse.rfc3339(device.createdAt), "counter": device.counter,
-            "attributes": device.attributes,
+            "attributes": device.attributes.filter { $0.key != "receipt" },
         ]
         if let revoked = device.revokedAt { object["revokedAt"] = JSONResponse.rfc3339(revoked) }
         if let user = device.user { object["user"] = user }

@@ -25,6 +25,7 @@ public final class AppleReceiptExchange: Sendable {
     public static let development = "https://data-development.appattest.apple.com/v1/attestationData"
 
     let url: String
+    let developmentURL: String
     private let client: HTTPClient
     private let key: ES256PrivateKey
     private let teamID: String
@@ -32,8 +33,12 @@ public final class AppleReceiptExchange: Sendable {
     private let timeout: TimeAmount
     private let token = TokenCache()
 
+    /// - Parameters:
+    ///   - url: Where production devices' receipts go.
+    ///   - developmentURL: Where development devices' receipts go (Apple keeps them apart).
     public init(
         url: String,
+        developmentURL: String,
         teamID: String,
         keyID: String,
         key: SigningKey,
@@ -45,6 +50,7 @@ public final class AppleReceiptExchange: Sendable {
         }
         self.key = try ES256PrivateKey(backing: p256)
         self.url = url
+        self.developmentURL = developmentURL
         self.client = client
         self.teamID = teamID
         self.keyID = keyID
@@ -70,9 +76,9 @@ public final class AppleReceiptExchange: Sendable {
         return signed
     }
 
-    public func exchange(_ receipt: [UInt8], now: Date = Date()) async -> Outcome {
+    public func exchange(_ receipt: [UInt8], development: Bool, now: Date = Date()) async -> Outcome {
         do {
-            var request = HTTPClientRequest(url: url)
+            var request = HTTPClientRequest(url: development ? developmentURL : url)
             request.method = .POST
             request.headers.add(name: "Authorization", value: try await authorization(now: now))
             request.headers.add(name: "Content-Type", value: "text/plain")

@@ -68,21 +68,21 @@ public struct ReceiptRefreshService: Service {
         var renewed = 0
         for due in try await store.receiptsDue(at: clock(), limit: batchSize) {
             let now = clock()
-            guard try await store.claimReceiptRefresh(
-                deviceID: due.deviceID,
-                dueAt: due.refreshAt,
-                leaseUntil: now.addingTimeInterval(schedule.lease)
-            ) else { continue }
-            if try await refresh(due, now: now) { renewed += 1 }
+            let lease = now.addingTimeInterval(schedule.lease)
+            guard try await store.claimReceiptRefresh(deviceID: due.deviceID, dueAt: due.refreshAt, leaseUntil: lease)
+            else { continue }
+            if try await refresh(due, leasedUntil: lease, now: now) { renewed += 1 }
         }
         return renewed
     }
 
-    private func refresh(_ due: ReceiptRecord, now: Date) async throws -> Bool {
-        switch await exchange.exchange(due.receipt, now: now) {
+    private func refresh(_ due: ReceiptRecord, leasedUntil lease: Date, now: Date) async throws -> Bool {
+        guard let device = try await store.device(id: due.deviceID) else { return false }
+        let development = device.attributes["environment"] == "development"
+        switch await exchange.exchange(due.receipt, development: development, now: now) {
         case .renewed(let bytes):
             do {
-                let receipt = try await verify(bytes, of: due.deviceID, now: now)
+                let receipt = try await verify(bytes, of: device, now: now)
                 try await store.saveReceipt(
                     ReceiptRecord(
                         deviceID: due.deviceID,
@@ -101,7 +101,7 @@ public struct ReceiptRefreshService: Service {
                 )
                 return true
             } catch {
-                try await fail(due, "the new receipt does not verify: \(error)", retryAfter: nil, now: now)
+                try await fail(due, "the new receipt does not verify: \(error)", retryAfter: nil, lease: lease, now: now)
                 return false
             }
         case .unchanged:
@@ -118,31 +118,35 @@ public struct ReceiptRefreshService: Service {
                 "receipt exchange failed",
                 metadata: ["device": "\(due.deviceID)", "status": "\(status.map(String.init) ?? "-")", "reason": "\(reason)"]
             )
-            try await fail(due, reason, retryAfter: retryAfter, now: now)
+            try await fail(due, reason, retryAfter: retryAfter, lease: lease, now: now)
             return false
         }
     }
 
-    private func verify(_ bytes: [UInt8], of deviceID: String, now: Date) async throws -> AppAttestReceipt {
-        guard let device = try await store.device(id: deviceID) else {
-            throw SignetError(.unknownKey, "the device is gone")
-        }
+    private func verify(_ bytes: [UInt8], of device: DeviceRecord, now: Date) async throws -> AppAttestReceipt {
         guard let key = try device.keyRecord().key.p256PublicKey else {
             throw SignetError(.invalidKey, "the device's key is not P-256")
         }
         let point = Array(key.x963Representation)
-        return try await verifier.verify(
+        let receipt = try await verifier.verify(
             bytes,
             at: now,
             expecting: .init(appIDs: appIDs, publicKey: point, maximumAge: 300)
         )
+        guard receipt.kind == .receipt else {
+            throw SignetError(.receiptInvalid, "an exchange answers a RECEIPT, not \(receipt.kind.rawValue)")
+        }
+        return receipt
     }
 
-    private func fail(_ due: ReceiptRecord, _ reason: String, retryAfter: TimeInterval?, now: Date) async throws {
+    private func fail(_ due: ReceiptRecord, _ reason: String, retryAfter: TimeInterval?, lease: Date, now: Date)
+        async throws
+    {
         try await store.recordReceiptFailure(
             deviceID: due.deviceID,
             error: String(reason.prefix(500)),
-            retryAt: schedule.retry(after: due.failures, retryAfter: retryAfter, now: now)
+            retryAt: schedule.retry(after: due.failures, retryAfter: retryAfter, now: now),
+            leasedUntil: lease
         )
     }
 }
