@@ -36,6 +36,11 @@ public final class AppleReceiptExchange: Sendable {
     /// - Parameters:
     ///   - url: Where production devices' receipts go.
     ///   - developmentURL: Where development devices' receipts go (Apple keeps them apart).
+    ///   - teamID: The developer team id, the token's `iss`.
+    ///   - keyID: The developer key's id, the token's `kid`.
+    ///   - key: The developer's App Attest key (P-256).
+    ///   - client: The HTTP client the exchanges go through.
+    ///   - timeout: How long one exchange may take.
     public init(
         url: String,
         developmentURL: String,
