@@ -58,18 +58,19 @@ import Testing
         guard PythonPeer.available("requests") else { return }
         // python-requests answers the last Digest challenge only, and has no SHA-512-256.
         let harness = try await GatewayHarness.startWithPasswords(tls: GatewayHarness.developmentTLS) {
-            $0.passwords?.nonceLifetimeSeconds = 2
+            // Long enough that a fresh nonce is not stale on arrival while the suite loads both cores.
+            $0.passwords?.nonceLifetimeSeconds = 4
             $0.passwords?.digestAlgorithms = [.sha256, .md5]
         }
         Cleanup.after { try await harness.stop() }
         let ca = try Self.caFile(harness)
         #expect(try await harness.putUserOverTLS("Mufasa", password: "Circle of Life") == 201)
         let url = harness.base + "/echo/password/me"
-        // Three requests in one session, 2.5 s apart: the reused nonce goes stale each time and
+        // Three requests in one session, 4.5 s apart: the reused nonce goes stale each time and
         // requests answers the stale=true challenge without being told to.
         let digest = try await Self.python([
             url, "--user", "Mufasa", "--password", "Circle of Life", "--auth", "digest", "--cacert", ca, "--requests", "3",
-            "--pause", "2.5",
+            "--pause", "4.5",
         ])
         #expect(digest.map { $0["status"] as? Int } == [200, 200, 200])
         #expect(digest.allSatisfy { $0["user"] as? String == "Mufasa" && $0["authorization"] is NSNull })
@@ -161,7 +162,9 @@ import Testing
 
     @Test func theSDKKeepsItsNonceAnswersStaleChallengesAndUsesBasicOnlyOverTLS() async throws {
         let harness = try await GatewayHarness.startWithPasswords(tls: GatewayHarness.developmentTLS) {
-            $0.passwords?.nonceLifetimeSeconds = 2
+            // Long enough that a fresh nonce is never stale by the time its answer arrives, even
+            // when the whole suite loads both cores (2 s was not, in CI).
+            $0.passwords?.nonceLifetimeSeconds = 5
         }
         Cleanup.after { try await harness.stop() }
         try await harness.putUserOverTLS("Jäsøn Doe", password: "Secret, or not?")
@@ -172,7 +175,7 @@ import Testing
             #expect(answer.status == 200, "\(answer.text)")
             #expect((answer.json?["headers"] as? [String: String])?["signet-user"] == "J%C3%A4s%C3%B8n Doe")
         }
-        try await Task.sleep(for: .milliseconds(2200))
+        try await Task.sleep(for: .milliseconds(5200))
         #expect(try await client.send("GET", harness.base + "/echo/password/me", sign: false).status == 200)
         // A route whose only offer is auth-int: the SDK covers the body.
         let body = Array(#"{"amount":"1.00"}"#.utf8)
