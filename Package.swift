@@ -109,8 +109,8 @@ let package = Package(
         ),
         // What a Hummingbird app embeds: the verification middleware and its context, problem+json
         // rendering, key resolution from a store, the registration routes (App Attest attestations
-        // included, hence SignetAppAttest: pure verification, no I/O). No database driver, no HTTP
-        // client, no Prometheus.
+        // included, hence SignetAppAttest: pure verification, no I/O), app tokens (JWTs by jwt-kit). No
+        // database driver, no HTTP client, no Prometheus.
         .target(
             name: "SignetMiddleware",
             dependencies: [
@@ -122,6 +122,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict
         ),

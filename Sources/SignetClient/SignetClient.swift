@@ -46,6 +46,9 @@ public actor SignetClient {
     /// The user's password, for servers that ask for one (``usePassword(_:)``).
     var password: PasswordCredentials?
     var digestSessions: [Origin: DigestSession] = [:]
+    /// Cached app tokens, and fetches under way (concurrent requests share one).
+    var appTokens: [Origin: AppToken] = [:]
+    var appTokenFetches: [Origin: Task<AppToken, any Error>] = [:]
 
     public init(
         configuration: SignetClientConfiguration,
@@ -88,6 +91,9 @@ public actor SignetClient {
         sign: Bool = true
     ) async throws -> ClientResponse {
         var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
+        if sign, let target = message.target, usesAppToken(target) {
+            return try await sendWithAppToken(method, url, to: try allowedOrigin(target), fields: fields, body: body)
+        }
         for redirect in 0...configuration.maximumRedirects {
             var (response, digest) = try await transmit(
                 message,

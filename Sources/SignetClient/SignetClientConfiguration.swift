@@ -28,6 +28,12 @@ public struct SignetClientConfiguration: Sendable {
     public var obliviousKeys: [OHTTPKeyConfiguration] = []
     /// Signed trust documents that replace the pin sets of `trust` without an app release.
     public var trustUpdates: TrustUpdates?
+    /// Path prefixes of gateway routes that take an app token (`access: "app-token"`): requests
+    /// there carry `Signet-Token` instead of a signature, the token fetched, cached and renewed by
+    /// the client (``SignetClient/appToken(origin:limitedUse:)``).
+    public var appTokenPaths: [String] = []
+    /// How long before its expiry a cached app token is replaced.
+    public var appTokenRenewal: Duration = .seconds(60)
 
     public init(
         origins: [Origin],

@@ -21,6 +21,9 @@ public enum AccessRequirement: Sendable, Hashable {
     /// A user's password, or a signed request of a device registered after a password login (a
     /// device key or better, bound to a user).
     case passwordOrDevice(PasswordRouteOptions)
+    /// A bearer token in place of a signature: a Signet app token, a Firebase App Check token, or
+    /// either.
+    case tokens(TokenAcceptance)
 
     /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
     /// key without an owner counts as a shared secret). The verifier calls it as soon as the key is

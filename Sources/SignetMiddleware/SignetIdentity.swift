@@ -17,6 +17,8 @@ public struct SignetIdentity: Sendable, Hashable {
     public var created: Date?
     /// Apple's App Attest risk metric for the device, where known (forwarded as `Signet-Risk-Metric`).
     public var riskMetric: Int?
+    /// The app a Firebase App Check token was issued to (forwarded as `Signet-App-Id`).
+    public var appID: String?
 
     public init(
         deviceID: String?,
@@ -26,7 +28,8 @@ public struct SignetIdentity: Sendable, Hashable {
         components: [String] = [],
         nonce: String? = nil,
         created: Date? = nil,
-        user: String? = nil
+        user: String? = nil,
+        appID: String? = nil
     ) {
         self.deviceID = deviceID
         self.user = user
@@ -36,6 +39,7 @@ public struct SignetIdentity: Sendable, Hashable {
         self.components = components
         self.nonce = nonce
         self.created = created
+        self.appID = appID
     }
 
     init(_ verified: VerifiedSignature) {

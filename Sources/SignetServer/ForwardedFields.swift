@@ -8,7 +8,7 @@ import SignetMiddleware
 /// The header fields the gateway sends upstream: the client's, less everything that could speak for
 /// the gateway, plus the gateway's own identity and forwarding fields.
 ///
-/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User` and `Signet-Risk-Metric`
+/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`, `Signet-Risk-Metric` and `Signet-App-Id`
 /// where they apply.
 ///
 /// Removed from what the client sent:
@@ -50,6 +50,7 @@ enum ForwardedFields {
             if let device = identity.deviceID { out.add(name: "Signet-Device", value: device) }
             if let user = identity.user { out.add(name: "Signet-User", value: fieldText(user)) }
             if let risk = identity.riskMetric { out.add(name: "Signet-Risk-Metric", value: String(risk)) }
+            if let app = identity.appID { out.add(name: "Signet-App-Id", value: fieldText(app)) }
         }
         var forwarded: [String] = []
         if let client {

@@ -111,11 +111,7 @@ extension GatewayConfiguration.AppAttest {
             for (name, url) in [("url", exchange.url), ("developmentUrl", exchange.developmentUrl)] {
                 guard let url else { continue }
                 // The developer token travels in the request: plain HTTP only to this machine.
-                guard let parsed = URL(string: url), let host = parsed.host,
-                    parsed.scheme == "https" || (parsed.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
-                else {
-                    throw SignetError(.malformedMessage, "appAttest.receiptExchange.\(name) is https (plain http only on loopback)")
-                }
+                try GatewayConfiguration.checkHTTPS(url, name: "appAttest.receiptExchange.\(name)")
             }
             if let seconds = exchange.intervalSeconds, seconds < 1 {
                 throw SignetError(.malformedMessage, "appAttest.receiptExchange.intervalSeconds is at least 1")

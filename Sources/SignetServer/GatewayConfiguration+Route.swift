@@ -18,6 +18,8 @@ extension GatewayConfiguration {
         public var requireAuthInt: Bool?
         /// For `password` routes: forward the client's `Authorization` upstream (removed by default).
         public var keepAuthorization: Bool?
+        /// For `app-token` routes: the audience a token must name; any of `tokens.audience` when absent.
+        public var audience: String?
 
         /// What a route asks of a request.
         public enum Access: String, Sendable, ConfigurationChoice {
@@ -39,6 +41,12 @@ extension GatewayConfiguration {
             case sharedSecret = "shared-secret"
             case deviceKey = "device-key"
             case appAttest = "app-attest"
+            /// A Signet app token in `Signet-Token` (`tokens`).
+            case appToken = "app-token"
+            /// A Firebase App Check token in `X-Firebase-AppCheck` (`firebaseAppCheck`).
+            case firebaseAppCheck = "firebase-app-check"
+            /// Either, during a migration from Firebase App Check.
+            case appTokenOrFirebase = "app-token-or-firebase-app-check"
         }
 
         public init(prefix: String, methods: [String]? = nil, access: Access, keyId: String? = nil) {
@@ -75,6 +83,9 @@ extension GatewayConfiguration.Route {
         case .sharedSecret: return .trustLevel(.sharedSecret)
         case .deviceKey: return .trustLevel(.deviceKey)
         case .appAttest: return .trustLevel(.appAttest)
+        case .appToken: return .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: false, audience: audience))
+        case .firebaseAppCheck: return .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true))
+        case .appTokenOrFirebase: return .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: true, audience: audience))
         }
     }
 }

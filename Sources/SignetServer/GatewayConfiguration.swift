@@ -96,6 +96,10 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var trustDocument: TrustDocument?
     /// Password login (HTTP Digest and Basic) and user accounts; off when absent.
     public var passwords: Passwords?
+    /// App tokens for verified devices, and `app-token` routes; off when absent.
+    public var tokens: Tokens?
+    /// Firebase App Check tokens on `firebase-app-check` routes; off when absent.
+    public var firebaseAppCheck: FirebaseAppCheck?
 
     public init(upstream: String) {
         self.upstream = upstream
@@ -123,6 +127,7 @@ public struct GatewayConfiguration: Codable, Sendable {
             throw SignetError(.malformedMessage, "legacy-envelope routes need legacyEnvelope with its keys")
         }
         try validatePasswords()
+        try validateTokens()
         for route in routes where try route.requirement() == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {
                 throw SignetError(
@@ -146,6 +151,16 @@ public struct GatewayConfiguration: Codable, Sendable {
 }
 
 extension GatewayConfiguration {
+    /// An https URL, or plain http to this machine only (a local stand-in in tests): what the
+    /// gateway fetches from, or sends credentials to, must not be readable or changeable on the way.
+    static func checkHTTPS(_ url: String, name: String) throws {
+        guard let parsed = URL(string: url), let host = parsed.host,
+            parsed.scheme == "https" || (parsed.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+        else {
+            throw SignetError(.malformedMessage, "\(name) is https (plain http only on loopback)")
+        }
+    }
+
     /// The registration endpoints' part of the file.
     public var registration: RegistrationConfiguration {
         RegistrationConfiguration(

@@ -57,6 +57,10 @@ public struct SignetGateway: Sendable {
     public let ohttpKeys: OHTTPKeySet?
     /// Password login (Digest, Basic) and user accounts, when `passwords` is configured.
     public let passwordLogin: PasswordAuthenticator?
+    /// Mints app tokens, when `tokens` is configured.
+    public let tokenIssuer: AppTokenIssuer?
+    /// Checks app tokens on `app-token` routes.
+    let appTokenVerifier: AppTokenVerifier?
 
     public init(
         configuration: GatewayConfiguration,
@@ -162,6 +166,25 @@ public struct SignetGateway: Sendable {
         ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
         passwordLogin = try configuration.passwordLogin.map { try PasswordAuthenticator(configuration: $0, store: store) }
         legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
+        if let tokens = configuration.tokens {
+            let issuer = try AppTokenIssuer(
+                ring: try tokens.keyRing(),
+                issuer: tokens.issuer,
+                audience: tokens.audience,
+                lifetimeSeconds: tokens.lifetime
+            )
+            tokenIssuer = issuer
+            appTokenVerifier = AppTokenVerifier(
+                issuer: issuer,
+                devices: keyCache,
+                nonces: store,
+                riskLimit: configuration.appAttest?.riskLimit,
+                clockSkew: TimeInterval(configuration.policy.clockSkewSeconds)
+            )
+        } else {
+            tokenIssuer = nil
+            appTokenVerifier = nil
+        }
         trustDocument = try configuration.trustDocument.map { [tls, configuration, clock] trust in
             try TrustDocumentRoute(
                 file: trust.file,
@@ -252,10 +275,20 @@ public struct SignetGateway: Sendable {
             clock: clock
         ).add(to: router)
         trustDocument?.add(to: router)
+        addTokenRoutes(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
         let exposition = self.exposition
         router.get("/metrics") { _, _ in exposition.text() }
-        addProxiedRoutes(to: router, proxy: proxy(httpClient))
+        let firebase = configuration.firebaseAppCheck.map {
+            FirebaseAppCheckVerifier(
+                projectNumber: $0.projectNumber,
+                appIDs: $0.appIds.map(Set.init),
+                jwksURL: $0.jwksUrl ?? FirebaseAppCheckVerifier.googleJWKS,
+                client: httpClient,
+                logger: logger
+            )
+        }
+        addProxiedRoutes(to: router, proxy: proxy(httpClient), firebase: firebase)
         var app = Application(
             responder: ObliviousGatewayResponder(
                 inner: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
@@ -332,7 +365,11 @@ public struct SignetGateway: Sendable {
 
     /// The route table as Hummingbird routes: each with the middleware its requirement calls for,
     /// then the proxy.
-    private func addProxiedRoutes(to router: Router<SignetRequestContext>, proxy: GatewayProxy) {
+    private func addProxiedRoutes(
+        to router: Router<SignetRequestContext>,
+        proxy: GatewayProxy,
+        firebase: FirebaseAppCheckVerifier?
+    ) {
         let open = router.group().add(middleware: OpenRouteMiddleware(metrics: metrics))
         let clientCertificate = router.group().add(
             middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: metrics, clock: clock)
@@ -340,6 +377,7 @@ public struct SignetGateway: Sendable {
         var verified: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
         var legacy: [String: RouterGroup<SignetRequestContext>] = [:]
         var password: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
+        var tokens: [TokenAcceptance: RouterGroup<SignetRequestContext>] = [:]
         let envelope = legacyEnvelopeKeys.map { keys in
             router.group().add(
                 middleware: LegacyEnvelopeMiddleware(
@@ -386,6 +424,19 @@ public struct SignetGateway: Sendable {
                         )
                     )
                 password[registration.requirement] = group
+            case .tokens(let acceptance):
+                group =
+                    tokens[acceptance]
+                    ?? router.group().add(
+                        middleware: TokenAccessMiddleware(
+                            acceptance: acceptance,
+                            appTokens: appTokenVerifier,
+                            firebase: firebase,
+                            metrics: metrics,
+                            clock: clock
+                        )
+                    )
+                tokens[acceptance] = group
             case .verified, .trustLevel:
                 group =
                     verified[registration.requirement]
@@ -402,6 +453,37 @@ public struct SignetGateway: Sendable {
             group.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
                 try await proxy.forward(request, context: context)
             }
+        }
+    }
+}
+
+extension SignetGateway {
+    /// `GET /signet/v1/jwks` for anyone, and `POST /signet/v1/tokens` behind what `tokens.issueTo`
+    /// asks of a device: a signature of a device key (or better), an App Attest assertion, or a
+    /// client certificate.
+    func addTokenRoutes(to router: Router<SignetRequestContext>) {
+        guard let tokenIssuer, let tokens = configuration.tokens else { return }
+        let routes = SignetTokenRoutes<SignetRequestContext>(issuer: tokenIssuer, devices: store, clock: clock)
+        routes.addJWKS(to: router)
+        switch tokens.issueTo ?? .deviceKey {
+        case .clientCertificate:
+            routes.addIssuing(
+                to: router.group().add(
+                    middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: metrics, clock: clock)
+                )
+            )
+        case .deviceKey, .appAttest:
+            let minimum: TrustLevel = tokens.issueTo == .appAttest ? .appAttest : .deviceKey
+            routes.addIssuing(
+                to: router.group().add(
+                    middleware: SignetVerificationMiddleware(
+                        verifier: requestVerifier,
+                        requirement: .trustLevel(minimum),
+                        metrics: metrics,
+                        clock: clock
+                    )
+                )
+            )
         }
     }
 }

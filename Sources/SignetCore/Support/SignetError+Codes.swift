@@ -82,6 +82,8 @@ extension SignetError.Code {
     public static let tokenExpired = Self("token_expired", 401)
     public static let tokenAudienceMismatch = Self("token_audience_mismatch", 401)
     public static let tokenReplayed = Self("token_replayed", 401)
+    /// The keys Firebase App Check tokens are checked with cannot be fetched now.
+    public static let tokenKeysUnavailable = Self("token_keys_unavailable", 503)
     // Oblivious HTTP (RFC 9458).
     /// No key configuration has the request's key id, KEM and suite: the client should fetch the
     /// gateway's keys again (RFC 9458 §5.3's `ohttp-key` problem).
@@ -162,6 +164,7 @@ extension SignetError.Code {
         .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
+        .tokenKeysUnavailable,
         .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
         .connectionFailed, .requestTimeout, .responseSignatureInvalid,
