@@ -19,6 +19,7 @@ enum RouteTableProbe {
             case .clientCertificate: "mtls"
             case .password: "password"
             case .passwordOrDevice: "password-or-device"
+            case .tokens: "tokens"
             }
         }
     }

@@ -69,6 +69,8 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     static func single(_ name: HTTPField.Name, in fields: HTTPFields) throws -> String? {
         let values = fields[values: name]
         guard values.count <= 1 else { throw SignetError(.tokenInvalid, "\(name) is given more than once") }
-        return values.first.map { $0.trimmingCharacters(in: .whitespaces) }
+        // An empty field is no token (as no field at all).
+        let value = values.first?.trimmingCharacters(in: .whitespaces)
+        return value?.isEmpty == false ? value : nil
     }
 }
