@@ -55,9 +55,8 @@ class Firebase:
             return {"keys": [jwk]}
 
     def mint(self, request):
+        # PyJWT leaves typ out of the header when it is given as None.
         headers = {"typ": request.get("typ", "JWT"), "kid": request.get("kid", self.kid)}
-        if headers["typ"] is None:
-            del headers["typ"]
         return jwt.encode(request["claims"], self.key, algorithm=request.get("alg", "RS256"), headers=headers)
 
 

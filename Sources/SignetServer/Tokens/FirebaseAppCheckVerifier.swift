@@ -32,10 +32,18 @@ public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
     ///   - jwksURL: Where the keys are.
     ///   - client: The HTTP client the keys are fetched with.
     ///   - logger: Where failed fetches are logged.
-    public init(projectNumber: String, appIDs: Set<String>?, jwksURL: String = Self.googleJWKS, client: HTTPClient, logger: Logger) {
+    ///   - refetchSeconds: The least time between two fetches for an unknown `kid`.
+    public init(
+        projectNumber: String,
+        appIDs: Set<String>?,
+        jwksURL: String = Self.googleJWKS,
+        client: HTTPClient,
+        logger: Logger,
+        refetchSeconds: TimeInterval = 60
+    ) {
         self.projectNumber = projectNumber
         self.appIDs = appIDs
-        self.keys = FirebaseJWKSCache(url: jwksURL, client: client, logger: logger)
+        self.keys = FirebaseJWKSCache(url: jwksURL, client: client, logger: logger, refetchSeconds: refetchSeconds)
     }
 
     /// How many times the JWKS was fetched (for tests and metrics).
@@ -103,18 +111,20 @@ actor FirebaseJWKSCache {
     private var lastFetch = Date.distantPast
     private var inFlight: Task<Void, any Error>?
     private(set) var fetches = 0
+    let refetchSeconds: TimeInterval
 
-    init(url: String, client: HTTPClient, logger: Logger) {
+    init(url: String, client: HTTPClient, logger: Logger, refetchSeconds: TimeInterval) {
         self.url = url
         self.client = client
         self.logger = logger
+        self.refetchSeconds = refetchSeconds
     }
 
     /// The key collection, fetched again when the cached one expired, or when it lacks `kid` and
-    /// the last fetch is a minute old.
+    /// the last fetch is `refetchSeconds` old.
     func collection(holding kid: String, now: Date) async throws -> JWTKeyCollection {
         let stale = now >= expires
-        let unknownKid = !kids.contains(kid) && now.timeIntervalSince(lastFetch) >= 60
+        let unknownKid = !kids.contains(kid) && now.timeIntervalSince(lastFetch) >= refetchSeconds
         if collection == nil || stale || unknownKid {
             await refresh(now: now)
         }
