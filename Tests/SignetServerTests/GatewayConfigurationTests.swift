@@ -150,7 +150,7 @@ import Testing
     @Test(arguments: [
         (
             "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\"}, {\"prefix\": \"/a\", \"access\": \"open\"}, {\"prefix\": \"/b\", \"access\": \"device_key\"}]}",
-            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest"
+            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, app-token, firebase-app-check, app-token-or-firebase-app-check"
         ),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected Int"),
@@ -172,6 +172,18 @@ import Testing
         ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"basicIterations\": 1000}}", "passwords.basicIterations: 210000 to 10000000"),
         ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"lockoutSecond\": 5}}", "passwords.lockoutSecond is not a configuration key"),
         ("{\"upstream\": \"http://x\", \"passwords\": {\"realm\": \"r\", \"digestAlgorithms\": [\"MD5\"]}, \"routes\": [{\"prefix\": \"/\", \"access\": \"password\"}]}", "routes[0]: offers no login"),
+        // App tokens and Firebase App Check.
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\"}]}", "routes[0]: app-token routes need tokens"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"firebase-app-check\"}]}", "routes[0]: firebase-app-check routes need firebaseAppCheck"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"ttlSeconds\": 299}}", "tokens.ttlSeconds is 300 to 604800, not 299"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"ttlSeconds\": 604801}}", "tokens.ttlSeconds is 300 to 604800, not 604801"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [], \"keyFile\": \"k\"}}", "tokens: give an issuer and at least one audience"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"password\"}}", "tokens.issueTo: \"password\" is not one of device-key, app-attest, client-certificate"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"client-certificate\"}}", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"audience\": \"b\"}]}", "routes[0].audience: \"b\" is not in tokens.audience"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"audience\": \"b\"}]}", "routes[0].audience is for app-token routes"),
+        ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"my-project\"}}", "firebaseAppCheck.projectNumber is the project's number"),
+        ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"12\", \"jwksUrl\": \"http://example.com/jwks\"}}", "firebaseAppCheck.jwksUrl is https (plain http only on loopback)"),
     ])
     func mistakesNameTheKeyAndTheAllowedValues(_ text: String, _ expected: String) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import Testing
+
+@testable import SignetServer
+
+/// Instances starting together on one volume end up with one key, whoever wrote it.
+@Suite struct PrivateKeyFileTests {
+    @Test func concurrentFirstStartsAllReadTheOneKeyThatWasWritten() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-keyfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("tokens.pem").path
+        let texts = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    try PrivateKeyFile.loadOrCreate(path, what: "a test key") { P256.Signing.PrivateKey().pemRepresentation }
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(texts.count == 1)
+        #expect(texts.first == String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self))
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // No temporary file is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tokens.pem"])
+    }
+}
