@@ -37,6 +37,9 @@ struct VerifyBenchCommand: AsyncParsableCommand {
     @Flag(help: "Also measure the client's per-connection trust check (chain, hostname, pins).")
     var pinning = false
 
+    @Flag(help: "Also measure app token verification (ES256 JWT, claims, device lookup) next to openssl's P-256 verify.")
+    var tokens = false
+
     @Flag(help: "Also measure an Oblivious HTTP request (decapsulate, decode, verify, encapsulate) against the same in the clear.")
     var ohttp = false
 
@@ -62,6 +65,17 @@ struct VerifyBenchCommand: AsyncParsableCommand {
                     + "   ecdsap256 verify"
             )
             if alg.isEmpty && !appattest { return }
+        }
+        if tokens {
+            let p256 = openssl?.reference(for: "ecdsa-p256-sha256", seconds: max(1, Int(seconds.rounded())))
+            let rate = try await TokenBench.measure(seconds: seconds)
+            print(
+                "app token (ES256 JWT)".padding(30) + String(format: "%.0f", rate).padding(12, left: true)
+                    + (p256.map { String(format: "%.0f", $0.rate) } ?? "-").padding(14, left: true)
+                    + (p256.map { String(format: "%.2f", rate / $0.rate) } ?? "-").padding(9, left: true)
+                    + "   ecdsap256 verify"
+            )
+            if alg.isEmpty && !appattest && !ohttp { return }
         }
         if ohttp {
             let rates = try await ObliviousBench.measure(seconds: seconds)
