@@ -2,7 +2,7 @@
 import Foundation
 import SignetCore
 
-/// Checks a Signet app token on use: signature under a published key (``AppTokenKeys``), issuer,
+/// Checks a Signet app token on use: signature under a published key, issuer,
 /// expiry, audience, the device still registered and active (through the same key cache as
 /// signatures, so a revocation applies within the cache's lifetime on every instance), the risk
 /// limit, and — for a limited-use token — its `jti` claimed once in the store, across instances,
