@@ -37,25 +37,13 @@ public struct OHTTPKeySet: Sendable {
     public static func loadOrCreate(_ configuration: GatewayConfiguration.OHTTP) throws -> OHTTPKeySet {
         var entries: [Entry] = []
         for key in configuration.keys {
-            let files = FileManager.default
-            let privateKey: OHTTPGatewayKey.PrivateKey
-            if files.fileExists(atPath: key.keyFile) {
-                guard let data = files.contents(atPath: key.keyFile) else {
-                    throw SignetError(.invalidKey, "cannot read the OHTTP key \(key.keyFile)")
-                }
-                privateKey = try OHTTPGatewayKey.PrivateKey(pem: String(decoding: data, as: UTF8.self))
-                if let kem = key.kem, kem != privateKey.kem {
-                    throw SignetError(.invalidKey, "\(key.keyFile) holds a \(privateKey.kem.rawValue) key, the configuration says \(kem.rawValue)")
-                }
-            } else {
-                privateKey = key.kem == .p256 ? .p256(.init()) : .x25519(.init())
-                guard
-                    files.createFile(
-                        atPath: key.keyFile,
-                        contents: Data(privateKey.pemRepresentation.utf8),
-                        attributes: [.posixPermissions: 0o600]
-                    )
-                else { throw SignetError(.invalidKey, "cannot write the OHTTP key \(key.keyFile)") }
+            // Created exclusively, as the token keys are: instances starting together share one.
+            let text = try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key") {
+                (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
+            }
+            let privateKey = try OHTTPGatewayKey.PrivateKey(pem: text)
+            if let kem = key.kem, kem != privateKey.kem {
+                throw SignetError(.invalidKey, "\(key.keyFile) holds a \(privateKey.kem.rawValue) key, the configuration says \(kem.rawValue)")
             }
             entries.append(
                 Entry(
