@@ -66,6 +66,31 @@ extension PostgresStore {
             FROM devices WHERE algorithm = 'apple-app-attest' AND attributes::jsonb ? 'receipt'
             """,
         ],
+        [
+            // The operator console: refusals and per-minute counts (written in batches), the audit
+            // log, sessions, and the indexes its pages are read on.
+            """
+            CREATE TABLE refusals (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at BIGINT NOT NULL,
+                reason TEXT NOT NULL, status INTEGER NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, key_id TEXT,
+                source TEXT)
+            """,
+            "CREATE INDEX refusals_reason ON refusals (reason, id)",
+            "CREATE INDEX refusals_at ON refusals (at)",
+            """
+            CREATE TABLE activity_counts (minute BIGINT NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL,
+                count BIGINT NOT NULL, PRIMARY KEY (minute, outcome, reason))
+            """,
+            """
+            CREATE TABLE audit_log (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, at BIGINT NOT NULL,
+                actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL, source TEXT)
+            """,
+            """
+            CREATE TABLE admin_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, actor TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX devices_created ON devices (created_at, device_id)",
+            "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

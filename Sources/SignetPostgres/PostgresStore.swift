@@ -159,7 +159,7 @@ public final class PostgresStore: SignetStorage {
         ) > 0
     }
 
-    private func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
+    func devices(_ query: PostgresQuery) async throws -> [DeviceRecord] {
         var result: [DeviceRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
@@ -215,7 +215,7 @@ public final class PostgresStore: SignetStorage {
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
         let reports = try await count("DELETE FROM pin_reports WHERE received_at < \(oldest) RETURNING 1")
         let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")
-        return challenges + nonces + reports + failures
+        return challenges + nonces + reports + failures + (try await sweepConsole(now: now))
     }
 
     // MARK: Pin reports
@@ -231,15 +231,18 @@ public final class PostgresStore: SignetStorage {
     }
 
     public func pinReports(limit: Int) async throws -> [PinReportRecord] {
+        try await pinReports(
+            """
+            SELECT id, received_at, hostname, source, report FROM pin_reports
+            ORDER BY received_at DESC, id LIMIT \(limit)
+            """
+        )
+    }
+
+    func pinReports(_ query: PostgresQuery) async throws -> [PinReportRecord] {
         var result: [PinReportRecord] = []
         try await perform { client, logger in
-            let rows = try await client.query(
-                """
-                SELECT id, received_at, hostname, source, report FROM pin_reports
-                ORDER BY received_at DESC, id LIMIT \(limit)
-                """,
-                logger: logger
-            )
+            let rows = try await client.query(query, logger: logger)
             for try await (id, received, hostname, source, json) in rows.decode((String, Int64, String, String?, String).self) {
                 result.append(
                     PinReportRecord(

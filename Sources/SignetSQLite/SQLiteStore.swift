@@ -126,6 +126,30 @@ public final class SQLiteStore: SignetStorage {
             END
             """,
         ],
+        [
+            // The operator console: refusals and per-minute counts (written in batches), the audit
+            // log, sessions, and the indexes its pages are read on.
+            """
+            CREATE TABLE refusals (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, reason TEXT NOT NULL,
+                status INTEGER NOT NULL, method TEXT NOT NULL, path TEXT NOT NULL, key_id TEXT, source TEXT)
+            """,
+            "CREATE INDEX refusals_reason ON refusals (reason, id)",
+            "CREATE INDEX refusals_at ON refusals (at)",
+            """
+            CREATE TABLE activity_counts (minute INTEGER NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL,
+                count INTEGER NOT NULL, PRIMARY KEY (minute, outcome, reason)) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE audit_log (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL,
+                action TEXT NOT NULL, target TEXT NOT NULL, source TEXT)
+            """,
+            """
+            CREATE TABLE admin_sessions (id_hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, actor TEXT NOT NULL,
+                created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)
+            """,
+            "CREATE INDEX devices_created ON devices (created_at, device_id)",
+            "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -233,7 +257,7 @@ public final class SQLiteStore: SignetStorage {
         return !rows.isEmpty
     }
 
-    private static func device(_ row: SQLiteRow) throws -> DeviceRecord {
+    static func device(_ row: SQLiteRow) throws -> DeviceRecord {
         guard let id = row.column("device_id")?.string, let keyID = row.column("key_id")?.string,
             let algorithm = row.column("algorithm")?.string, let jwk = row.column("public_key_jwk")?.string,
             let trust = row.column("trust_level")?.string.flatMap(TrustLevel.init(rawValue:)),
@@ -276,7 +300,7 @@ public final class SQLiteStore: SignetStorage {
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
         )
         let failures = try await query("DELETE FROM login_failures WHERE window_end <= ? RETURNING 1", [cutoff])
-        return challenges.count + nonces.count + reports.count + failures.count
+        return challenges.count + nonces.count + reports.count + failures.count + (try await sweepConsole(now: now))
     }
 
     // MARK: Pin reports
@@ -292,18 +316,21 @@ public final class SQLiteStore: SignetStorage {
     }
 
     public func pinReports(limit: Int) async throws -> [PinReportRecord] {
-        try await query("SELECT * FROM pin_reports ORDER BY received_at DESC, id LIMIT ?", [.integer(limit)]).map { row in
-            guard let id = row.column("id")?.string, let received = row.column("received_at")?.integer,
-                let hostname = row.column("hostname")?.string, let json = row.column("report")?.string
-            else { throw SignetError(.storeUnavailable, "a pin_reports row is incomplete") }
-            return PinReportRecord(
-                id: id,
-                receivedAt: Self.date(millis: received),
-                hostname: hostname,
-                source: row.column("source")?.string,
-                json: json
-            )
-        }
+        try await query("SELECT * FROM pin_reports ORDER BY received_at DESC, id LIMIT ?", [.integer(limit)])
+            .map(Self.pinReport)
+    }
+
+    static func pinReport(_ row: SQLiteRow) throws -> PinReportRecord {
+        guard let id = row.column("id")?.string, let received = row.column("received_at")?.integer,
+            let hostname = row.column("hostname")?.string, let json = row.column("report")?.string
+        else { throw SignetError(.storeUnavailable, "a pin_reports row is incomplete") }
+        return PinReportRecord(
+            id: id,
+            receivedAt: date(millis: received),
+            hostname: hostname,
+            source: row.column("source")?.string,
+            json: json
+        )
     }
 
     public func shutdown() async throws {

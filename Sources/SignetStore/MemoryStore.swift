@@ -5,7 +5,7 @@ import Synchronization
 
 /// An in-process ``SignetStorage`` for tests and single-process tools. Nothing survives a restart.
 public final class MemoryStore: SignetStorage {
-    private struct State {
+    struct State {
         var challenges: [String: Date] = [:]
         var devices: [String: DeviceRecord] = [:]
         var deviceIDByKeyID: [String: String] = [:]
@@ -16,9 +16,10 @@ public final class MemoryStore: SignetStorage {
         var loginFailures: [String: LoginFailures] = [:]
         var secrets: [String: [UInt8]] = [:]
         var receipts: [String: ReceiptRecord] = [:]
+        var console = ConsoleState()
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let nonces: MemoryNonceStore
 
     public init(nonceCapacity: Int = 1_000_000) {
@@ -211,7 +212,7 @@ public final class MemoryStore: SignetStorage {
             let failures = state.loginFailures.count
             state.loginFailures = state.loginFailures.filter { $0.value.windowEnd > now }
             return before - state.challenges.count + reports - state.pinReports.count + failures
-                - state.loginFailures.count
+                - state.loginFailures.count + state.console.sweep(now: now)
         }
         return challenges + nonces.sweep(now: now)
     }

@@ -4,9 +4,10 @@ import SignetCore
 
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
 public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore, AccountStore,
-    LoginThrottleStore, ServerSecretStore, ReceiptStore
+    LoginThrottleStore, ServerSecretStore, ReceiptStore, ConsoleStore
 {
-    /// Deletes expired challenges, nonces, pin reports and login failure windows; returns how many
+    /// Deletes expired challenges, nonces, pin reports, login failure windows, console sessions, old
+    /// activity counts and refusals beyond their retention or count; returns how many
     /// rows went.
     func sweep(now: Date) async throws -> Int
     /// Releases connections.

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Synchronization
+
+/// The console's tables in memory: the same orderings and limits as the database stores.
+struct ConsoleState {
+    var refusals: [RefusalRecord] = []
+    var counts: [ActivityKey: Int] = [:]
+    var audit: [AuditRecord] = []
+    var sessions: [String: AdminSessionRecord] = [:]
+    var nextID: Int64 = 1
+
+    struct ActivityKey: Hashable {
+        var minute: Int64
+        var outcome: String
+        var reason: String
+    }
+
+    mutating func sweep(now: Date) -> Int {
+        let before = refusals.count + counts.count + sessions.count
+        let oldest = now.addingTimeInterval(-RefusalRecord.retention)
+        refusals.removeAll { $0.at < oldest }
+        if refusals.count > RefusalRecord.maximumKept { refusals.removeFirst(refusals.count - RefusalRecord.maximumKept) }
+        let firstMinute = ActivityCount.minute(of: now.addingTimeInterval(-ActivityCount.retention))
+        counts = counts.filter { $0.key.minute >= firstMinute }
+        sessions = sessions.filter { $0.value.expiresAt > now }
+        return before - refusals.count - counts.count - sessions.count
+    }
+}
+
+extension MemoryStore {
+    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord]) async throws {
+        state.withLock { state in
+            for count in counts {
+                state.console.counts[.init(minute: count.minute, outcome: count.outcome, reason: count.reason), default: 0] +=
+                    count.count
+            }
+            for var refusal in refusals {
+                refusal.id = state.console.nextID
+                state.console.nextID += 1
+                state.console.refusals.append(refusal)
+            }
+        }
+    }
+
+    public func activityCounts(since minute: Int64) async throws -> [ActivityCount] {
+        state.withLock { state in
+            state.console.counts.filter { $0.key.minute >= minute }.map {
+                ActivityCount(minute: $0.key.minute, outcome: $0.key.outcome, reason: $0.key.reason, count: $0.value)
+            }
+        }
+    }
+
+    public func refusals(reason: String?, before: Int64?, limit: Int) async throws -> [RefusalRecord] {
+        state.withLock { state in
+            Array(
+                state.console.refusals.reversed().lazy.filter {
+                    (reason == nil || $0.reason == reason) && (before == nil || $0.id < before!)
+                }.prefix(limit)
+            )
+        }
+    }
+
+    public func appendAudit(_ record: AuditRecord) async throws {
+        state.withLock { state in
+            var record = record
+            record.id = state.console.nextID
+            state.console.nextID += 1
+            state.console.audit.append(record)
+        }
+    }
+
+    public func auditRecords(before: Int64?, limit: Int) async throws -> [AuditRecord] {
+        state.withLock { state in
+            Array(state.console.audit.reversed().lazy.filter { before == nil || $0.id < before! }.prefix(limit))
+        }
+    }
+
+    public func createAdminSession(_ session: AdminSessionRecord) async throws {
+        state.withLock { $0.console.sessions[session.idHash] = session }
+    }
+
+    public func adminSession(idHash: String, now: Date) async throws -> AdminSessionRecord? {
+        state.withLock { state in state.console.sessions[idHash].flatMap { $0.expiresAt > now ? $0 : nil } }
+    }
+
+    public func deleteAdminSession(idHash: String) async throws {
+        _ = state.withLock { $0.console.sessions.removeValue(forKey: idHash) }
+    }
+
+    public func listDevices(_ listing: DeviceListing) async throws -> [DeviceRecord] {
+        state.withLock { state in
+            state.devices.values.filter { device in
+                if let search = listing.search,
+                    device.deviceID != search && device.keyID != search && device.user != search
+                {
+                    return false
+                }
+                return listing.after?.precedes(device) ?? true
+            }
+            .sorted { ($0.createdAt, $0.deviceID) > ($1.createdAt, $1.deviceID) }
+            .prefix(listing.limit).map { $0 }
+        }
+    }
+
+    public func pinReport(id: String) async throws -> PinReportRecord? {
+        state.withLock { state in state.pinReports.first { $0.id == id } }
+    }
+
+    public func pinReportHosts(limit: Int) async throws -> [PinReportHostCount] {
+        state.withLock { state in
+            Dictionary(grouping: state.pinReports, by: \.hostname)
+                .map { PinReportHostCount(hostname: $0.key, count: $0.value.count) }
+                .sorted { ($0.count, $1.hostname) > ($1.count, $0.hostname) }
+                .prefix(limit).map { $0 }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// One refused request as the operator console lists it: when, why, where, who claimed to ask.
+///
+/// Never a signature, a secret, a query string or a body: only what names the request.
+public struct RefusalRecord: Sendable, Hashable {
+    /// Assigned by the store, increasing; 0 before it is stored.
+    public var id: Int64
+    public var at: Date
+    /// The reason code (`signature_invalid`, …).
+    public var reason: String
+    /// The HTTP status answered.
+    public var status: Int
+    public var method: String
+    /// The path without its query, cut to ``maximumPathLength``.
+    public var path: String
+    /// The key id the request named, when it named one.
+    public var keyID: String?
+    /// The client address.
+    public var source: String?
+
+    public init(
+        id: Int64 = 0,
+        at: Date,
+        reason: String,
+        status: Int,
+        method: String,
+        path: String,
+        keyID: String? = nil,
+        source: String? = nil
+    ) {
+        self.id = id
+        self.at = at
+        self.reason = String(reason.prefix(64))
+        self.status = status
+        self.method = String(method.prefix(16))
+        self.path = String(path.prefix(Self.maximumPathLength))
+        self.keyID = keyID.map { String($0.prefix(Self.maximumKeyIDLength)) }
+        self.source = source.map { String($0.prefix(64)) }
+    }
+
+    public static let maximumPathLength = 256
+    public static let maximumKeyIDLength = 128
+    /// How long refusals are kept before a sweep deletes them.
+    public static let retention: TimeInterval = 7 * 86_400
+    /// How many refusals a store keeps at most; a sweep deletes the oldest beyond it.
+    public static let maximumKept = 1_000_000
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetStore
+import SignetTestSupport
+import Testing
+
+/// What the operator console reads and the gateway writes for it, unchanged against every store.
+@Suite(.awaitsCleanups) struct ConsoleStoreConformanceTests {
+    typealias Kind = StoreConformanceTests.Kind
+    static let kinds = StoreConformanceTests.kinds
+    let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func refusal(_ reason: String, at offset: TimeInterval, keyID: String? = nil) -> RefusalRecord {
+        RefusalRecord(
+            at: t0.addingTimeInterval(offset),
+            reason: reason,
+            status: 401,
+            method: "POST",
+            path: "/scores",
+            keyID: keyID,
+            source: "192.0.2.7"
+        )
+    }
+
+    @Test(arguments: kinds)
+    func countsAddUpAcrossBatchesAndRefusalsPageNewestFirst(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        let minute = ActivityCount.minute(of: t0)
+        try await store.recordActivity(
+            counts: [
+                ActivityCount(minute: minute, outcome: "accepted", count: 5),
+                ActivityCount(minute: minute, outcome: "rejected", reason: "signature_invalid", count: 2),
+            ],
+            refusals: [refusal("signature_invalid", at: 1, keyID: "k1"), refusal("signature_invalid", at: 2)]
+        )
+        // A second instance adds into the same minute.
+        try await store.recordActivity(
+            counts: [
+                ActivityCount(minute: minute, outcome: "accepted", count: 3),
+                ActivityCount(minute: minute + 1, outcome: "rejected", reason: "nonce_replayed", count: 1),
+            ],
+            refusals: [refusal("nonce_replayed", at: 61)]
+        )
+        let counts = Set(try await store.activityCounts(since: minute))
+        #expect(
+            counts == [
+                ActivityCount(minute: minute, outcome: "accepted", count: 8),
+                ActivityCount(minute: minute, outcome: "rejected", reason: "signature_invalid", count: 2),
+                ActivityCount(minute: minute + 1, outcome: "rejected", reason: "nonce_replayed", count: 1),
+            ]
+        )
+        #expect(try await store.activityCounts(since: minute + 1).map(\.count) == [1])
+
+        let all = try await store.refusals(reason: nil, before: nil, limit: 10)
+        #expect(all.map(\.reason) == ["nonce_replayed", "signature_invalid", "signature_invalid"])
+        #expect(all[0].id > all[1].id && all[1].id > all[2].id)
+        #expect(all[2].keyID == "k1" && all[1].keyID == nil && all[2].source == "192.0.2.7")
+        #expect(all[2].at == t0.addingTimeInterval(1) && all[2].status == 401 && all[2].path == "/scores")
+        let page = try await store.refusals(reason: nil, before: all[0].id, limit: 1)
+        #expect(page == [all[1]])
+        #expect(try await store.refusals(reason: "signature_invalid", before: nil, limit: 10) == [all[1], all[2]])
+        #expect(try await store.refusals(reason: "signature_invalid", before: all[1].id, limit: 10) == [all[2]])
+        #expect(try await store.refusals(reason: "key_unknown", before: nil, limit: 10).isEmpty)
+    }
+
+    @Test(arguments: kinds)
+    func aSweepDropsOldRefusalsCountsAndExpiredSessions(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        let now = t0.addingTimeInterval(RefusalRecord.retention + 3_600)
+        try await store.recordActivity(
+            counts: [
+                ActivityCount(minute: ActivityCount.minute(of: t0), outcome: "accepted", count: 1),
+                ActivityCount(minute: ActivityCount.minute(of: now), outcome: "accepted", count: 1),
+            ],
+            refusals: [refusal("signature_invalid", at: 0), refusal("key_unknown", at: RefusalRecord.retention + 60)]
+        )
+        try await store.createAdminSession(
+            AdminSessionRecord(idHash: "old", csrfToken: "c1", actor: "admin-token", createdAt: t0, expiresAt: now)
+        )
+        try await store.createAdminSession(
+            AdminSessionRecord(
+                idHash: "live",
+                csrfToken: "c2",
+                actor: "admin-token",
+                createdAt: t0,
+                expiresAt: now.addingTimeInterval(60)
+            )
+        )
+        #expect(try await store.adminSession(idHash: "old", now: now) == nil)
+        #expect(try await store.adminSession(idHash: "live", now: now)?.csrfToken == "c2")
+        _ = try await store.sweep(now: now)
+        #expect(try await store.refusals(reason: nil, before: nil, limit: 10).map(\.reason) == ["key_unknown"])
+        #expect(try await store.activityCounts(since: 0).map(\.minute) == [ActivityCount.minute(of: now)])
+        #expect(try await store.adminSession(idHash: "live", now: now) != nil)
+        try await store.deleteAdminSession(idHash: "live")
+        #expect(try await store.adminSession(idHash: "live", now: now) == nil)
+    }
+
+    @Test(arguments: kinds)
+    func theAuditLogKeepsEveryChangeNewestFirst(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        for (index, action) in ["console.sign-in", "device.revoke", "console.sign-out"].enumerated() {
+            try await store.appendAudit(
+                AuditRecord(
+                    at: t0.addingTimeInterval(Double(index)),
+                    actor: "admin-token",
+                    action: action,
+                    target: index == 1 ? "dev_1" : "",
+                    source: "127.0.0.1"
+                )
+            )
+        }
+        let entries = try await store.auditRecords(before: nil, limit: 10)
+        #expect(entries.map(\.action) == ["console.sign-out", "device.revoke", "console.sign-in"])
+        #expect(entries[1].target == "dev_1" && entries[1].actor == "admin-token" && entries[1].source == "127.0.0.1")
+        #expect(entries[1].at == t0.addingTimeInterval(1))
+        _ = try await store.sweep(now: t0.addingTimeInterval(400 * 86_400))
+        #expect(try await store.auditRecords(before: entries[0].id, limit: 1) == [entries[1]])
+    }
+
+    @Test(arguments: kinds)
+    func devicesPageNewestFirstAndASearchMatchesAnyOfTheirIDs(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        _ = try await store.putAccount(
+            AccountRecord(name: "alice", realm: "signet", basicHash: nil, digests: [:], createdAt: t0, updatedAt: t0)
+        )
+        for index in 0..<7 {
+            var device = try StoreConformanceTests.device("dev_\(index)")
+            // Two devices share a creation time: the id breaks the tie.
+            device.createdAt = t0.addingTimeInterval(Double(min(index, 5)))
+            device.user = index.isMultiple(of: 2) ? "alice" : nil
+            try await store.registerDevice(device)
+        }
+        var seen: [String] = []
+        var cursor: DeviceListing.Cursor?
+        repeat {
+            let page = try await store.listDevices(DeviceListing(after: cursor, limit: 3))
+            seen += page.map(\.deviceID)
+            cursor = page.count == 3 ? page.last.map { DeviceListing.Cursor(createdAt: $0.createdAt, deviceID: $0.deviceID) } : nil
+        } while cursor != nil
+        #expect(seen == ["dev_6", "dev_5", "dev_4", "dev_3", "dev_2", "dev_1", "dev_0"])
+        let cursorText = DeviceListing.Cursor(createdAt: t0.addingTimeInterval(5), deviceID: "dev_6").text
+        #expect(DeviceListing.Cursor(text: cursorText)?.deviceID == "dev_6")
+
+        #expect(try await store.listDevices(DeviceListing(search: "dev_3")).map(\.deviceID) == ["dev_3"])
+        #expect(try await store.listDevices(DeviceListing(search: "key-dev_4")).map(\.deviceID) == ["dev_4"])
+        #expect(
+            try await store.listDevices(DeviceListing(search: "alice")).map(\.deviceID)
+                == ["dev_6", "dev_4", "dev_2", "dev_0"]
+        )
+        let afterFour = DeviceListing.Cursor(createdAt: t0.addingTimeInterval(4), deviceID: "dev_4")
+        #expect(
+            try await store.listDevices(DeviceListing(search: "alice", after: afterFour, limit: 1)).map(\.deviceID)
+                == ["dev_2"]
+        )
+        #expect(try await store.listDevices(DeviceListing(search: "nobody")).isEmpty)
+        // Search text is data, never SQL.
+        #expect(try await store.listDevices(DeviceListing(search: "' OR 1=1 --")).isEmpty)
+    }
+
+    @Test(arguments: kinds)
+    func pinReportsAreFoundByIDAndCountedByHost(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        for (index, host) in ["api.example", "api.example", "cdn.example"].enumerated() {
+            try await store.storePinReport(
+                PinReportRecord(
+                    id: "r\(index)",
+                    receivedAt: t0.addingTimeInterval(Double(index)),
+                    hostname: host,
+                    source: nil,
+                    json: "{\"hostname\":\"\(host)\"}"
+                )
+            )
+        }
+        #expect(try await store.pinReport(id: "r2")?.hostname == "cdn.example")
+        #expect(try await store.pinReport(id: "r9") == nil)
+        #expect(
+            try await store.pinReportHosts(limit: 10) == [
+                PinReportHostCount(hostname: "api.example", count: 2),
+                PinReportHostCount(hostname: "cdn.example", count: 1),
+            ]
+        )
+        #expect(try await store.pinReportHosts(limit: 1).count == 1)
+    }
+}
