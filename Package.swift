@@ -43,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Compact JWS for signed trust documents (ES256, EdDSA), the JOSE library of the Swift server world.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        // The operator console's server-rendered HTML (escaped by default); no dependencies of its own.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // `swift package generate-documentation`: the DocC catalogues, checked in CI without warnings.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -182,7 +184,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
+            // The published contract, compiled into the binary: served at /signet/v1/openapi.json.
+            resources: [.embedInCode("Contract/openapi.json")],
             swiftSettings: strict
         ),
         // The seeds' high-score service: an upstream that knows nothing of Signet, for the demo and tests.

@@ -26,7 +26,14 @@ where Inner.Context: SignetRequestContextProtocol {
         do {
             normalized = try RoutingPath.normalize(received)
         } catch let error as SignetError {
-            metrics?.record(outcome: "rejected", reason: error.code.rawValue)
+            // The path is what was refused: kept cut to its first 256 bytes, query included.
+            metrics?.recordRefusal(
+                error.code,
+                method: request.method.rawValue,
+                path: received,
+                keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
+                source: context.remoteAddress
+            )
             return ProblemResponse.make(error, debug: debug)
         }
         guard normalized != received else { return try await inner.respond(to: request, context: context) }

@@ -37,7 +37,17 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     ]
                 )
             }
-            metrics?.record(outcome: "rejected", reason: problem.code.rawValue)
+            if let metrics {
+                let signet = context as? any SignetRequestContextProtocol
+                metrics.recordRefusal(
+                    problem.code,
+                    method: request.method.rawValue,
+                    path: request.uri.path,
+                    keyID: signet?.signet.identity?.keyID
+                        ?? ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
+                    source: signet?.remoteAddress
+                )
+            }
             return ProblemResponse.make(problem, debug: debug)
         }
     }

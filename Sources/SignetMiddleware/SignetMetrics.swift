@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CoreMetrics
+import SignetCore
 import Synchronization
 
 /// Request outcomes (`signet_requests_total` by outcome and reason code) and verification latency
@@ -13,9 +14,15 @@ public final class SignetMetrics: Sendable {
     /// Counters by outcome and reason, made once: creating one per request costs a registry lookup.
     private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let verificationTimer: CoreMetrics.Timer
+    /// Where the operator console's counts and refusals are kept until flushed; `nil` outside the gateway.
+    public let activity: ActivityRecorder?
 
-    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+    /// - Parameters:
+    ///   - factory: The swift-metrics backend.
+    ///   - activity: Also counts outcomes and keeps refusals for the operator console.
+    public init(factory: any MetricsFactory = MetricsSystem.factory, activity: ActivityRecorder? = nil) {
         self.factory = factory
+        self.activity = activity
         self.verificationTimer = Timer(label: "signet_verification_seconds", dimensions: [], factory: factory)
     }
 
@@ -33,6 +40,33 @@ public final class SignetMetrics: Sendable {
             return counter
         }
         counter.increment()
+        activity?.count(outcome: outcome, reason: reason == "none" ? nil : reason)
+    }
+
+    /// Counts one accepted request and, when it came from a registered device, notes the device as seen.
+    public func recordAccepted(_ identity: SignetIdentity?) {
+        record(outcome: "accepted", reason: nil)
+        if let deviceID = identity?.deviceID { activity?.seen(deviceID: deviceID) }
+    }
+
+    /// Counts one refused request and keeps it for the console's refusals page: what names the
+    /// request (method, path without query, claimed key id, source), never its signature or body.
+    public func recordRefusal(
+        _ code: SignetError.Code,
+        method: String,
+        path: String,
+        keyID: String?,
+        source: String?
+    ) {
+        record(outcome: "rejected", reason: code.rawValue)
+        activity?.refused(
+            reason: code.rawValue,
+            status: code.httpStatus,
+            method: method,
+            path: path,
+            keyID: keyID,
+            source: source
+        )
     }
 
     /// Records how long verification took.

@@ -8,7 +8,18 @@ import SignetStore
 /// The operator console's reads and the gateway's activity batches. A batch is one statement per
 /// table (`UNNEST` of arrays), so instances adding into the same minute never lose a count.
 extension PostgresStore {
-    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord]) async throws {
+    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord], lastSeen: [String: Date]) async throws {
+        if !lastSeen.isEmpty {
+            let ids = Array(lastSeen.keys)
+            let times = ids.map { Self.millis(lastSeen[$0]!) }
+            _ = try await count(
+                """
+                UPDATE devices SET last_seen_at = GREATEST(COALESCE(devices.last_seen_at, 0), seen.t)
+                FROM UNNEST(\(ids)::text[], \(times)::bigint[]) AS seen(id, t)
+                WHERE devices.device_id = seen.id RETURNING 1
+                """
+            )
+        }
         if !counts.isEmpty {
             let minutes = counts.map(\.minute)
             let outcomes = counts.map(\.outcome)
@@ -176,7 +187,7 @@ extension PostgresStore {
             return try await devices(
                 """
                 SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                    revoked_at, attributes, user_name, risk_metric FROM devices
+                    revoked_at, attributes, user_name, risk_metric, last_seen_at FROM devices
                 WHERE (device_id = \(search) OR key_id = \(search) OR user_name = \(search))
                     AND (created_at, device_id) < (\(createdBefore), \(idBefore))
                 ORDER BY created_at DESC, device_id DESC LIMIT \(limit)
@@ -186,7 +197,7 @@ extension PostgresStore {
         return try await devices(
             """
             SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                revoked_at, attributes, user_name, risk_metric FROM devices
+                revoked_at, attributes, user_name, risk_metric, last_seen_at FROM devices
             WHERE (created_at, device_id) < (\(createdBefore), \(idBefore))
             ORDER BY created_at DESC, device_id DESC LIMIT \(limit)
             """

@@ -90,6 +90,7 @@ extension PostgresStore {
             """,
             "CREATE INDEX devices_created ON devices (created_at, device_id)",
             "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
+            "ALTER TABLE devices ADD COLUMN last_seen_at BIGINT",
         ],
     ]
 

@@ -111,7 +111,7 @@ public final class PostgresStore: SignetStorage {
         try await devices(
             """
             SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                revoked_at, attributes, user_name, risk_metric FROM devices WHERE key_id = \(keyID)
+                revoked_at, attributes, user_name, risk_metric, last_seen_at FROM devices WHERE key_id = \(keyID)
             """
         ).first
     }
@@ -120,7 +120,7 @@ public final class PostgresStore: SignetStorage {
         try await devices(
             """
             SELECT device_id, key_id, algorithm, public_key_jwk, trust_level, counter, status, created_at,
-                revoked_at, attributes, user_name, risk_metric FROM devices WHERE device_id = \(id)
+                revoked_at, attributes, user_name, risk_metric, last_seen_at FROM devices WHERE device_id = \(id)
             """
         ).first
     }
@@ -163,9 +163,10 @@ public final class PostgresStore: SignetStorage {
         var result: [DeviceRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes, user, risk)
+            for try await (id, keyID, algorithm, jwk, trust, counter, status, created, revoked, attributes, user, risk, seen)
                 in rows.decode(
-                    (String, String, String, String, String, Int64, String, Int64, Int64?, String, String?, Int32?).self
+                    (String, String, String, String, String, Int64, String, Int64, Int64?, String, String?, Int32?, Int64?)
+                        .self
                 )
             {
                 guard let trustLevel = TrustLevel(rawValue: trust), let state = DeviceRecord.Status(rawValue: status)
@@ -183,7 +184,8 @@ public final class PostgresStore: SignetStorage {
                         revokedAt: revoked.map(Self.date(millis:)),
                         attributes: DeviceRecord.decodeAttributes(attributes),
                         user: user,
-                        riskMetric: risk.map(Int.init)
+                        riskMetric: risk.map(Int.init),
+                        lastSeenAt: seen.map(Self.date(millis:))
                     )
                 )
             }

@@ -10,7 +10,18 @@ extension SQLiteStore {
     /// Rows per multi-row statement: 8 binds each stays far below SQLite's variable limit.
     private static let batchRows = 500
 
-    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord]) async throws {
+    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord], lastSeen: [String: Date]) async throws {
+        for batch in Array(lastSeen).chunked(Self.batchRows) {
+            // UPDATE … FROM (VALUES …): one statement for the batch, each row by its primary key.
+            try await run(
+                """
+                UPDATE devices SET last_seen_at = MAX(COALESCE(last_seen_at, 0), seen.column2)
+                FROM (VALUES \(Array(repeating: "(?, ?)", count: batch.count).joined(separator: ", "))) AS seen
+                WHERE devices.device_id = seen.column1
+                """,
+                batch.flatMap { [.text($0.key), .integer(Self.millis($0.value))] }
+            )
+        }
         for batch in counts.chunked(Self.batchRows) {
             try await run(
                 """

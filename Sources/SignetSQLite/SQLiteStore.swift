@@ -149,6 +149,7 @@ public final class SQLiteStore: SignetStorage {
             """,
             "CREATE INDEX devices_created ON devices (created_at, device_id)",
             "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
+            "ALTER TABLE devices ADD COLUMN last_seen_at INTEGER",
         ],
     ]
 
@@ -277,7 +278,8 @@ public final class SQLiteStore: SignetStorage {
             revokedAt: row.column("revoked_at")?.integer.map(date(millis:)),
             attributes: DeviceRecord.decodeAttributes(row.column("attributes")?.string ?? "{}"),
             user: row.column("user_name")?.string,
-            riskMetric: row.column("risk_metric")?.integer
+            riskMetric: row.column("risk_metric")?.integer,
+            lastSeenAt: row.column("last_seen_at")?.integer.map(date(millis:))
         )
     }
 

@@ -45,7 +45,7 @@ public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>
             presented: try? await context.peerCertificateDER(),
             now: clock()
         )
-        metrics?.record(outcome: "accepted", reason: nil)
+        metrics?.recordAccepted(context.signet.identity)
         return try await next(request, context)
     }
 }

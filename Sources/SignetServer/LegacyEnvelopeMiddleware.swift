@@ -38,7 +38,7 @@ struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMi
             trustLevel: .sharedSecret,
             algorithm: "legacy-envelope"
         )
-        metrics?.record(outcome: "accepted", reason: nil)
+        metrics?.recordAccepted(context.signet.identity)
         return try await next(Request(head: head, body: .init(buffer: ByteBuffer(bytes: opened.plaintext))), context)
     }
 }

@@ -33,7 +33,7 @@ struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterM
             trustLevel: .sharedSecret,
             algorithm: "legacy-query-hmac"
         )
-        metrics?.record(outcome: "accepted", reason: nil)
+        metrics?.recordAccepted(context.signet.identity)
         return try await next(request, context)
     }
 }

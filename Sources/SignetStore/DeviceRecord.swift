@@ -27,6 +27,9 @@ public struct DeviceRecord: Sendable, Hashable {
     public var user: String?
     /// Apple's App Attest risk metric from the device's latest exchanged receipt; nil until one.
     public var riskMetric: Int?
+    /// When a request of the device was last accepted (recorded in batches, so up to a few seconds
+    /// behind); nil until one was.
+    public var lastSeenAt: Date?
 
     public init(
         deviceID: String,
@@ -40,8 +43,10 @@ public struct DeviceRecord: Sendable, Hashable {
         revokedAt: Date? = nil,
         attributes: [String: String] = [:],
         user: String? = nil,
-        riskMetric: Int? = nil
+        riskMetric: Int? = nil,
+        lastSeenAt: Date? = nil
     ) {
+        self.lastSeenAt = lastSeenAt
         self.user = user
         self.riskMetric = riskMetric
         self.deviceID = deviceID

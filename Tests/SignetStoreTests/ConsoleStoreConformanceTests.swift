@@ -33,7 +33,8 @@ import Testing
                 ActivityCount(minute: minute, outcome: "accepted", count: 5),
                 ActivityCount(minute: minute, outcome: "rejected", reason: "signature_invalid", count: 2),
             ],
-            refusals: [refusal("signature_invalid", at: 1, keyID: "k1"), refusal("signature_invalid", at: 2)]
+            refusals: [refusal("signature_invalid", at: 1, keyID: "k1"), refusal("signature_invalid", at: 2)],
+            lastSeen: [:]
         )
         // A second instance adds into the same minute.
         try await store.recordActivity(
@@ -41,7 +42,8 @@ import Testing
                 ActivityCount(minute: minute, outcome: "accepted", count: 3),
                 ActivityCount(minute: minute + 1, outcome: "rejected", reason: "nonce_replayed", count: 1),
             ],
-            refusals: [refusal("nonce_replayed", at: 61)]
+            refusals: [refusal("nonce_replayed", at: 61)],
+            lastSeen: [:]
         )
         let counts = Set(try await store.activityCounts(since: minute))
         #expect(
@@ -75,7 +77,8 @@ import Testing
                 ActivityCount(minute: ActivityCount.minute(of: t0), outcome: "accepted", count: 1),
                 ActivityCount(minute: ActivityCount.minute(of: now), outcome: "accepted", count: 1),
             ],
-            refusals: [refusal("signature_invalid", at: 0), refusal("key_unknown", at: RefusalRecord.retention + 60)]
+            refusals: [refusal("signature_invalid", at: 0), refusal("key_unknown", at: RefusalRecord.retention + 60)],
+            lastSeen: [:]
         )
         try await store.createAdminSession(
             AdminSessionRecord(idHash: "old", csrfToken: "c1", actor: "admin-token", createdAt: t0, expiresAt: now)
@@ -144,6 +147,18 @@ import Testing
             cursor = page.count == 3 ? page.last.map { DeviceListing.Cursor(createdAt: $0.createdAt, deviceID: $0.deviceID) } : nil
         } while cursor != nil
         #expect(seen == ["dev_6", "dev_5", "dev_4", "dev_3", "dev_2", "dev_1", "dev_0"])
+
+        // Last seen moves forward only, whichever instance's batch lands last; unknown devices are skipped.
+        try await store.recordActivity(
+            counts: [],
+            refusals: [],
+            lastSeen: ["dev_1": t0.addingTimeInterval(100), "dev_2": t0.addingTimeInterval(50), "gone": t0]
+        )
+        try await store.recordActivity(counts: [], refusals: [], lastSeen: ["dev_1": t0.addingTimeInterval(70)])
+        #expect(try await store.device(id: "dev_1")?.lastSeenAt == t0.addingTimeInterval(100))
+        #expect(try await store.device(keyID: "key-dev_2")?.lastSeenAt == t0.addingTimeInterval(50))
+        #expect(try await store.listDevices(DeviceListing(search: "dev_2")).first?.lastSeenAt == t0.addingTimeInterval(50))
+        #expect(try await store.device(id: "dev_3")?.lastSeenAt == nil)
         let cursorText = DeviceListing.Cursor(createdAt: t0.addingTimeInterval(5), deviceID: "dev_6").text
         #expect(DeviceListing.Cursor(text: cursorText)?.deviceID == "dev_6")
 

@@ -53,6 +53,8 @@ extension SignetError.Code {
     public static let trustLevelInsufficient = Self("trust_level_insufficient", 403)
     /// An admin endpoint without the admin bearer token, or with a wrong one.
     public static let adminUnauthorized = Self("admin_unauthorized", 401)
+    /// A change in the operator console without its session's form token, or from another origin.
+    public static let csrfInvalid = Self("csrf_invalid", 403)
     /// A `client-certificate` route reached without a client certificate.
     public static let clientCertificateRequired = Self("client_certificate_required", 401)
     /// The client certificate is not from the device CA, or not the device's current one.
@@ -156,7 +158,7 @@ extension SignetError.Code {
         .unknownKey, .keyRevoked, .keyNotYetValid, .keyExpired, .invalidKey, .algMismatch, .algUnsupported,
         .keyMismatch, .digestMissing, .digestNotCovered, .digestMismatch, .digestAlgorithmUnsupported,
         .signatureInvalid, .nonceMissing, .nonceReplayed, .nonceStoreFull, .counterNotIncreasing,
-        .trustLevelInsufficient, .adminUnauthorized, .clientCertificateRequired, .clientCertificateUntrusted,
+        .trustLevelInsufficient, .adminUnauthorized, .csrfInvalid, .clientCertificateRequired, .clientCertificateUntrusted,
         .ohttpKeyUnknown, .decapsulationFailed, .encapsulationReplayed, .envelopeInvalid,
         .trustDocumentInvalid, .trustDocumentExpired, .trustVersionRollback, .credentialsMissing,
         .credentialsInvalid, .digestNonceInvalid, .digestNonceStale, .digestURIMismatch, .digestQopUnsupported,

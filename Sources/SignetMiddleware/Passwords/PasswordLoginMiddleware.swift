@@ -73,7 +73,7 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
             error.challenges.append("Signature")
             throw error
         }
-        metrics?.record(outcome: "accepted", reason: nil)
+        metrics?.recordAccepted(context.signet.identity)
         var context = context
         context.signet.identity = login.identity
         var response = try await next(Self.removingAuthorization(request, keep: route.keepAuthorization), context)

@@ -62,7 +62,7 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
             let names = [acceptance.appToken ? "Signet-Token" : nil, acceptance.firebaseAppCheck ? "X-Firebase-AppCheck" : nil]
             throw SignetError(.tokenMissing, "this route needs a token in \(names.compactMap { $0 }.joined(separator: " or "))")
         }
-        metrics?.record(outcome: "accepted", reason: nil)
+        metrics?.recordAccepted(context.signet.identity)
         return try await next(request, context)
     }
 

@@ -29,8 +29,11 @@ struct ConsoleState {
 }
 
 extension MemoryStore {
-    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord]) async throws {
+    public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord], lastSeen: [String: Date]) async throws {
         state.withLock { state in
+            for (deviceID, time) in lastSeen where state.devices[deviceID] != nil {
+                state.devices[deviceID]!.lastSeenAt = max(state.devices[deviceID]!.lastSeenAt ?? time, time)
+            }
             for count in counts {
                 state.console.counts[.init(minute: count.minute, outcome: count.outcome, reason: count.reason), default: 0] +=
                     count.count
