@@ -52,7 +52,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
             now: clock()
         )
         metrics?.recordVerification(ContinuousClock.now - started)
-        metrics?.recordAccepted(context.signet.identity)
+        metrics?.recordAccepted(identity)
         context.signet.identity = identity
         context.signet.verifiedMessage = message
         return try await next(request, context)

@@ -8,13 +8,13 @@ struct PrometheusExposition: Sendable {
     let registry = PrometheusCollectorRegistry()
     let metrics: SignetMetrics
 
-    init() {
+    init(activity: ActivityRecorder? = nil) {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
             .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(100), .seconds(1),
         ]
-        metrics = SignetMetrics(factory: factory)
+        metrics = SignetMetrics(factory: factory, activity: activity)
     }
 
     /// The exposition text.

@@ -31,6 +31,8 @@ public struct SignetGateway: Sendable {
     public let store: any SignetStorage
     public let metrics: SignetMetrics
     private let exposition: PrometheusExposition
+    /// The operator console's counts and refusals, flushed into the store every second.
+    let activity: ActivityRecorder
     public let logger: Logger
     let requestVerifier: SignetRequestVerifier
     let routes: RouteTable
@@ -72,7 +74,8 @@ public struct SignetGateway: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.exposition = PrometheusExposition()
+        self.activity = ActivityRecorder(clock: clock)
+        self.exposition = PrometheusExposition(activity: activity)
         self.metrics = exposition.metrics
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
@@ -276,6 +279,15 @@ public struct SignetGateway: Sendable {
         ).add(to: router)
         trustDocument?.add(to: router)
         addTokenRoutes(to: router)
+        router.get("/signet/v1/openapi.json") { _, _ in OpenAPIDocument.response() }
+        if let adminToken = configuration.adminToken {
+            do {
+                try OperatorConsole(gateway: self, adminToken: adminToken).add(to: router)
+            } catch {
+                // The templates are constants, parsed in the tests: not expected, but never silent.
+                logger.error("the operator console cannot start", metadata: ["error": "\(error)"])
+            }
+        }
         router.get("/healthz") { _, _ in "ok\n" }
         let exposition = self.exposition
         router.get("/metrics") { _, _ in exposition.text() }
@@ -312,7 +324,8 @@ public struct SignetGateway: Sendable {
             logger: logger
         )
         app.addServices(
-            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger)
+            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger),
+            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger)
         )
         if let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
             let receiptVerifier

@@ -15,6 +15,9 @@ import SignetTrust
 struct TrustDocumentRoute: Sendable {
     let jws: String
     let etag: String
+    /// When the served document expires (the operator console warns ahead of it).
+    let expires: Date
+    let version: Int
 
     /// Reads and checks the document.
     ///
@@ -49,6 +52,8 @@ struct TrustDocumentRoute: Sendable {
             }
         }
         self.jws = jws
+        self.expires = document.expires
+        self.version = document.version
         self.etag = "\"" + SHA256.hash(data: Array(jws.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }
 

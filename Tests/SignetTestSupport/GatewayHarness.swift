@@ -156,6 +156,12 @@ public final class GatewayHarness: Sendable {
         public var text: String { String(decoding: body, as: UTF8.self) }
         public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:] }
         public var reason: String? { json["reason"] as? String }
+
+        public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// Sends a SignetCore message as it is (its own URL decides which gateway).

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+import SignetCore
+import SignetMiddleware
+import SignetStore
+
+/// The operator console under `/signet/admin/`: server-rendered pages of activity, devices,
+/// refusals, pin reports, keys and the audit log, and device revocation.
+///
+/// Served only when an admin token is configured. Signing in with the token gives a session cookie
+/// (``ConsoleSessions``); every change carries the session's form token and a same-origin `Origin`,
+/// and is written to the audit log. Pages set a Content-Security-Policy that allows no script and no
+/// inline style: nothing here needs either.
+struct OperatorConsole: Sendable {
+    let store: any SignetStorage
+    let adminToken: String
+    let sessions: ConsoleSessions
+    let keys: GatewayKeyInventory
+    let keyCache: DeviceKeyCache
+    let metrics: SignetMetrics
+    let signInLimiter: SourceRateLimiter
+    let library: MustacheLibrary
+    let clock: @Sendable () -> Date
+
+    static let pageSize = 50
+    static let formLimit = 8 * 1024
+
+    init(gateway: SignetGateway, adminToken: String) throws {
+        store = gateway.store
+        self.adminToken = adminToken
+        sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: gateway.tls != nil)
+        keys = GatewayKeyInventory(gateway: gateway)
+        keyCache = gateway.keyCache
+        metrics = gateway.metrics
+        signInLimiter = SourceRateLimiter(limit: 10)
+        library = try ConsoleTemplates.library()
+        clock = gateway.clock
+    }
+
+    func add(to router: Router<SignetRequestContext>) {
+        let console = router.group("/signet/admin")
+        console.get("/") { request, context in
+            try await sessions.session(for: request.headers, now: clock()) == nil
+                ? Self.redirect("/signet/admin/sign-in") : Self.redirect("/signet/admin/overview")
+        }
+        console.get("/console.css") { _, _ in
+            var headers = Self.securityHeaders
+            headers[.contentType] = "text/css; charset=utf-8"
+            headers[.cacheControl] = "max-age=3600"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.stylesheet)))
+        }
+        console.get("/sign-in") { _, _ in render("sign-in", ["title": "Sign in"]) }
+        console.post("/sign-in") { request, context in try await signIn(request, context) }
+        console.post("/sign-out") { request, context in
+            try await change(request, context) { session, _ in
+                try await sessions.end(for: request.headers)
+                try await audit(session, "console.sign-out", target: "", context)
+                var response = Self.redirect("/signet/admin/sign-in")
+                response.headers[.setCookie] = sessions.clearCookie()
+                return response
+            }
+        }
+        console.get("/overview") { request, context in try await page(request, context, overview) }
+        console.get("/devices") { request, context in try await page(request, context, devices) }
+        console.get("/devices/:id") { request, context in try await page(request, context, device) }
+        console.post("/devices/:id/revoke") { request, context in try await revoke(request, context) }
+        console.get("/refusals") { request, context in try await page(request, context, refusals) }
+        console.get("/pin-reports") { request, context in try await page(request, context, pinReports) }
+        console.get("/pin-reports/:id") { request, context in try await page(request, context, pinReport) }
+        console.get("/keys") { request, context in try await page(request, context, keysPage) }
+        console.get("/audit") { request, context in try await page(request, context, auditPage) }
+    }
+
+    // MARK: Sessions and changes
+
+    private func signIn(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
+        let now = clock()
+        guard signInLimiter.allow(context.remoteAddress, now: now) else {
+            return refuse(SignetError(.rateLimited, "too many sign-in attempts; wait a minute"), request, context)
+        }
+        guard Self.isSameOrigin(request) else {
+            return refuse(SignetError(.csrfInvalid, "the sign-in came from another site"), request, context)
+        }
+        let form = try await Self.form(request, context)
+        guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
+            var response = refuse(SignetError(.adminUnauthorized, "the admin token is wrong"), request, context)
+            response.body = .init(
+                byteBuffer: ByteBuffer(string: html("sign-in", ["title": "Sign in", "error": "That admin token is wrong (admin_unauthorized)."]))
+            )
+            return response
+        }
+        let (cookie, session) = try await sessions.create(actor: "admin-token", now: now)
+        try await audit(session, "console.sign-in", target: "", context)
+        var response = Self.redirect("/signet/admin/overview")
+        response.headers[.setCookie] = sessions.setCookie(cookie)
+        return response
+    }
+
+    /// A page for a signed-in operator; without a session, the sign-in page.
+    private func page(
+        _ request: Request,
+        _ context: SignetRequestContext,
+        _ body: (Request, SignetRequestContext, AdminSessionRecord) async throws -> Response
+    ) async throws -> Response {
+        guard let session = try await sessions.session(for: request.headers, now: clock()) else {
+            return Self.redirect("/signet/admin/sign-in")
+        }
+        return try await body(request, context, session)
+    }
+
+    /// A change: needs a session, a same-origin request, and the session's form token.
+    private func change(
+        _ request: Request,
+        _ context: SignetRequestContext,
+        _ body: (AdminSessionRecord, [String: String]) async throws -> Response
+    ) async throws -> Response {
+        guard let session = try await sessions.session(for: request.headers, now: clock()) else {
+            return refuse(SignetError(.adminUnauthorized, "sign in to make changes"), request, context)
+        }
+        guard Self.isSameOrigin(request) else {
+            return refuse(SignetError(.csrfInvalid, "the change came from another site"), request, context, session)
+        }
+        let form = try await Self.form(request, context)
+        guard let token = form["csrf"], ConstantTime.equals(Array(token.utf8), Array(session.csrfToken.utf8)) else {
+            return refuse(SignetError(.csrfInvalid, "the form token is missing or not this session's"), request, context, session)
+        }
+        return try await body(session, form)
+    }
+
+    private func audit(_ session: AdminSessionRecord, _ action: String, target: String, _ context: SignetRequestContext)
+        async throws
+    {
+        try await store.appendAudit(
+            AuditRecord(at: clock(), actor: session.actor, action: action, target: target, source: context.remoteAddress)
+        )
+    }
+
+    private func revoke(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
+        try await change(request, context) { session, form in
+            let id = Self.parameter(context, "id")
+            guard form["confirm"] == "yes" else {
+                return refuse(SignetError(.requestInvalid, "tick the box to confirm the revocation"), request, context, session)
+            }
+            guard try await store.revokeDevice(id: id, at: clock()) else {
+                return refuse(SignetError(.notFound, "no device \(id)"), request, context, session)
+            }
+            keyCache.invalidateAll()
+            try await audit(session, "device.revoke", target: id, context)
+            return Self.redirect("/signet/admin/devices/\(Self.segment(id))?revoked=1")
+        }
+    }
+
+    // MARK: Pages
+
+    private func overview(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let lastMinute = ActivityCount.minute(of: clock())
+        let counts = try await store.activityCounts(since: lastMinute - 1_439)
+        let hour = ActivityChart(title: "last hour", counts: counts, lastMinute: lastMinute, minutes: 60)
+        let day = ActivityChart(title: "last day", counts: counts, lastMinute: lastMinute, minutes: 1_440)
+        let reasons = RefusalBreakdown(counts: counts, lastMinute: lastMinute).rows
+        return render(
+            "overview",
+            layout(session, "Overview", nav: "overview").merging([
+                "hour": Self.chart(hour, id: "hour"), "day": Self.chart(day, id: "day"),
+                "hasReasons": !reasons.isEmpty,
+                "reasons": reasons.map {
+                    ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] as [String: Any]
+                },
+            ]) { $1 }
+        )
+    }
+
+    private static func chart(_ chart: ActivityChart, id: String) -> [String: Any] {
+        [
+            "id": id, "title": chart.title, "width": chart.width, "height": chart.height, "summary": chart.summary,
+            "acceptedPath": chart.acceptedPath, "refusedPath": chart.refusedPath, "accepted": chart.accepted,
+            "refused": chart.refused, "peak": chart.peak,
+        ]
+    }
+
+    private func devices(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let query = String((request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces).prefix(256))
+        let after = request.uri.queryParameters.get("after").flatMap { DeviceListing.Cursor(text: String($0)) }
+        let page = try await store.listDevices(DeviceListing(search: query, after: after, limit: Self.pageSize))
+        var next: String?
+        if page.count == Self.pageSize, let last = page.last {
+            let cursor = DeviceListing.Cursor(createdAt: last.createdAt, deviceID: last.deviceID).text
+            next = "after=\(Self.queryValue(cursor))" + (query.isEmpty ? "" : "&q=\(Self.queryValue(query))")
+        }
+        return render(
+            "devices",
+            layout(session, "Devices", nav: "devices").merging([
+                "query": query, "hasDevices": !page.isEmpty, "devices": page.map(Self.deviceRow), "next": next ?? false,
+            ]) { $1 }
+        )
+    }
+
+    private static func deviceRow(_ device: DeviceRecord) -> [String: Any] {
+        [
+            "deviceID": device.deviceID, "linkID": segment(device.deviceID), "keyID": device.keyID,
+            "user": device.user ?? "—", "trustLevel": device.trustLevel.rawValue, "algorithm": device.algorithm,
+            "status": device.status.rawValue, "registered": time(device.createdAt), "revoked": time(device.revokedAt),
+            "lastSeen": time(device.lastSeenAt), "counter": String(device.counter),
+            "riskMetric": device.riskMetric.map(String.init) ?? "—",
+        ]
+    }
+
+    private func device(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let id = Self.parameter(context, "id")
+        guard let device = try await store.device(id: id) else {
+            return refuse(SignetError(.notFound, "no device \(id)"), request, context, session)
+        }
+        var row = Self.deviceRow(device)
+        row["active"] = device.status == .active
+        row["csrf"] = session.csrfToken
+        // The stored receipt itself is Apple's business; its summary is shown, never the bytes.
+        row["attributes"] = device.attributes.filter { $0.key != "receipt" }.sorted { $0.key < $1.key }.map {
+            ["name": $0.key, "value": $0.value]
+        }
+        if let receipt = try await store.receipt(deviceID: id) {
+            row["receipt"] =
+                [
+                    "kind": receipt.kind, "created": Self.time(receipt.createdAt), "expires": Self.time(receipt.expiresAt),
+                    "refresh": Self.time(receipt.refreshAt), "failures": receipt.failures > 0 ? receipt.failures : false,
+                ] as [String: Any]
+        }
+        var values = layout(session, "Device \(device.deviceID)", nav: "devices")
+        values["device"] = row
+        if request.uri.queryParameters.get("revoked") != nil, device.status == .revoked {
+            values["notice"] = "Device revoked."
+        }
+        return render("device", values)
+    }
+
+    private func refusals(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let reason = request.uri.queryParameters.get("reason").map { String($0.prefix(64)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let before = request.uri.queryParameters.get("before").flatMap { Int64($0) }
+        let page = try await store.refusals(reason: reason, before: before, limit: Self.pageSize)
+        var next: String?
+        if page.count == Self.pageSize, let last = page.last {
+            next = "before=\(last.id)" + (reason.map { "&reason=\(Self.queryValue($0))" } ?? "")
+        }
+        return render(
+            "refusals",
+            layout(session, "Refusals", nav: "refusals").merging([
+                "reason": reason ?? "", "hasRefusals": !page.isEmpty, "next": next ?? false,
+                "refusals": page.map {
+                    [
+                        "time": Self.time($0.at), "reason": $0.reason, "status": $0.status, "method": $0.method,
+                        "path": $0.path, "keyID": $0.keyID ?? "—", "source": $0.source ?? "—",
+                    ] as [String: Any]
+                },
+            ]) { $1 }
+        )
+    }
+
+    private func pinReports(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let hosts = try await store.pinReportHosts(limit: 100)
+        let reports = try await store.pinReports(limit: Self.pageSize)
+        return render(
+            "pin-reports",
+            layout(session, "Pin reports", nav: "pinReports").merging([
+                "hasHosts": !hosts.isEmpty, "hasReports": !reports.isEmpty,
+                "hosts": hosts.map { ["hostname": $0.hostname, "count": $0.count] as [String: Any] },
+                "reports": reports.map {
+                    [
+                        "linkID": Self.segment($0.id), "received": Self.time($0.receivedAt), "hostname": $0.hostname,
+                        "source": $0.source ?? "—",
+                    ]
+                },
+            ]) { $1 }
+        )
+    }
+
+    private func pinReport(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let id = Self.parameter(context, "id")
+        guard let report = try await store.pinReport(id: id) else {
+            return refuse(SignetError(.notFound, "no pin report \(id)"), request, context, session)
+        }
+        let object = (try? JSONSerialization.jsonObject(with: Data(report.json.utf8))) as? [String: Any] ?? [:]
+        var values = layout(session, "Pin report for \(report.hostname)", nav: "pinReports")
+        values["report"] = [
+            "received": Self.time(report.receivedAt), "hostname": report.hostname, "source": report.source ?? "—",
+            "servedChain": (object["served-certificate-chain"] as? [Any] ?? []).compactMap { $0 as? String },
+            "expectedPins": (object["known-pins"] as? [Any] ?? []).compactMap { $0 as? String },
+            "json": report.json,
+        ]
+        return render("pin-report", values)
+    }
+
+    private func keysPage(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let now = clock()
+        var warnings: [String] = []
+        let rows = keys.entries.map { entry -> [String: Any] in
+            let status = GatewayKeyInventory.status(of: entry, at: now)
+            if status == "expired" || status == "expires soon" {
+                warnings.append("The \(entry.role) \(entry.name) \(status == "expired" ? "has expired" : "expires") \(Self.time(entry.notAfter)).")
+            }
+            return [
+                "role": entry.role, "name": entry.name, "algorithm": entry.algorithm, "notBefore": Self.time(entry.notBefore),
+                "notAfter": Self.time(entry.notAfter), "status": status,
+                "statusClass": status.replacingOccurrences(of: " ", with: "-"),
+            ]
+        }
+        return render("keys", layout(session, "Keys", nav: "keys").merging(["keys": rows, "warnings": warnings]) { $1 })
+    }
+
+    private func auditPage(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let before = request.uri.queryParameters.get("before").flatMap { Int64($0) }
+        let entries = try await store.auditRecords(before: before, limit: Self.pageSize)
+        let next = entries.count == Self.pageSize ? entries.last.map { "before=\($0.id)" } : nil
+        return render(
+            "audit",
+            layout(session, "Audit log", nav: "audit").merging([
+                "next": next ?? false,
+                "entries": entries.map {
+                    [
+                        "time": Self.time($0.at), "actor": $0.actor, "action": $0.action,
+                        "target": $0.target.isEmpty ? "—" : $0.target, "source": $0.source ?? "—",
+                    ]
+                },
+            ]) { $1 }
+        )
+    }
+
+    // MARK: Rendering
+
+    private func layout(_ session: AdminSessionRecord, _ title: String, nav: String) -> [String: Any] {
+        ["title": title, "session": true, "csrf": session.csrfToken, "nav": [nav: true]]
+    }
+
+    private func html(_ template: String, _ values: [String: Any]) -> String {
+        library.render(values, withTemplate: template) ?? ""
+    }
+
+    private func render(_ template: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        var headers = Self.securityHeaders
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html(template, values))))
+    }
+
+    /// An HTML page with the reason code, counted and kept as a refusal like any other.
+    private func refuse(
+        _ error: SignetError,
+        _ request: Request,
+        _ context: SignetRequestContext,
+        _ session: AdminSessionRecord? = nil
+    ) -> Response {
+        metrics.recordRefusal(
+            error.code,
+            method: request.method.rawValue,
+            path: request.uri.path,
+            keyID: nil,
+            source: context.remoteAddress
+        )
+        var values: [String: Any] = ["title": "Refused", "reason": error.code.rawValue, "detail": error.reason]
+        if let session { values.merge(layout(session, "Refused", nav: "")) { old, _ in old } }
+        return render("problem", values, status: HTTPResponse.Status(code: error.code.httpStatus))
+    }
+
+    /// No script, no inline style, no framing, forms only to the console itself.
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        .xContentTypeOptions: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+    ]
+
+    static func redirect(_ location: String) -> Response {
+        var headers = securityHeaders
+        headers[.location] = location
+        headers[.cacheControl] = "no-store"
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    // MARK: Input
+
+    /// `Origin` (or, without it, `Sec-Fetch-Site`) must name this gateway: browsers send one of them
+    /// on every form post, and a page of another site cannot forge either.
+    static func isSameOrigin(_ request: Request) -> Bool {
+        if let origin = request.headers[.origin] {
+            guard let host = request.head.authority,
+                let components = URLComponents(string: origin), let originHost = components.host
+            else { return false }
+            let originAuthority = components.port.map { "\(originHost):\($0)" } ?? originHost
+            return originAuthority.lowercased() == host.lowercased()
+        }
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] { return site == "same-origin" }
+        return true
+    }
+
+    /// An `application/x-www-form-urlencoded` body of at most ``formLimit`` bytes; the first of a repeated name wins.
+    static func form(_ request: Request, _ context: SignetRequestContext) async throws -> [String: String] {
+        let body = try await request.body.collect(upTo: formLimit)
+        var fields: [String: String] = [:]
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ text: Substring) -> String? {
+                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = decode(parts[0]), fields[name] == nil else { continue }
+            fields[name] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+
+    static func parameter(_ context: SignetRequestContext, _ name: String) -> String {
+        let raw = context.parameters.get(name) ?? ""
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    static func queryValue(_ text: String) -> String { segment(text) }
+
+    static func time(_ date: Date?) -> String {
+        guard let date else { return "—" }
+        return date.formatted(.iso8601)
+    }
+}

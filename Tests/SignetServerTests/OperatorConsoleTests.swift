@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// The operator console over real HTTP: sessions, CSRF, the pages' data, revocation end to end, and
+/// what an attacker can put in front of an operator's eyes.
+@Suite(.awaitsCleanups) struct OperatorConsoleTests {
+    /// A browser without script: keeps the session cookie, follows no redirect.
+    final class Browser: @unchecked Sendable {
+        let base: String
+        var cookie: String?
+        var origin: String?
+        static let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(redirectConfiguration: .disallow)
+        )
+
+        init(base: String) {
+            self.base = base
+            self.origin = base
+        }
+
+        func get(_ path: String) async throws -> GatewayHarness.Answer {
+            try await send("GET", path, form: nil)
+        }
+
+        func post(_ path: String, _ form: [(String, String)]) async throws -> GatewayHarness.Answer {
+            try await send("POST", path, form: form)
+        }
+
+        private func send(_ method: String, _ path: String, form: [(String, String)]?) async throws -> GatewayHarness.Answer {
+            var request = HTTPClientRequest(url: base + path)
+            request.method = .init(rawValue: method)
+            if let cookie { request.headers.add(name: "Cookie", value: "signet_console=\(cookie)") }
+            if let form {
+                if let origin { request.headers.add(name: "Origin", value: origin) }
+                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+                let body = form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await Self.client.execute(request, timeout: .seconds(30))
+            let bytes = try await response.body.collect(upTo: 4 << 20)
+            for value in response.headers["Set-Cookie"] {
+                guard value.hasPrefix("signet_console=") else { continue }
+                let pair = value.split(separator: ";")[0].dropFirst("signet_console=".count)
+                cookie = pair.isEmpty ? nil : String(pair)
+            }
+            return GatewayHarness.Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: bytes))
+        }
+
+        func signIn(_ token: String = GatewayHarness.adminToken) async throws -> GatewayHarness.Answer {
+            try await post("/signet/admin/sign-in", [("token", token)])
+        }
+
+        /// The form token on the page.
+        func csrf() async throws -> String {
+            let page = try await get("/signet/admin/overview").text
+            guard let range = page.range(of: "name=\"csrf\" value=\"") else { throw HarnessError("no form token") }
+            return String(page[range.upperBound...].prefix(while: { $0 != "\"" }))
+        }
+
+        static func encode(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        }
+    }
+
+    /// The console writes activity every second: wait for it.
+    static func settle() async throws { try await Task.sleep(for: .milliseconds(1_300)) }
+
+    @Test func signingInGivesAStrictSessionCookieAndSigningOutEndsIt() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+
+        for page in ["/signet/admin/", "/signet/admin/overview", "/signet/admin/devices", "/signet/admin/keys"] {
+            let answer = try await browser.get(page)
+            #expect(answer.status == 303 && answer.headers.first(name: "Location") == "/signet/admin/sign-in", "\(page)")
+        }
+        var answer = try await browser.signIn("wrong-token")
+        #expect(answer.status == 401 && answer.text.contains("admin_unauthorized") && browser.cookie == nil)
+        #expect(!answer.text.contains("wrong-token"))
+        // A sign-in posted from another site is refused even with the right token.
+        browser.origin = "https://evil.example"
+        answer = try await browser.signIn()
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid") && browser.cookie == nil)
+        browser.origin = harness.base
+
+        answer = try await browser.signIn()
+        #expect(answer.status == 303 && answer.headers.first(name: "Location") == "/signet/admin/overview")
+        let setCookie = answer.headers.first(name: "Set-Cookie") ?? ""
+        for attribute in ["HttpOnly", "SameSite=Strict", "Path=/signet/admin/", "Max-Age=28800"] {
+            #expect(setCookie.contains(attribute), "\(attribute) in \(setCookie)")
+        }
+        #expect(!setCookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
+        let session = try #require(browser.cookie)
+        #expect(session.count == 43)
+
+        for page in ["overview", "devices", "refusals", "pin-reports", "keys", "audit"] {
+            answer = try await browser.get("/signet/admin/\(page)")
+            #expect(answer.status == 200, "\(page)")
+            let policy = answer.headers.first(name: "Content-Security-Policy") ?? ""
+            #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"), "\(page)")
+            #expect(!policy.contains("unsafe-inline") && !policy.contains("script-src"))
+            #expect(answer.headers.first(name: "Cache-Control") == "no-store")
+            #expect(answer.headers.first(name: "X-Frame-Options") == "DENY")
+            #expect(!answer.text.contains("<script") && !answer.text.contains("style="), "\(page)")
+        }
+        #expect(try await browser.get("/signet/admin/console.css").status == 200)
+
+        // Sign-out is a change: it needs the form token.
+        answer = try await browser.post("/signet/admin/sign-out", [("csrf", "forged")])
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid"))
+        #expect(try await browser.get("/signet/admin/overview").status == 200)
+        answer = try await browser.post("/signet/admin/sign-out", [("csrf", try await browser.csrf())])
+        #expect(answer.status == 303 && answer.headers.first(name: "Set-Cookie")?.contains("Max-Age=0") == true)
+        // The old cookie is dead in the store, not just in this browser.
+        browser.cookie = session
+        #expect(try await browser.get("/signet/admin/overview").status == 303)
+
+        // A tampered or foreign cookie is no session.
+        browser.cookie = String(session.dropLast()) + (session.last == "A" ? "B" : "A")
+        #expect(try await browser.get("/signet/admin/overview").status == 303)
+        browser.cookie = "x'; DROP TABLE admin_sessions; --"
+        #expect(try await browser.get("/signet/admin/overview").status == 303)
+
+        _ = try await browser.signIn()
+        let audit = try await browser.get("/signet/admin/audit").text
+        #expect(audit.components(separatedBy: "console.sign-in").count - 1 == 2)
+        #expect(audit.contains("console.sign-out"))
+    }
+
+    @Test func revokingADeviceTakesASessionTheFormTokenAndAConfirmationAndIsAudited() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        var answer = try await GatewayHarness.send(
+            try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 201)
+        try await Self.settle()
+
+        let browser = Browser(base: harness.base)
+        _ = try await browser.signIn()
+        let page = try await browser.get("/signet/admin/devices/\(device.deviceID)")
+        #expect(page.status == 200 && page.text.contains("id=\"device-status\" class=\"status-active\">active<"))
+        #expect(page.text.contains(device.keyID) && page.text.contains("device-key"))
+        #expect(!page.text.contains("<dt>Last seen</dt><dd>—</dd>"), "the accepted request was seen")
+        let list = try await browser.get("/signet/admin/devices?q=\(device.keyID)")
+        #expect(list.text.contains(device.deviceID))
+        #expect(try await browser.get("/signet/admin/devices?q=nobody").text.contains("No devices"))
+        #expect(try await browser.get("/signet/admin/devices/dev_nobody").status == 404)
+
+        let path = "/signet/admin/devices/\(device.deviceID)/revoke"
+        let csrf = try await browser.csrf()
+        // Without a session, with a forged token, from another site, or unconfirmed: refused, nothing changes.
+        answer = try await Browser(base: harness.base).post(path, [("csrf", csrf), ("confirm", "yes")])
+        #expect(answer.status == 401 && answer.text.contains("admin_unauthorized"))
+        answer = try await browser.post(path, [("csrf", String(csrf.reversed())), ("confirm", "yes")])
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid"))
+        answer = try await browser.post(path, [("confirm", "yes")])
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid"))
+        browser.origin = "http://evil.example"
+        answer = try await browser.post(path, [("csrf", csrf), ("confirm", "yes")])
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid"))
+        browser.origin = harness.base
+        answer = try await browser.post(path, [("csrf", csrf)])
+        #expect(answer.status == 400 && answer.text.contains("request_invalid"))
+        answer = try await GatewayHarness.send(
+            try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 201, "still active after every refused revocation")
+
+        answer = try await browser.post(path, [("csrf", csrf), ("confirm", "yes")])
+        #expect(answer.status == 303)
+        let revoked = try await browser.get(try #require(answer.headers.first(name: "Location")))
+        #expect(revoked.text.contains("Device revoked.") && revoked.text.contains("class=\"status-revoked\">revoked<"))
+        #expect(!revoked.text.contains("id=\"revoke\""), "no second revocation offered")
+        answer = try await GatewayHarness.send(
+            try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        )
+        #expect(answer.status == 401 && answer.reason == "key_revoked")
+        try await Self.settle()
+
+        let refusals = try await browser.get("/signet/admin/refusals?reason=key_revoked").text
+        #expect(refusals.contains("<code>key_revoked</code>") && refusals.contains(device.keyID))
+        #expect(refusals.contains("<code>POST /scores</code>"))
+        let overview = try await browser.get("/signet/admin/overview").text
+        #expect(overview.contains("refusals?reason=key_revoked"))
+        #expect(overview.contains("refusals?reason=csrf_invalid"), "console refusals are counted too")
+        let audit = try await browser.get("/signet/admin/audit").text
+        #expect(audit.contains("<code>device.revoke</code></td><td>\(device.deviceID)</td>"))
+    }
+
+    @Test func whatAnAttackerSendsIsShownEscapedNeverRun() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let payload = "\"><script>alert(1)</script>"
+        let signature = "sig1=(\"@method\");created=1;keyid=\"<script>alert(1)</script>\""
+        let answer = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/scores/%3Cimg%20src=x%20onerror=alert(2)%3E",
+            headers: [("Signature-Input", signature), ("Signature", "sig1=:AAAA:")],
+            body: Array("{}".utf8)
+        )
+        #expect(answer.status >= 400)
+        try await Self.settle()
+        let browser = Browser(base: harness.base)
+        _ = try await browser.signIn()
+        let page = try await browser.get("/signet/admin/refusals").text
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        #expect(!page.contains("<script>") && !page.contains("<img"))
+        let search = try await browser.get("/signet/admin/devices?q=\(Browser.encode(payload))").text
+        #expect(search.contains("value=\"&quot;&gt;&lt;script&gt;") && !search.contains("<script>"))
+        // A refusal never keeps a query string's secrets… only the path.
+        #expect(!page.contains("AAAA"))
+    }
+
+    @Test func theKeysPageListsEveryKeyWithoutItsSecretAndWarnsAhead() async throws {
+        let soon = Date().addingTimeInterval(10 * 86_400)
+        let harness = try await GatewayHarness.start { configuration in
+            configuration.sharedSecrets.append(.init(keyId: "bank-v2", secretBase64: "c2VjcmV0LWJhbmstdjI=", notAfter: soon))
+        }
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        _ = try await browser.signIn()
+        let page = try await browser.get("/signet/admin/keys").text
+        for name in ["highscore-legacy", "bank-v1", "bank-v2", "response signing", "gateway"] {
+            #expect(page.contains(name), "\(name)")
+        }
+        #expect(page.contains("class=\"status-expires-soon\">expires soon<"))
+        #expect(page.contains("The shared secret bank-v2 expires"))
+        #expect(!page.contains("c2VjcmV0LWJhbmstdjI") && !page.contains("PRIVATE KEY"))
+    }
+
+    @Test func withoutAnAdminTokenThereIsNoConsole() async throws {
+        let harness = try await GatewayHarness.start { $0.adminToken = nil }
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        #expect(try await browser.get("/signet/admin/").status == 404)
+        #expect(try await browser.signIn().status == 404)
+    }
+
+    @Test func theContractIsServedAsCommitted() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let answer = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/openapi.json")
+        #expect(answer.status == 200 && answer.headers.first(name: "Content-Type") == "application/json")
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/SignetServer/Contract/openapi.json")
+        #expect(answer.body == Array(try Data(contentsOf: file)))
+        #expect((answer.json["openapi"] as? String)?.hasPrefix("3.1") == true)
+    }
+}
