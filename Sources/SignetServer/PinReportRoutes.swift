@@ -43,7 +43,9 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         }
         // Two kinds: a pin failure (HPKP/TrustKit shape), or a trust document the client refused.
         let refusedTrust = object["type"] as? String == "trust_update_refused"
-        guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.count <= 253,
+        // A `type` that is not text is no report of either kind (schemathesis found one accepted).
+        guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.utf8.count <= 253,
+            object["type"] == nil || object["type"] is String,
             refusedTrust
                 ? object["reason"] is String
                 : object["known-pins"] is [Any] && object["served-certificate-chain"] is [Any]

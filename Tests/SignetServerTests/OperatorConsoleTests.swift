@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTestSupport
 import Testing
 
@@ -255,5 +256,46 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("Sources/SignetServer/Contract/openapi.json")
         #expect(answer.body == Array(try Data(contentsOf: file)))
         #expect((answer.json["openapi"] as? String)?.hasPrefix("3.1") == true)
+    }
+}
+
+/// The console in a real browser: headless Chromium driven by Selenium (`Tests/Interop/console_browser.py`).
+@Suite(.awaitsCleanups) struct OperatorConsoleBrowserTests {
+    static var chromium: Bool {
+        let present = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        precondition(present || ProcessInfo.processInfo.environment["CI"] == nil, "CI must install chromium and chromium-driver")
+        return present && PythonPeer.available("selenium, requests")
+    }
+
+    @Test(.enabled(if: chromium))
+    func anOperatorSignsInFindsADeviceRevokesItAndSeesItsNextRequestRefused() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        #expect(try await GatewayHarness.send(try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).status == 201)
+        // The request the device sends after its revocation, signed now, sent by the script.
+        let next = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let signed: [String: Any] = [
+            "method": "POST", "url": harness.base + "/scores", "body": String(decoding: next.body, as: UTF8.self),
+            "headers": Dictionary(
+                next.fields.lines.filter { $0.name.lowercased() != "host" }.map { ($0.name, $0.value) },
+                uniquingKeysWith: { a, _ in a }
+            ),
+        ]
+        let file = harness.folder.appendingPathComponent("next-request.json")
+        try JSONSerialization.data(withJSONObject: signed).write(to: file)
+        var arguments = [harness.base, GatewayHarness.adminToken, device.deviceID, device.keyID, file.path]
+        // `SIGNET_SCREENSHOTS=docs/console scripts/test.sh` refreshes the README's screenshots.
+        if let folder = ProcessInfo.processInfo.environment["SIGNET_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
+        let output = try await PythonPeer.runDetached("console_browser.py", arguments)
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(seen["withoutSession"] as? Bool == true)
+        #expect(seen["forgedCSRF"] as? String == "csrf_invalid")
+        #expect(seen["nextRequest"] as? String == "key_revoked")
+        #expect((seen["chartRefused"] as? Int ?? 0) >= 1)
+        #expect(seen["audit"] as? String == "device.revoke")
+        #expect(seen["signedOut"] as? Bool == true)
+        #expect(try await harness.gateway.store.device(id: device.deviceID)?.status == .revoked)
     }
 }

@@ -38,8 +38,10 @@ struct ActivityChart: Sendable {
         // Eight pixels a minute for an hour, one for a day.
         let step = minutes <= 120 ? 8 : 1
         width = minutes * step
-        let peak = max(1, zip(acceptedPerMinute, refusedPerMinute).map { $0 + $1 }.max() ?? 1)
-        self.peak = peak
+        let busiest = zip(acceptedPerMinute, refusedPerMinute).map { $0 + $1 }.max() ?? 0
+        self.peak = busiest
+        // The scale's top; at least 1 so an idle hour draws nothing rather than dividing by zero.
+        let peak = max(1, busiest)
         acceptedPath = Self.bars(
             acceptedPerMinute,
             base: [Int](repeating: 0, count: minutes),
@@ -50,7 +52,7 @@ struct ActivityChart: Sendable {
         refusedPath = Self.bars(refusedPerMinute, base: acceptedPerMinute, peak: peak, step: step, height: height)
         accepted = acceptedPerMinute.reduce(0, +)
         refused = refusedPerMinute.reduce(0, +)
-        summary = "\(title): \(accepted) accepted, \(refused) refused; busiest minute \(peak) requests"
+        summary = "\(title): \(accepted) accepted, \(refused) refused; busiest minute \(busiest) requests"
     }
 
     /// One closed rectangle per minute with requests, stacked on `base`.

@@ -385,7 +385,8 @@ struct OperatorConsole: Sendable {
             "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         HTTPField.Name("X-Frame-Options")!: "DENY",
         .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        // Not `no-referrer`: with it, Chromium sends `Origin: null` on the console's own form posts.
+        HTTPField.Name("Referrer-Policy")!: "same-origin",
     ]
 
     static func redirect(_ location: String) -> Response {
@@ -397,18 +398,17 @@ struct OperatorConsole: Sendable {
 
     // MARK: Input
 
-    /// `Origin` (or, without it, `Sec-Fetch-Site`) must name this gateway: browsers send one of them
-    /// on every form post, and a page of another site cannot forge either.
+    /// `Sec-Fetch-Site` (or, from a browser too old for it, `Origin`) must name this gateway: a page
+    /// of another site can forge neither. A client without both is no browser, so it carries no
+    /// ambient cookie a page could ride on; the form token still applies.
     static func isSameOrigin(_ request: Request) -> Bool {
-        if let origin = request.headers[.origin] {
-            guard let host = request.head.authority,
-                let components = URLComponents(string: origin), let originHost = components.host
-            else { return false }
-            let originAuthority = components.port.map { "\(originHost):\($0)" } ?? originHost
-            return originAuthority.lowercased() == host.lowercased()
-        }
         if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!] { return site == "same-origin" }
-        return true
+        guard let origin = request.headers[.origin] else { return true }
+        guard let host = request.head.authority, let components = URLComponents(string: origin),
+            let originHost = components.host
+        else { return false }
+        let originAuthority = components.port.map { "\(originHost):\($0)" } ?? originHost
+        return originAuthority.lowercased() == host.lowercased()
     }
 
     /// An `application/x-www-form-urlencoded` body of at most ``formLimit`` bytes; the first of a repeated name wins.
