@@ -29,4 +29,8 @@ fi
 # Build the products too (the CLI tests run the `signet` binary), failing if a target imports a
 # module of this package it does not declare as a dependency.
 swift build --build-tests --explicit-target-dependency-import-check error
-swift test --skip-build
+# The browser and the fuzzer load both cores for seconds: run them after the rest, alone, so the
+# timing-sensitive tests (exactly-once storms, nonce lifetimes) never share the machine with them.
+heavy='OperatorConsoleBrowserTests|ContractTests/aLiveGateway'
+swift test --skip-build --skip "$heavy"
+swift test --skip-build --filter "$heavy"
