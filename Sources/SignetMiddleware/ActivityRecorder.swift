@@ -3,7 +3,7 @@ import Foundation
 import SignetStore
 import Synchronization
 
-/// Request outcomes and refusals held in memory until the next flush into an ``ActivityStore``
+/// Request outcomes and refusals held in memory until the next flush into an `ActivityStore`
 /// (the gateway flushes every second), so a request never waits on the console's writes.
 ///
 /// Bounded both ways: counts are one number per minute, outcome and reason; at most

@@ -5,7 +5,7 @@ import Foundation
 public struct ActivityCount: Sendable, Hashable {
     /// Minutes since 1970 (UTC).
     public var minute: Int64
-    /// `accepted`, `rejected`, `open`, `registered`, …, as ``SignetMetrics`` names outcomes.
+    /// `accepted`, `rejected`, `open`, `registered`, …, as the middleware's `SignetMetrics` names outcomes.
     public var outcome: String
     /// The reason code of a refusal; empty otherwise.
     public var reason: String
