@@ -40,12 +40,16 @@ public final class ActivityRecorder: Sendable {
         pending.withLock { $0.counts[key, default: 0] += 1 }
     }
 
-    /// Notes that a device's request was accepted now (its "last seen"); at most
-    /// `maximumPendingDevices` devices wait between flushes.
-    public func seen(deviceID: String) {
+    /// Counts one accepted request and notes its device as seen now (one lock, one clock read: every
+    /// verified request comes here); at most `maximumPendingDevices` devices wait between flushes.
+    public func accepted(deviceID: String?) {
         let now = clock()
+        let key = Key(minute: ActivityCount.minute(of: now), outcome: "accepted", reason: "")
         pending.withLock { pending in
-            guard pending.lastSeen.count < maximumPendingDevices || pending.lastSeen[deviceID] != nil else { return }
+            pending.counts[key, default: 0] += 1
+            guard let deviceID,
+                pending.lastSeen.count < maximumPendingDevices || pending.lastSeen[deviceID] != nil
+            else { return }
             pending.lastSeen[deviceID] = now
         }
     }

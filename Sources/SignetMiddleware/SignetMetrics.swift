@@ -28,6 +28,12 @@ public final class SignetMetrics: Sendable {
 
     /// Counts one request by outcome (`accepted`, `rejected`, `public`) and reason code.
     public func record(outcome: String, reason: String?) {
+        increment(outcome: outcome, reason: reason)
+        activity?.count(outcome: outcome, reason: reason)
+    }
+
+    /// The Prometheus counter alone.
+    private func increment(outcome: String, reason: String?) {
         let reason = reason ?? "none"
         let counter = counters.withLock { counters in
             if let counter = counters[outcome + "|" + reason] { return counter }
@@ -40,13 +46,12 @@ public final class SignetMetrics: Sendable {
             return counter
         }
         counter.increment()
-        activity?.count(outcome: outcome, reason: reason == "none" ? nil : reason)
     }
 
     /// Counts one accepted request and, when it came from a registered device, notes the device as seen.
     public func recordAccepted(_ identity: SignetIdentity?) {
-        record(outcome: "accepted", reason: nil)
-        if let deviceID = identity?.deviceID { activity?.seen(deviceID: deviceID) }
+        increment(outcome: "accepted", reason: nil)
+        activity?.accepted(deviceID: identity?.deviceID)
     }
 
     /// Counts one refused request and keeps it for the console's refusals page: what names the

@@ -17,7 +17,7 @@ package enum FormURLEncoding {
         encode(decode(text))
     }
 
-    static func decode(_ text: String) -> [UInt8] {
+    package static func decode(_ text: String) -> [UInt8] {
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

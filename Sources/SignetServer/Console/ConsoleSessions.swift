@@ -72,7 +72,7 @@ struct ConsoleSessions: Sendable {
     }
 
     static func hash(_ value: String) -> String {
-        SHA256.hash(data: Array(value.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Array(value.utf8)))
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {

@@ -193,7 +193,7 @@ struct OperatorConsole: Sendable {
         var next: String?
         if page.count == Self.pageSize, let last = page.last {
             let cursor = DeviceListing.Cursor(createdAt: last.createdAt, deviceID: last.deviceID).text
-            next = "after=\(Self.queryValue(cursor))" + (query.isEmpty ? "" : "&q=\(Self.queryValue(query))")
+            next = "after=\(Self.segment(cursor))" + (query.isEmpty ? "" : "&q=\(Self.segment(query))")
         }
         return render(
             "devices",
@@ -250,7 +250,7 @@ struct OperatorConsole: Sendable {
         let page = try await store.refusals(reason: reason, before: before, limit: Self.pageSize)
         var next: String?
         if page.count == Self.pageSize, let last = page.last {
-            next = "before=\(last.id)" + (reason.map { "&reason=\(Self.queryValue($0))" } ?? "")
+            next = "before=\(last.id)" + (reason.map { "&reason=\(Self.segment($0))" } ?? "")
         }
         return render(
             "refusals",
@@ -415,12 +415,11 @@ struct OperatorConsole: Sendable {
     static func form(_ request: Request, _ context: SignetRequestContext) async throws -> [String: String] {
         let body = try await request.body.collect(upTo: formLimit)
         var fields: [String: String] = [:]
+        let decode = { (text: Substring) in String(decoding: FormURLEncoding.decode(String(text)), as: UTF8.self) }
         for pair in String(buffer: body).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String? {
-                text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decode(parts[0]), fields[name] == nil else { continue }
+            let name = decode(parts[0])
+            guard fields[name] == nil else { continue }
             fields[name] = parts.count > 1 ? decode(parts[1]) : ""
         }
         return fields
@@ -437,10 +436,8 @@ struct OperatorConsole: Sendable {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 
-    static func queryValue(_ text: String) -> String { segment(text) }
-
     static func time(_ date: Date?) -> String {
         guard let date else { return "—" }
-        return date.formatted(.iso8601)
+        return JSONResponse.rfc3339(date)
     }
 }
