@@ -78,6 +78,10 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var responseSigning: ResponseSigning?
     /// Bearer token for the admin API (device revocation); the admin API is off without one.
     public var adminToken: String?
+    /// Public-key pins (`sha256/<base64>` of the SubjectPublicKeyInfo, as `signet pin` prints) of
+    /// operators' client certificates: their holders sign in to the console over mutual TLS, without
+    /// the admin token. Needs `tls.clientCertificates`.
+    public var adminCertificates: [String]?
     /// Adds the signature base to problem responses. Never in production.
     public var debug = false
     public var sweepIntervalSeconds: Int = 30
@@ -143,10 +147,31 @@ public struct GatewayConfiguration: Codable, Sendable {
             guard tls.certificateFile != nil || tls.development == true else {
                 throw SignetError(.malformedMessage, "tls needs certificateFile and keyFile, or development: true")
             }
-            guard tls.clientCertificates != true || deviceCA != nil else {
-                throw SignetError(.malformedMessage, "tls.clientCertificates needs a deviceCA to check them against")
+            guard tls.clientCertificates != true || deviceCA != nil || !(adminCertificates ?? []).isEmpty else {
+                throw SignetError(
+                    .malformedMessage,
+                    "tls.clientCertificates needs a deviceCA or adminCertificates to check them against"
+                )
             }
         }
+        _ = try adminCertificatePins()
+    }
+
+    /// The parsed `adminCertificates`; they need mutual TLS to be presented at all.
+    public func adminCertificatePins() throws -> Set<SPKIPin> {
+        guard let texts = adminCertificates, !texts.isEmpty else { return [] }
+        guard tls?.clientCertificates == true else {
+            throw SignetError(.malformedMessage, "adminCertificates needs tls.clientCertificates")
+        }
+        var pins: Set<SPKIPin> = []
+        for (index, text) in texts.enumerated() {
+            do {
+                pins.insert(try SPKIPin(parsing: text))
+            } catch {
+                throw SignetError(.malformedMessage, "adminCertificates[\(index)] is not a sha256/<base64> pin")
+            }
+        }
+        return pins
     }
 }
 

@@ -280,9 +280,11 @@ public struct SignetGateway: Sendable {
         trustDocument?.add(to: router)
         addTokenRoutes(to: router)
         router.get("/signet/v1/openapi.json") { _, _ in OpenAPIDocument.response() }
-        if let adminToken = configuration.adminToken {
+        let adminPins = (try? configuration.adminCertificatePins()) ?? []
+        if configuration.adminToken != nil || !adminPins.isEmpty {
             do {
-                try OperatorConsole(gateway: self, adminToken: adminToken).add(to: router)
+                try OperatorConsole(gateway: self, adminToken: configuration.adminToken, adminCertificates: adminPins)
+                    .add(to: router)
             } catch {
                 // The templates are constants, parsed in the tests: not expected, but never silent.
                 logger.error("the operator console cannot start", metadata: ["error": "\(error)"])

@@ -58,11 +58,20 @@ enum ConsoleTemplates {
     static let signIn = """
         {{<layout}}{{$content}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#token}}
         <form method="post" action="/signet/admin/sign-in">
         <label for="token">Admin token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
         <button type="submit">Sign in</button>
         </form>
+        {{/token}}
+        {{#certificate}}
+        <form method="post" action="/signet/admin/sign-in">
+        <input type="hidden" name="method" value="certificate">
+        <p>Or with the operator client certificate your browser presented to this gateway.</p>
+        <button type="submit">Sign in with my certificate</button>
+        </form>
+        {{/certificate}}
         {{/content}}{{/layout}}
         """
 

@@ -7,17 +7,23 @@ import NIOCore
 import SignetCore
 import SignetMiddleware
 import SignetStore
+import SwiftASN1
+import X509
 
 /// The operator console under `/signet/admin/`: server-rendered pages of activity, devices,
 /// refusals, pin reports, keys and the audit log, and device revocation.
 ///
-/// Served only when an admin token is configured. Signing in with the token gives a session cookie
-/// (``ConsoleSessions``); every change carries the session's form token and a same-origin `Origin`,
-/// and is written to the audit log. Pages set a Content-Security-Policy that allows no script and no
+/// Served only when an admin credential is configured: the admin token, or the pins of operators'
+/// client certificates (mutual TLS). Signing in gives a session cookie (``ConsoleSessions``); a
+/// session from a certificate holds only while that certificate is presented, so its cookie alone is
+/// worth nothing. Every change carries the session's form token and a same-origin `Origin`, and is
+/// written to the audit log. Pages set a Content-Security-Policy that allows no script and no
 /// inline style: nothing here needs either.
 struct OperatorConsole: Sendable {
     let store: any SignetStorage
-    let adminToken: String
+    let adminToken: String?
+    /// Pins of the operators' client certificates; empty when only the token signs in.
+    let adminCertificates: Set<SPKIPin>
     let sessions: ConsoleSessions
     let keys: GatewayKeyInventory
     let keyCache: DeviceKeyCache
@@ -29,9 +35,10 @@ struct OperatorConsole: Sendable {
     static let pageSize = 50
     static let formLimit = 8 * 1024
 
-    init(gateway: SignetGateway, adminToken: String) throws {
+    init(gateway: SignetGateway, adminToken: String?, adminCertificates: Set<SPKIPin>) throws {
         store = gateway.store
         self.adminToken = adminToken
+        self.adminCertificates = adminCertificates
         sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: gateway.tls != nil)
         keys = GatewayKeyInventory(gateway: gateway)
         keyCache = gateway.keyCache
@@ -44,7 +51,7 @@ struct OperatorConsole: Sendable {
     func add(to router: Router<SignetRequestContext>) {
         let console = router.group("/signet/admin")
         console.get("/") { request, context in
-            try await sessions.session(for: request.headers, now: clock()) == nil
+            try await session(request, context) == nil
                 ? Self.redirect("/signet/admin/sign-in") : Self.redirect("/signet/admin/overview")
         }
         console.get("/console.css") { _, _ in
@@ -53,7 +60,7 @@ struct OperatorConsole: Sendable {
             headers[.cacheControl] = "max-age=3600"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.stylesheet)))
         }
-        console.get("/sign-in") { _, _ in render("sign-in", ["title": "Sign in"]) }
+        console.get("/sign-in") { _, _ in render("sign-in", signInValues()) }
         console.post("/sign-in") { request, context in try await signIn(request, context) }
         console.post("/sign-out") { request, context in
             try await change(request, context) { session, _ in
@@ -86,18 +93,65 @@ struct OperatorConsole: Sendable {
             return refuse(SignetError(.csrfInvalid, "the sign-in came from another site"), request, context)
         }
         let form = try await Self.form(request, context)
-        guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
-            var response = refuse(SignetError(.adminUnauthorized, "the admin token is wrong"), request, context)
-            response.body = .init(
-                byteBuffer: ByteBuffer(string: html("sign-in", ["title": "Sign in", "error": "That admin token is wrong (admin_unauthorized)."]))
-            )
+        let actor: String
+        do {
+            actor = try await form["method"] == "certificate" ? certificateActor(context, now: now) : tokenActor(form)
+        } catch let error as SignetError {
+            var response = refuse(error, request, context)
+            var values = signInValues()
+            values["error"] = "\(error.reason) (\(error.code.rawValue))."
+            response.body = .init(byteBuffer: ByteBuffer(string: html("sign-in", values)))
             return response
         }
-        let (cookie, session) = try await sessions.create(actor: "admin-token", now: now)
+        let (cookie, session) = try await sessions.create(actor: actor, now: now)
         try await audit(session, "console.sign-in", target: "", context)
         var response = Self.redirect("/signet/admin/overview")
         response.headers[.setCookie] = sessions.setCookie(cookie)
         return response
+    }
+
+    private func tokenActor(_ form: [String: String]) throws -> String {
+        guard let adminToken else {
+            throw SignetError(.adminUnauthorized, "this console takes client certificates only")
+        }
+        guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
+            throw SignetError(.adminUnauthorized, "That admin token is wrong")
+        }
+        return "admin-token"
+    }
+
+    /// `certificate sha256/<pin>`: the TLS handshake proved the client holds the certificate's key;
+    /// here the key must be one of the configured operators' and the certificate in its validity period.
+    private func certificateActor(_ context: SignetRequestContext, now: Date) async throws -> String {
+        guard !adminCertificates.isEmpty else {
+            throw SignetError(.adminUnauthorized, "this console takes no client certificates")
+        }
+        guard let der = try? await context.peerCertificateDER() else {
+            throw SignetError(.clientCertificateRequired, "No client certificate was presented")
+        }
+        guard let pin = try? SPKIPin(certificateDER: der), adminCertificates.contains(pin) else {
+            throw SignetError(.adminUnauthorized, "That client certificate is not an operator's")
+        }
+        let certificate = try Certificate(derEncoded: der)
+        guard certificate.notValidBefore <= now, now < certificate.notValidAfter else {
+            throw SignetError(.clientCertificateUntrusted, "That client certificate is outside its validity period")
+        }
+        return "certificate \(pin)"
+    }
+
+    private func signInValues() -> [String: Any] {
+        ["title": "Sign in", "token": adminToken != nil, "certificate": !adminCertificates.isEmpty && sessions.secure]
+    }
+
+    /// The request's live session: its cookie, and for a certificate's session the same certificate.
+    private func session(_ request: Request, _ context: SignetRequestContext) async throws -> AdminSessionRecord? {
+        guard let session = try await sessions.session(for: request.headers, now: clock()) else { return nil }
+        let certificatePrefix = "certificate "
+        guard session.actor.hasPrefix(certificatePrefix) else { return session }
+        guard let der = try? await context.peerCertificateDER(), let pin = try? SPKIPin(certificateDER: der),
+            session.actor == certificatePrefix + pin.description, adminCertificates.contains(pin)
+        else { return nil }
+        return session
     }
 
     /// A page for a signed-in operator; without a session, the sign-in page.
@@ -106,7 +160,7 @@ struct OperatorConsole: Sendable {
         _ context: SignetRequestContext,
         _ body: (Request, SignetRequestContext, AdminSessionRecord) async throws -> Response
     ) async throws -> Response {
-        guard let session = try await sessions.session(for: request.headers, now: clock()) else {
+        guard let session = try await session(request, context) else {
             return Self.redirect("/signet/admin/sign-in")
         }
         return try await body(request, context, session)
@@ -118,7 +172,7 @@ struct OperatorConsole: Sendable {
         _ context: SignetRequestContext,
         _ body: (AdminSessionRecord, [String: String]) async throws -> Response
     ) async throws -> Response {
-        guard let session = try await sessions.session(for: request.headers, now: clock()) else {
+        guard let session = try await session(request, context) else {
             return refuse(SignetError(.adminUnauthorized, "sign in to make changes"), request, context)
         }
         guard Self.isSameOrigin(request) else {
