@@ -54,6 +54,7 @@ public final class MemoryStore: SignetStorage {
             }
             state.devices[device.deviceID] = device
             state.deviceIDByKeyID[device.keyID] = device.deviceID
+            state.console.index(device)
         }
     }
 

@@ -76,6 +76,9 @@ import X509
         let operatorCertificate = try OperatorCertificate.make("operator", in: folder)
         let stranger = try OperatorCertificate.make("stranger", in: folder)
         let expired = try Self.expiredCertificate(in: folder)
+        // `signet pin`, which the docs point operators to, prints the pin openssl computes.
+        let printed = try SignetProcess.signet(["pin", "--cert", operatorCertificate.certificate])
+        #expect(printed.stdout.hasPrefix(operatorCertificate.pin + " "), "\(printed.stdout)")
         let harness = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
             $0.adminToken = nil
             $0.adminCertificates = [operatorCertificate.pin, expired.pin]

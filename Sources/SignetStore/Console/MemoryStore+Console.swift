@@ -9,11 +9,47 @@ struct ConsoleState {
     var audit: [AuditRecord] = []
     var sessions: [String: AdminSessionRecord] = [:]
     var nextID: Int64 = 1
+    /// Every device by `(created_at in milliseconds, device id)`, ascending: the databases'
+    /// `devices (created_at, device_id)` index, so a page is a binary search, not a sort.
+    var deviceOrder: [DeviceOrderKey] = []
+    /// Device ids per user, in registration order.
+    var devicesByUser: [String: [String]] = [:]
 
     struct ActivityKey: Hashable {
         var minute: Int64
         var outcome: String
         var reason: String
+    }
+
+    struct DeviceOrderKey: Comparable {
+        var millis: Int64
+        var deviceID: String
+
+        init(_ createdAt: Date, _ deviceID: String) {
+            millis = Int64((createdAt.timeIntervalSince1970 * 1000).rounded(.down))
+            self.deviceID = deviceID
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool { (lhs.millis, lhs.deviceID) < (rhs.millis, rhs.deviceID) }
+    }
+
+    /// Devices register mostly in time order, so the insertion point is nearly always the end.
+    mutating func index(_ device: DeviceRecord) {
+        let key = DeviceOrderKey(device.createdAt, device.deviceID)
+        deviceOrder.insert(key, at: firstIndex(notBelow: key))
+        if let user = device.user { devicesByUser[user, default: []].append(device.deviceID) }
+    }
+
+    /// The first position whose key is not below `key`.
+    func firstIndex(notBelow key: DeviceOrderKey) -> Int {
+        if let last = deviceOrder.last, last < key { return deviceOrder.count }
+        var low = 0
+        var high = deviceOrder.count
+        while low < high {
+            let middle = (low + high) / 2
+            if deviceOrder[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     mutating func sweep(now: Date) -> Int {
@@ -93,16 +129,22 @@ extension MemoryStore {
 
     public func listDevices(_ listing: DeviceListing) async throws -> [DeviceRecord] {
         state.withLock { state in
-            state.devices.values.filter { device in
-                if let search = listing.search,
-                    device.deviceID != search && device.keyID != search && device.user != search
-                {
-                    return false
-                }
-                return listing.after?.precedes(device) ?? true
+            if let search = listing.search {
+                // The three exact lookups, as the databases' union of index lookups.
+                var ids = Set(state.console.devicesByUser[search] ?? [])
+                if state.devices[search] != nil { ids.insert(search) }
+                if let id = state.deviceIDByKeyID[search] { ids.insert(id) }
+                return ids.compactMap { state.devices[$0] }
+                    .filter { listing.after?.precedes($0) ?? true }
+                    .sorted { ConsoleState.DeviceOrderKey($0.createdAt, $0.deviceID) > .init($1.createdAt, $1.deviceID) }
+                    .prefix(listing.limit).map { $0 }
             }
-            .sorted { ($0.createdAt, $0.deviceID) > ($1.createdAt, $1.deviceID) }
-            .prefix(listing.limit).map { $0 }
+            // Newest first from just below the cursor.
+            var end = state.console.deviceOrder.count
+            if let after = listing.after {
+                end = state.console.firstIndex(notBelow: .init(after.createdAt, after.deviceID))
+            }
+            return state.console.deviceOrder[max(0, end - listing.limit)..<end].reversed().compactMap { state.devices[$0.deviceID] }
         }
     }
 
