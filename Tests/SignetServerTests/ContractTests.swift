@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -65,13 +66,35 @@ import Testing
     /// is a 5xx, and each has a documented status, content type, headers and body.
     @Test(.enabled(if: schemathesis != nil))
     func aLiveGatewayAnswersEveryGeneratedRequestAsDocumented() async throws {
-        let harness = try await GatewayHarness.start(store: .sqlite)
+        // Every optional endpoint on: accounts, app tokens, Oblivious HTTP keys.
+        let harness = try await GatewayHarness.startWithPasswords(store: .sqlite) { configuration in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-contract-\(UUID().uuidString)")
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            configuration.tokens = .init(
+                issuer: "https://gateway.example.com",
+                audience: ["scores"],
+                keyFile: folder.appendingPathComponent("tokens.pem").path
+            )
+            configuration.ohttp = .init(keys: [.init(keyId: 1, keyFile: folder.appendingPathComponent("ohttp.pem").path)])
+            // The fuzzer sends hundreds of reports: a limit would leave the endpoint's logic untested.
+            configuration.pinReportsPerSourcePerMinute = 1_000_000
+        }
         Cleanup.after { try await harness.stop() }
+        // A registered device, so reading one reaches the store instead of a 404 every time.
+        let device = try await harness.register(.p256)
+        let config = harness.folder.appendingPathComponent("schemathesis.toml")
+        try Data(
+            """
+            [[operations]]
+            include-name = "GET /signet/v1/devices/{id}"
+            parameters = { "path.id" = "\(device.deviceID)" }
+            """.utf8
+        ).write(to: config)
         let result = try await detached {
             try SignetProcess.run(
                 Self.schemathesis!,
                 [
-                    "run", harness.base + "/signet/v1/openapi.json", "--url", harness.base, "--max-examples", "25",
+                    "--config-file", config.path, "run", harness.base + "/signet/v1/openapi.json", "--url", harness.base, "--max-examples", "25",
                     "--seed", "9421", "--generation-database", "none", "--phases", "examples,coverage,fuzzing",
                     "--checks",
                     "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection",
