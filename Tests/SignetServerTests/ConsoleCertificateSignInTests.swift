@@ -111,6 +111,8 @@ import X509
         // The cookie alone, or with another certificate, is no session.
         #expect(try await curl.send("/signet/admin/overview", certificate: nil, cookie: session).status == 303)
         #expect(try await curl.send("/signet/admin/overview", certificate: stranger, cookie: session).status == 303)
+        // Another pinned key is another operator: this session is not theirs either.
+        #expect(try await curl.send("/signet/admin/overview", certificate: expired, cookie: session).status == 303)
         answer = try await curl.send("/signet/admin/sign-out", form: "csrf=x", certificate: stranger, cookie: session)
         #expect(answer.status == 401 && answer.body.contains("admin_unauthorized"))
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
@@ -237,6 +238,33 @@ import Testing
         #expect(page.contains("class=\"status-expires-soon\">expires soon<"))
         #expect(page.contains("The shared secret bank-v2 expires"))
         #expect(!page.contains("c2VjcmV0LWJhbmstdjI") && !page.contains("PRIVATE KEY"))
+    }
+
+    @Test func aNewAdminTokenEndsTheSessionsOfTheOldOneOnEveryInstance() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        _ = try await browser.signIn()
+        #expect(try await browser.get("/signet/admin/overview").status == 200)
+
+        // A second instance on the same SQLite file, started after the token was changed.
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+        configuration.listen.port = 0
+        configuration.store = .sqlite(harness.folder.appendingPathComponent("signet.sqlite").path)
+        configuration.adminToken = "the-rotated-token"
+        let rotated = try await RunningGateway.start(configuration, logger: Logger(label: "signet.test"))
+        Cleanup.after { try await rotated.stop() }
+        let elsewhere = Browser(base: "http://127.0.0.1:\(rotated.port)")
+        elsewhere.cookie = browser.cookie
+        #expect(try await elsewhere.get("/signet/admin/overview").status == 303)
+        #expect(try await elsewhere.signIn().status == 401)
+        #expect(try await elsewhere.signIn("the-rotated-token").status == 303)
+        #expect(try await elsewhere.get("/signet/admin/overview").status == 200)
+        // The audit log tells the two tokens apart without showing either.
+        let audit = try await elsewhere.get("/signet/admin/audit").text
+        #expect(audit.contains("admin-token ") && !audit.contains("the-rotated-token") && !audit.contains(GatewayHarness.adminToken))
+        let actors = Set(audit.matches(of: /admin-token [0-9a-f]{12}/).map { String($0.output) })
+        #expect(actors.count == 2, "\(actors)")
     }
 
     @Test func withoutAnAdminTokenThereIsNoConsole() async throws {

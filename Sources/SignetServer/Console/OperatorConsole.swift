@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -117,11 +118,20 @@ struct OperatorConsole: Sendable {
         guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
             throw SignetError(.adminUnauthorized, "That admin token is wrong")
         }
-        return "admin-token"
+        return Self.tokenActor(adminToken)
+    }
+
+    /// `admin-token <first 12 hex digits of its SHA-256>`: a session of a token ends when the token
+    /// is changed or removed, on every instance of the store, and the audit log tells tokens apart.
+    static func tokenActor(_ token: String) -> String {
+        "admin-token " + Hex.encode(SHA256.hash(data: Array(token.utf8))).prefix(12)
     }
 
     /// `certificate sha256/<pin>`: the TLS handshake proved the client holds the certificate's key;
-    /// here the key must be one of the configured operators' and the certificate in its validity period.
+    /// here the key must be one of the configured operators'. The pin is the credential (removing it
+    /// revokes it): the handshake accepts self-signed certificates, so the holder of a pinned key could
+    /// issue itself new dates, and the validity period is checked only so that a lapsed certificate
+    /// is noticed, not as a limit.
     private func certificateActor(_ context: SignetRequestContext, now: Date) async throws -> String {
         guard !adminCertificates.isEmpty else {
             throw SignetError(.adminUnauthorized, "this console takes no client certificates")
@@ -132,8 +142,10 @@ struct OperatorConsole: Sendable {
         guard let pin = try? SPKIPin(certificateDER: der), adminCertificates.contains(pin) else {
             throw SignetError(.adminUnauthorized, "That client certificate is not an operator's")
         }
-        let certificate = try Certificate(derEncoded: der)
-        guard certificate.notValidBefore <= now, now < certificate.notValidAfter else {
+        // RFC 5280 §4.1.2.5: both ends of the period are inside it.
+        guard let certificate = try? Certificate(derEncoded: der), certificate.notValidBefore <= now,
+            now <= certificate.notValidAfter
+        else {
             throw SignetError(.clientCertificateUntrusted, "That client certificate is outside its validity period")
         }
         return "certificate \(pin)"
@@ -143,11 +155,14 @@ struct OperatorConsole: Sendable {
         ["title": "Sign in", "token": adminToken != nil, "certificate": !adminCertificates.isEmpty && sessions.secure]
     }
 
-    /// The request's live session: its cookie, and for a certificate's session the same certificate.
+    /// The request's live session: its cookie, and the credential that made it still configured —
+    /// the same token, or the same pinned certificate presented on this connection.
     private func session(_ request: Request, _ context: SignetRequestContext) async throws -> AdminSessionRecord? {
         guard let session = try await sessions.session(for: request.headers, now: clock()) else { return nil }
         let certificatePrefix = "certificate "
-        guard session.actor.hasPrefix(certificatePrefix) else { return session }
+        guard session.actor.hasPrefix(certificatePrefix) else {
+            return adminToken.map(Self.tokenActor) == session.actor ? session : nil
+        }
         guard let der = try? await context.peerCertificateDER(), let pin = try? SPKIPin(certificateDER: der),
             session.actor == certificatePrefix + pin.description, adminCertificates.contains(pin)
         else { return nil }

@@ -6,7 +6,7 @@ public struct AuditRecord: Sendable, Hashable {
     /// Assigned by the store, increasing; 0 before it is stored.
     public var id: Int64
     public var at: Date
-    /// Who made it (`admin-token`, or the subject of an admin certificate).
+    /// Who made it: `admin-token <hash prefix>`, or `certificate sha256/<pin>` for an operator's certificate.
     public var actor: String
     /// What was done, as a stable verb (`device.revoke`, `console.sign-in`).
     public var action: String
