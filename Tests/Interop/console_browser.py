@@ -4,9 +4,11 @@ Usage: console_browser.py BASE ADMIN_TOKEN DEVICE_ID KEY_ID SIGNED_REQUEST_JSON 
 
 Signs in, finds the device, is refused with a forged form token, revokes the device, sends the
 device's next signed request (prepared by the test, sent here with python-requests), and sees the
-refusal on the refusals page and in the overview. Prints one JSON object of what it saw; exits
-non-zero on the first step that does not hold.
+refusal on the refusals page and in the overview. Every page is checked with axe-core (WCAG 2.1
+A and AA, and axe's best practices: labels, contrast, landmarks, keyboard order). Prints one JSON
+object of what it saw; exits non-zero on the first step that does not hold.
 """
+import importlib.util
 import json
 import os
 import sys
@@ -31,7 +33,10 @@ def main():
     service = Service(os.environ.get("SIGNET_CHROMEDRIVER", "/usr/bin/chromedriver"))
     driver = webdriver.Chrome(options=options, service=service)
     driver.set_page_load_timeout(30)
-    seen = {}
+    seen = {"axe": {}}
+    axe_folder = importlib.util.find_spec("axe_playwright_python").submodule_search_locations[0]
+    with open(os.path.join(axe_folder, "axe.min.js")) as handle:
+        axe_source = handle.read()
 
     def check(condition, what):
         if not condition:
@@ -44,12 +49,29 @@ def main():
     def heading():
         return driver.find_element(By.TAG_NAME, "h1").text
 
+    def accessible(name):
+        """axe-core on the page as rendered; WebDriver's scripts are not the page's, so the CSP allows them."""
+        driver.execute_script(axe_source)
+        result = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']}})"
+            ".then(done).catch(error => done({error: String(error)}));"
+        )
+        check("error" not in result, "axe ran on " + name + ": " + str(result.get("error")))
+        violations = [
+            (violation["id"], violation["impact"], [node["html"][:120] for node in violation["nodes"][:3]])
+            for violation in result["violations"]
+        ]
+        check(not violations, "accessibility of " + name + ": " + json.dumps(violations))
+        seen["axe"][name] = len(result["passes"])
+
     try:
         # No session: every page leads to the sign-in form.
         driver.get(base + "/signet/admin/devices/" + device_id)
         check(heading() == "Sign in", "no session must lead to sign-in")
         seen["withoutSession"] = driver.current_url.endswith("/signet/admin/sign-in")
         shot("sign-in")
+        accessible("sign-in")
 
         # A wrong token is refused; the right one, typed and submitted by keyboard, signs in.
         field = driver.find_element(By.ID, "token")
@@ -68,9 +90,11 @@ def main():
         rows = driver.find_elements(By.CSS_SELECTOR, "#device-table tbody tr")
         check(len(rows) == 1 and device_id in rows[0].text, "search by key id finds the device")
         shot("devices")
+        accessible("devices")
         driver.find_element(By.LINK_TEXT, device_id).click()
         check(driver.find_element(By.ID, "device-status").text == "active", "device active")
         shot("device")
+        accessible("device")
 
         # A forged form token (what a cross-site page would have to guess) is refused.
         driver.execute_script("document.querySelector('.danger input[name=csrf]').value = 'forged-token'")
@@ -106,7 +130,10 @@ def main():
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#refusal-table tbody tr")]
         check(any("key_revoked" in row and key_id in row for row in rows), "refusal listed with its key id")
         seen["refusals"] = [row for row in rows if "key_revoked" in row]
+        # The console's own icon: the browser asked for no /favicon.ico the gateway would refuse.
+        check(not any("favicon" in row for row in rows), "no favicon refusal")
         shot("refusals")
+        accessible("refusals")
 
         driver.find_element(By.LINK_TEXT, "Overview").click()
         caption = driver.find_element(By.ID, "hour-caption").text
@@ -118,10 +145,12 @@ def main():
         check("key_revoked" in reasons, "refusals by reason")
         seen["chartRefused"] = refused
         shot("overview")
+        accessible("overview")
 
         for page, name in (("Pin reports", "pin-reports"), ("Keys", "keys"), ("Audit log", "audit")):
             driver.find_element(By.LINK_TEXT, page).click()
             shot(name)
+            accessible(name)
         check("device.revoke" in driver.page_source and device_id in driver.page_source, "audited")
         seen["audit"] = "device.revoke"
 

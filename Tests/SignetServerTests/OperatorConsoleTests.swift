@@ -114,6 +114,8 @@ import Testing
             #expect(!answer.text.contains("<script") && !answer.text.contains("style="), "\(page)")
         }
         #expect(try await browser.get("/signet/admin/console.css").status == 200)
+        let icon = try await browser.get("/signet/admin/icon.svg")
+        #expect(icon.status == 200 && icon.headers.first(name: "Content-Type") == "image/svg+xml" && icon.text.hasPrefix("<svg"))
 
         // Sign-out is a change: it needs the form token.
         answer = try await browser.post("/signet/admin/sign-out", [("csrf", "forged")])
@@ -324,6 +326,10 @@ import Testing
         #expect((seen["chartRefused"] as? Int ?? 0) >= 1)
         #expect(seen["audit"] as? String == "device.revoke")
         #expect(seen["signedOut"] as? Bool == true)
+        // axe-core ran on every page (each with its passes counted) and found nothing.
+        let axe = try #require(seen["axe"] as? [String: Int])
+        #expect(Set(axe.keys) == ["sign-in", "devices", "device", "refusals", "overview", "pin-reports", "keys", "audit"])
+        #expect(axe.values.allSatisfy { $0 >= 20 }, "\(axe)")
         #expect(try await harness.gateway.store.device(id: device.deviceID)?.status == .revoked)
     }
 }

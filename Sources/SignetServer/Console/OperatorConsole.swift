@@ -61,6 +61,12 @@ struct OperatorConsole: Sendable {
             headers[.cacheControl] = "max-age=3600"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.stylesheet)))
         }
+        console.get("/icon.svg") { _, _ in
+            var headers = Self.securityHeaders
+            headers[.contentType] = "image/svg+xml"
+            headers[.cacheControl] = "max-age=86400"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.icon)))
+        }
         console.get("/sign-in") { _, _ in render("sign-in", signInValues()) }
         console.post("/sign-in") { request, context in try await signIn(request, context) }
         console.post("/sign-out") { request, context in
