@@ -116,6 +116,21 @@ extension PostgresStore {
         )
     }
 
+    /// One statement: the entry is inserted from the `UPDATE`'s own result, so both happen or neither.
+    public func revokeDevice(id: String, at time: Date, by actor: String, source: String?) async throws -> Bool {
+        let millis = Self.millis(time)
+        return try await count(
+            """
+            WITH revoked AS (
+                UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, \(millis))
+                WHERE device_id = \(id) RETURNING device_id
+            )
+            INSERT INTO audit_log (at, actor, action, target, source)
+            SELECT \(millis), \(actor), 'device.revoke', device_id, \(source) FROM revoked RETURNING 1
+            """
+        ) > 0
+    }
+
     public func auditRecords(before: Int64?, limit: Int) async throws -> [AuditRecord] {
         let before = before ?? Int64.max
         var result: [AuditRecord] = []

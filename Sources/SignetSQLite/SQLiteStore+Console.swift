@@ -100,6 +100,22 @@ extension SQLiteStore {
         )
     }
 
+    /// One statement: the entry is inserted only while the device exists, and the
+    /// `audit_log_revokes_device` trigger (migration 7) revokes it inside that statement — SQLite has
+    /// no `UPDATE` in a `WITH`, and a `BEGIN` on the store's one shared connection would take in
+    /// whatever else runs meanwhile.
+    public func revokeDevice(id: String, at time: Date, by actor: String, source: String?) async throws -> Bool {
+        let rows = try await query(
+            """
+            INSERT INTO audit_log (at, actor, action, target, source)
+            SELECT ?1, ?2, 'device.revoke', ?3, ?4 WHERE EXISTS (SELECT 1 FROM devices WHERE device_id = ?3)
+            RETURNING id
+            """,
+            [.integer(Self.millis(time)), .text(actor), .text(id), source.map { .text($0) } ?? .null]
+        )
+        return !rows.isEmpty
+    }
+
     public func auditRecords(before: Int64?, limit: Int) async throws -> [AuditRecord] {
         try await query(
             "SELECT * FROM audit_log WHERE id < ? ORDER BY id DESC LIMIT ?",

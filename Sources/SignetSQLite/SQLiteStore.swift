@@ -151,6 +151,16 @@ public final class SQLiteStore: SignetStorage {
             "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
             "ALTER TABLE devices ADD COLUMN last_seen_at INTEGER",
         ],
+        // 7: a `device.revoke` audit entry and the revocation are one statement (`revokeDevice(id:at:by:source:)`).
+        [
+            """
+            CREATE TRIGGER audit_log_revokes_device AFTER INSERT ON audit_log WHEN NEW.action = 'device.revoke'
+            BEGIN
+                UPDATE devices SET status = 'revoked', revoked_at = COALESCE(revoked_at, NEW.at)
+                WHERE device_id = NEW.target;
+            END
+            """
+        ],
     ]
 
     private func migrate() async throws {

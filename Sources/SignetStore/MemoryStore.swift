@@ -70,7 +70,7 @@ public final class MemoryStore: SignetStorage {
         state.withLock { state in
             guard state.devices[id] != nil else { return false }
             state.devices[id]!.status = .revoked
-            state.devices[id]!.revokedAt = time
+            state.devices[id]!.revokedAt = state.devices[id]!.revokedAt ?? time
             return true
         }
     }

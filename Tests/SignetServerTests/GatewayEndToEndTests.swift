@@ -300,6 +300,12 @@ import Testing
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         answer = try await GatewayHarness.send(signed)
         #expect(answer.status == 401 && answer.reason == "key_revoked")
+        // The admin API's revocation is in the audit log, under the token's name (never the token),
+        // and the refused attempts are not.
+        let audit = try await harness.store.auditRecords(before: nil, limit: 10)
+        #expect(audit.map(\.action) == ["device.revoke"] && audit.first?.target == device.deviceID)
+        #expect(audit.first?.actor == AdminToken(GatewayHarness.adminToken).actor && audit.first?.source == "127.0.0.1")
+        #expect(audit.first?.actor.contains(GatewayHarness.adminToken) == false)
     }
 
     @Test func routesDemandTheirTrustLevel() async throws {

@@ -126,6 +126,40 @@ import Testing
     }
 
     @Test(arguments: kinds)
+    func aRevocationAndItsAuditEntryAreOneChange(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        try await store.registerDevice(try StoreConformanceTests.device("dev_a"))
+        try await store.registerDevice(try StoreConformanceTests.device("dev_b"))
+
+        // No such device: nothing revoked, nothing audited.
+        #expect(try await store.revokeDevice(id: "dev_x", at: t0, by: "admin-token 0123456789ab", source: nil) == false)
+        #expect(try await store.auditRecords(before: nil, limit: 10).isEmpty)
+
+        #expect(try await store.revokeDevice(id: "dev_a", at: t0, by: "admin-token 0123456789ab", source: "192.0.2.1"))
+        var device = try #require(try await store.device(id: "dev_a"))
+        #expect(device.status == .revoked && device.revokedAt == t0)
+        #expect(try await store.device(id: "dev_b")?.status == .active)
+        var entries = try await store.auditRecords(before: nil, limit: 10)
+        #expect(entries.count == 1)
+        #expect(entries.first?.action == "device.revoke" && entries.first?.target == "dev_a")
+        #expect(entries.first?.actor == "admin-token 0123456789ab" && entries.first?.source == "192.0.2.1")
+        #expect(entries.first?.at == t0)
+
+        // Revoking again is audited again, and the device keeps the time it was first revoked.
+        let later = t0.addingTimeInterval(60)
+        #expect(try await store.revokeDevice(id: "dev_a", at: later, by: "certificate sha256/x", source: nil))
+        device = try #require(try await store.device(id: "dev_a"))
+        #expect(device.revokedAt == t0)
+        entries = try await store.auditRecords(before: nil, limit: 10)
+        #expect(entries.map(\.actor) == ["certificate sha256/x", "admin-token 0123456789ab"] && entries[0].at == later)
+        #expect(entries[0].source == nil)
+        // The plain revocation keeps the first time too.
+        #expect(try await store.revokeDevice(id: "dev_a", at: later.addingTimeInterval(60)))
+        #expect(try await store.device(id: "dev_a")?.revokedAt == t0)
+    }
+
+    @Test(arguments: kinds)
     func devicesPageNewestFirstAndASearchMatchesAnyOfTheirIDs(_ kind: Kind) async throws {
         let store = try await StoreConformanceTests.makeStore(kind)
         Cleanup.after { try await store.shutdown() }

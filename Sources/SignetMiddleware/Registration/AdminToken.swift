@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Hummingbird
 import SignetCore
 
@@ -9,6 +10,13 @@ public struct AdminToken: Sendable {
 
     public init(_ token: String?) {
         self.token = token
+    }
+
+    /// `admin-token <first 12 hex digits of its SHA-256>`: who acted, in the audit log and the
+    /// console's sessions. Tells tokens apart, and a session of a token ends when it is changed,
+    /// without the token itself written anywhere.
+    public var actor: String {
+        "admin-token " + Hex.encode(SHA256.hash(data: Array((token ?? "").utf8))).prefix(12)
     }
 
     /// Throws `not_found` when the admin API is off, `admin_unauthorized` without the right token.

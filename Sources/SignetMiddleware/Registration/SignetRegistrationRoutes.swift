@@ -19,7 +19,7 @@ import SignetStore
 /// SignetRegistrationRoutes<SignetRequestContext>(store: store, configuration: .init()).add(to: router)
 /// ```
 public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
-    let store: any ChallengeStore & DeviceStore & ReceiptStore
+    let store: any ChallengeStore & DeviceStore & ReceiptStore & AuditStore
     let configuration: RegistrationConfiguration
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
@@ -42,7 +42,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///     with ``RegistrationConfiguration/requirePasswordLogin``) binds the device to the user.
     ///   - clock: The time challenges and devices are stamped with.
     public init(
-        store: any ChallengeStore & DeviceStore & ReceiptStore,
+        store: any ChallengeStore & DeviceStore & ReceiptStore & AuditStore,
         configuration: RegistrationConfiguration,
         metrics: SignetMetrics = SignetMetrics(),
         keyCache: DeviceKeyCache? = nil,
@@ -83,7 +83,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             try await show(request, id: context.parameters.get("id") ?? "")
         }
         router.delete("/signet/v1/devices/:id") { request, context in
-            try await revoke(request, id: context.parameters.get("id") ?? "")
+            try await revoke(request, id: context.parameters.get("id") ?? "", source: context.remoteAddress)
         }
     }
 
@@ -296,9 +296,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         return try JSONResponse.make(object: object, status: .ok)
     }
 
-    private func revoke(_ request: Request, id: String) async throws -> Response {
-        try AdminToken(configuration.adminToken).authorize(request)
-        guard try await store.revokeDevice(id: id, at: clock()) else {
+    /// Audited like a revocation in the operator console, under the token's actor name.
+    private func revoke(_ request: Request, id: String, source: String?) async throws -> Response {
+        let token = AdminToken(configuration.adminToken)
+        try token.authorize(request)
+        guard try await store.revokeDevice(id: id, at: clock(), by: token.actor, source: source) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }
         keyCache?.invalidateAll()

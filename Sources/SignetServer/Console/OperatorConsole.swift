@@ -124,13 +124,7 @@ struct OperatorConsole: Sendable {
         guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
             throw SignetError(.adminUnauthorized, "That admin token is wrong")
         }
-        return Self.tokenActor(adminToken)
-    }
-
-    /// `admin-token <first 12 hex digits of its SHA-256>`: a session of a token ends when the token
-    /// is changed or removed, on every instance of the store, and the audit log tells tokens apart.
-    static func tokenActor(_ token: String) -> String {
-        "admin-token " + Hex.encode(SHA256.hash(data: Array(token.utf8))).prefix(12)
+        return AdminToken(adminToken).actor
     }
 
     /// `certificate sha256/<pin>`: the TLS handshake proved the client holds the certificate's key;
@@ -167,7 +161,8 @@ struct OperatorConsole: Sendable {
         guard let session = try await sessions.session(for: request.headers, now: clock()) else { return nil }
         let certificatePrefix = "certificate "
         guard session.actor.hasPrefix(certificatePrefix) else {
-            return adminToken.map(Self.tokenActor) == session.actor ? session : nil
+            // A session of a token ends when the token is changed or removed, on every instance.
+            return adminToken.map { AdminToken($0).actor } == session.actor ? session : nil
         }
         guard let der = try? await context.peerCertificateDER(), let pin = try? SPKIPin(certificateDER: der),
             session.actor == certificatePrefix + pin.description, adminCertificates.contains(pin)
@@ -220,11 +215,10 @@ struct OperatorConsole: Sendable {
             guard form["confirm"] == "yes" else {
                 return refuse(SignetError(.requestInvalid, "tick the box to confirm the revocation"), request, context, session)
             }
-            guard try await store.revokeDevice(id: id, at: clock()) else {
+            guard try await store.revokeDevice(id: id, at: clock(), by: session.actor, source: context.remoteAddress) else {
                 return refuse(SignetError(.notFound, "no device \(id)"), request, context, session)
             }
             keyCache.invalidateAll()
-            try await audit(session, "device.revoke", target: id, context)
             return Self.redirect("/signet/admin/devices/\(Self.segment(id))?revoked=1")
         }
     }

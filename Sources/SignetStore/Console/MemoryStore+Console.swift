@@ -52,6 +52,13 @@ struct ConsoleState {
         return low
     }
 
+    mutating func append(_ record: AuditRecord) {
+        var record = record
+        record.id = nextID
+        nextID += 1
+        audit.append(record)
+    }
+
     mutating func sweep(now: Date) -> Int {
         let before = refusals.count + counts.count + sessions.count
         let oldest = now.addingTimeInterval(-RefusalRecord.retention)
@@ -101,11 +108,16 @@ extension MemoryStore {
     }
 
     public func appendAudit(_ record: AuditRecord) async throws {
+        state.withLock { state in state.console.append(record) }
+    }
+
+    public func revokeDevice(id: String, at time: Date, by actor: String, source: String?) async throws -> Bool {
         state.withLock { state in
-            var record = record
-            record.id = state.console.nextID
-            state.console.nextID += 1
-            state.console.audit.append(record)
+            guard state.devices[id] != nil else { return false }
+            state.devices[id]!.status = .revoked
+            state.devices[id]!.revokedAt = state.devices[id]!.revokedAt ?? time
+            state.console.append(AuditRecord(at: time, actor: actor, action: "device.revoke", target: id, source: source))
+            return true
         }
     }
 
