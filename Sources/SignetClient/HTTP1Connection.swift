@@ -148,9 +148,19 @@ final class HTTP1Connection: Sendable {
                 var responses = inbound.makeAsyncIterator()
                 for await job in stream {
                     pending = job
-                    try await outbound.write(.head(job.head))
-                    if !job.body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: job.body)))) }
-                    try await outbound.write(.end(nil))
+                    // The whole request in one write (one flush): a server that answers as soon as
+                    // it has the head and closes (HTTP/1.0) cannot close between our parts. If the
+                    // write still fails, the server may have answered early (a 413 before the body,
+                    // a close after the head): read that answer before giving up.
+                    var parts: [HTTPClientRequestPart] = [.head(job.head)]
+                    if !job.body.isEmpty { parts.append(.body(.byteBuffer(ByteBuffer(bytes: job.body)))) }
+                    parts.append(.end(nil))
+                    var unsent: (any Error)?
+                    do {
+                        try await outbound.write(contentsOf: parts)
+                    } catch {
+                        unsent = error
+                    }
                     var head: HTTPResponseHead?
                     var body: [UInt8] = []
                     reading: while let part = try await responses.next() {
@@ -168,14 +178,16 @@ final class HTTP1Connection: Sendable {
                         }
                     }
                     guard let head else {
-                        throw SignetError(.connectionFailed, "the server closed the connection before answering")
+                        throw unsent ?? SignetError(.connectionFailed, "the server closed the connection before answering")
                     }
                     pending = nil
                     // Closed before the answer is handed over: the caller's next request must not
-                    // find this connection open (HTTP/1.0 servers, `Connection: close`).
-                    if !head.isKeepAlive { close() }
+                    // find this connection open (HTTP/1.0 servers, `Connection: close`, an answer
+                    // that came before the whole request was written).
+                    let reusable = head.isKeepAlive && unsent == nil
+                    if !reusable { close() }
                     job.reply.resume(.success(RawResponse(head: head, body: body)))
-                    if !head.isKeepAlive { break }
+                    if !reusable { break }
                 }
             }
         } catch {

@@ -47,7 +47,16 @@ def main():
             driver.save_screenshot(os.path.join(shots, name + ".png"))
 
     def heading():
-        return driver.find_element(By.TAG_NAME, "h1").text
+        headings = driver.find_elements(By.TAG_NAME, "h1")
+        return headings[0].text if headings else ""
+
+    def wait(condition, what):
+        """A form posted by Enter or a click may still be navigating: wait for the page it leads to."""
+        try:
+            WebDriverWait(driver, 15).until(lambda _: condition())
+        except Exception:
+            pass
+        check(condition(), what)
 
     def accessible(name):
         """axe-core on the page as rendered; WebDriver's scripts are not the page's, so the CSP allows them."""
@@ -77,21 +86,24 @@ def main():
         field = driver.find_element(By.ID, "token")
         check(driver.find_element(By.CSS_SELECTOR, "label[for=token]").text == "Admin token", "labelled token field")
         field.send_keys("not-the-token", Keys.ENTER)
-        check("admin_unauthorized" in driver.page_source, "wrong token refused")
+        wait(lambda: "admin_unauthorized" in driver.page_source, "wrong token refused")
         driver.find_element(By.ID, "token").send_keys(token, Keys.ENTER)
-        check(heading() == "Overview", "signed in to the overview")
+        wait(lambda: heading() == "Overview", "signed in to the overview")
         cookie = driver.get_cookie("signet_console")
         check(cookie is not None and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", "strict session cookie")
         seen["cookie"] = {"httpOnly": cookie["httpOnly"], "sameSite": cookie.get("sameSite")}
 
         # Find the device by its key id.
         driver.find_element(By.LINK_TEXT, "Devices").click()
+        wait(lambda: heading() == "Devices", "the devices page")
         driver.find_element(By.ID, "q").send_keys(key_id, Keys.ENTER)
+        wait(lambda: "q=" in driver.current_url, "the search ran")
         rows = driver.find_elements(By.CSS_SELECTOR, "#device-table tbody tr")
         check(len(rows) == 1 and device_id in rows[0].text, "search by key id finds the device")
         shot("devices")
         accessible("devices")
         driver.find_element(By.LINK_TEXT, device_id).click()
+        wait(lambda: heading().startswith("Device "), "the device's page")
         check(driver.find_element(By.ID, "device-status").text == "active", "device active")
         shot("device")
         accessible("device")
@@ -127,6 +139,7 @@ def main():
         # The console writes activity every second.
         time.sleep(1.5)
         driver.find_element(By.LINK_TEXT, "Refusals").click()
+        wait(lambda: heading() == "Refusals", "the refusals page")
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#refusal-table tbody tr")]
         check(any("key_revoked" in row and key_id in row for row in rows), "refusal listed with its key id")
         seen["refusals"] = [row for row in rows if "key_revoked" in row]
@@ -136,6 +149,7 @@ def main():
         accessible("refusals")
 
         driver.find_element(By.LINK_TEXT, "Overview").click()
+        wait(lambda: heading() == "Overview", "the overview")
         caption = driver.find_element(By.ID, "hour-caption").text
         refused = int(caption.split(" refused")[0].split(", ")[-1])
         check(refused >= 1, "the chart counts the refusal")
@@ -149,6 +163,7 @@ def main():
 
         for page, name in (("Pin reports", "pin-reports"), ("Keys", "keys"), ("Audit log", "audit")):
             driver.find_element(By.LINK_TEXT, page).click()
+            wait(lambda: heading() == page, "the page " + page)
             shot(name)
             accessible(name)
         check("device.revoke" in driver.page_source and device_id in driver.page_source, "audited")
