@@ -21,6 +21,9 @@ import Testing
     static func storm(_ message: HTTPMessage, gateways: [String]) async throws -> [String: Int] {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // A copy waits for one of the 64 connections; the whole suite on two cores can keep it
+        // waiting past the 10 s default, which is a slow machine, not a lost copy.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         Cleanup.after { try? await client.shutdown() }
         let target = message.target!
