@@ -33,9 +33,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
 
     private func receive(_ request: inout Request, source: String?) async throws -> Response {
         let now = clock()
-        guard limiter.allow(source, now: now) else {
-            throw SignetError(.rateLimited, "too many pin reports from this source")
-        }
+        try limiter.admit(source, now: now, refusing: "too many pin reports from this source")
         let body = try await request.collectBody(upTo: Self.maximumReportBytes, refusing: "a pin report")
         let bytes = Array(buffer: body)
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {

@@ -281,7 +281,9 @@ import X509
         let limitedClient = try limited.client()
         let reportURL = limited.base + "/signet/v1/pin-reports"
         #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).status == 201)
-        #expect(try await limitedClient.send("POST", reportURL, body: report.json, sign: false).reason == "rate_limited")
+        let refused = try await limitedClient.send("POST", reportURL, body: report.json, sign: false)
+        #expect(refused.reason == "rate_limited")
+        #expect(refused.fields["retry-after"].flatMap { Int($0) }.map { (55...60).contains($0) } == true)
 
         let unauthorised = try await client.send("GET", gateway.base + "/signet/v1/pin-reports", sign: false)
         #expect(unauthorised.reason == "admin_unauthorized")

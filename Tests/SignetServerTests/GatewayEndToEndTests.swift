@@ -271,6 +271,21 @@ import Testing
         for _ in 0..<3 { _ = try await harness.challenge() }
         let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
         #expect(answer.status == 429 && answer.reason == "rate_limited")
+        // When to come back: the rest of the source's minute.
+        let retryAfter = try #require(answer.headers.first(name: "Retry-After").flatMap { Int($0) })
+        #expect((55...60).contains(retryAfter), "\(retryAfter)")
+    }
+
+    @Test func theChallengeCapSaysToRetryWithinAChallengesLifetime() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.maxOutstandingChallenges = 2
+            $0.challengeTTLSeconds = 45
+        }
+        Cleanup.after { try await harness.stop() }
+        for _ in 0..<2 { _ = try await harness.challenge() }
+        let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
+        #expect(answer.status == 429 && answer.reason == "rate_limited")
+        #expect(answer.headers.first(name: "Retry-After") == "45")
     }
 
     @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {

@@ -180,6 +180,7 @@ import Testing
         // Past the limit even a good request from that source waits.
         let limited = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness)
         #expect(limited.status == 429 && limited.reason == "rate_limited")
+        #expect(limited.headers.first(name: "Retry-After").flatMap { Int($0) }.map { (1...60).contains($0) } == true)
         #expect(harness.backend.receivedCount == 0)
     }
 
@@ -194,6 +195,7 @@ import Testing
         }
         let third = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness)
         #expect(third.status == 429 && third.reason == "rate_limited", "\(third.text)")
+        #expect(third.headers.first(name: "Retry-After").flatMap { Int($0) }.map { (55...60).contains($0) } == true)
     }
 
     @Test func keysAreCreatedOnceAndSharedConfigurationsAreChecked() throws {

@@ -91,18 +91,22 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     private func issueChallenge(context: Context) async throws -> Response {
         let now = clock()
-        guard limiter.allow(context.remoteAddress, now: now) else {
-            throw SignetError(.rateLimited, "too many challenges from this source")
-        }
+        try limiter.admit(context.remoteAddress, now: now, refusing: "too many challenges from this source")
         var generator = SystemRandomNumberGenerator()
         let value = Base64.urlEncode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let expiresAt = now.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
-        try await store.issueChallenge(
-            value,
-            expiresAt: expiresAt,
-            now: now,
-            limit: configuration.maxOutstandingChallenges
-        )
+        do {
+            try await store.issueChallenge(
+                value,
+                expiresAt: expiresAt,
+                now: now,
+                limit: configuration.maxOutstandingChallenges
+            )
+        } catch var error as SignetError where error.code == .rateLimited {
+            // Every outstanding challenge expires within its lifetime: by then there is room.
+            error.retryAfterSeconds = configuration.challengeTTLSeconds
+            throw error
+        }
         return try JSONResponse.make(["challenge": value, "expiresAt": JSONResponse.rfc3339(expiresAt)], status: .created)
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SignetCore
 import Synchronization
 
 /// A per-source counter for unauthenticated endpoints: at most `limit` requests in the window that a
@@ -34,6 +35,22 @@ public final class SourceRateLimiter: Sendable {
             guard let entry = state.entries[source ?? "unknown"] ?? state.entries["overflow"] else { return false }
             return now.timeIntervalSince(entry.start) < window && entry.count >= limit
         }
+    }
+
+    /// Counts one request from `source`; over the limit, `rate_limited` with `Retry-After` (the
+    /// seconds until the source's window ends, when a request is certain to be counted afresh).
+    public func admit(_ source: String?, now: Date, refusing reason: String) throws {
+        guard allow(source, now: now) else { throw refusal(source, now: now, reason) }
+    }
+
+    /// `rate_limited` for `source` with the seconds until its window ends as `Retry-After`.
+    public func refusal(_ source: String?, now: Date, _ reason: String) -> SignetError {
+        var error = SignetError(.rateLimited, reason)
+        error.retryAfterSeconds = state.withLock { state in
+            guard let entry = state.entries[source ?? "unknown"] ?? state.entries["overflow"] else { return 1 }
+            return max(1, Int((window - now.timeIntervalSince(entry.start)).rounded(.up)))
+        }
+        return error
     }
 
     /// Counts one request from `source`; `false` when it is over the limit.

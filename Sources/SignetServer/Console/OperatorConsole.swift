@@ -94,7 +94,10 @@ struct OperatorConsole: Sendable {
     private func signIn(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
         let now = clock()
         guard signInLimiter.allow(context.remoteAddress, now: now) else {
-            return refuse(SignetError(.rateLimited, "too many sign-in attempts; wait a minute"), request, context)
+            let error = signInLimiter.refusal(context.remoteAddress, now: now, "too many sign-in attempts; wait a minute")
+            var response = refuse(error, request, context)
+            response.headers[.retryAfter] = error.retryAfterSeconds.map(String.init)
+            return response
         }
         guard Self.isSameOrigin(request) else {
             return refuse(SignetError(.csrfInvalid, "the sign-in came from another site"), request, context)

@@ -60,11 +60,9 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
         let now = clock()
         let source = context.remoteAddress
         guard !failures.isExceeded(source, now: now) else {
-            throw SignetError(.rateLimited, "too many requests from this source failed to decapsulate")
+            throw failures.refusal(source, now: now, "too many requests from this source failed to decapsulate")
         }
-        guard requests.allow(source, now: now) else {
-            throw SignetError(.rateLimited, "too many encapsulated requests from this source")
-        }
+        try requests.admit(source, now: now, refusing: "too many encapsulated requests from this source")
         guard request.headers[.contentType]?.lowercased().hasPrefix("message/ohttp-req") == true else {
             throw SignetError(.malformedMessage, "an encapsulated request has Content-Type message/ohttp-req")
         }
