@@ -280,16 +280,7 @@ public struct SignetGateway: Sendable {
         trustDocument?.add(to: router)
         addTokenRoutes(to: router)
         router.get("/signet/v1/openapi.json") { _, _ in OpenAPIDocument.response() }
-        let adminPins = (try? configuration.adminCertificatePins()) ?? []
-        if configuration.adminToken != nil || !adminPins.isEmpty {
-            do {
-                try OperatorConsole(gateway: self, adminToken: configuration.adminToken, adminCertificates: adminPins)
-                    .add(to: router)
-            } catch {
-                // The templates are constants, parsed in the tests: not expected, but never silent.
-                logger.error("the operator console cannot start", metadata: ["error": "\(error)"])
-            }
-        }
+        addConsole(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
         let exposition = self.exposition
         router.get("/metrics") { _, _ in exposition.text() }
