@@ -11,12 +11,7 @@ struct SweepService: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
-            }
+        await Periodic.run(every: interval) {
             do {
                 let removed = try await store.sweep(now: Date())
                 if removed > 0 { logger.debug("swept expired rows", metadata: ["rows": "\(removed)"]) }

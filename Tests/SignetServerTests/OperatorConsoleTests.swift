@@ -269,6 +269,18 @@ import Testing
         #expect(actors.count == 2, "\(actors)")
     }
 
+    @Test func signInAttemptsAreLimitedPerSourceAndSayWhenToComeBack() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        for _ in 0..<10 { #expect(try await browser.signIn("guess").status == 401) }
+        // The eleventh, even with the right token, waits for the rest of the minute.
+        let answer = try await browser.signIn()
+        #expect(answer.status == 429 && answer.text.contains("rate_limited") && browser.cookie == nil)
+        let retryAfter = try #require(answer.headers.first(name: "Retry-After").flatMap { Int($0) })
+        #expect((55...60).contains(retryAfter), "\(retryAfter)")
+    }
+
     @Test func withoutAnAdminTokenThereIsNoConsole() async throws {
         let harness = try await GatewayHarness.start { $0.adminToken = nil }
         Cleanup.after { try await harness.stop() }

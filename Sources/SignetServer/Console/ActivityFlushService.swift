@@ -14,14 +14,7 @@ struct ActivityFlushService: Service {
     let logger: Logger
 
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                break
-            }
-            await flush()
-        }
+        await Periodic.run(every: interval) { await flush() }
         await flush()
     }
 

@@ -47,16 +47,11 @@ public struct ReceiptRefreshService: Service {
     }
 
     public func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+        await Periodic.run(every: interval, immediately: true) {
             do {
                 _ = try await refreshDue()
             } catch {
                 logger.warning("receipt refresh failed", metadata: ["error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                return
             }
         }
     }
