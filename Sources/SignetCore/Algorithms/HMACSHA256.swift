@@ -15,7 +15,7 @@ public struct HMACSHA256: SignatureAlgorithm {
     public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
     {
         guard case .symmetric(let secret) = key.storage else { throw mismatch(key.type) }
-        guard ConstantTime.equals(secret.authenticationCode(for: base), signature) else {
+        guard secret.authenticates(base, code: signature) else {
             throw Self.invalid(name)
         }
         return .none

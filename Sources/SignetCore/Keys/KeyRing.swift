@@ -38,6 +38,11 @@ public struct KeyRing: KeyResolver, Sendable {
         guard !records.isEmpty else {
             throw SignetError(.unknownKey, "no key is registered as \(keyID.debugDescription)")
         }
+        // Nearly always every record is usable: hand the array back rather than copy each record.
+        // (Through a buffer: an array's subscript copies the whole record.)
+        if records.withUnsafeBufferPointer({ buffer in buffer.indices.allSatisfy { buffer[$0].isUsable(at: time) } }) {
+            return records
+        }
         let usable = records.filter { $0.isUsable(at: time) }
         if !usable.isEmpty { return usable }
         if records.contains(where: \.revoked) {

@@ -8,7 +8,10 @@ import Crypto
 /// signature bases Signet authenticates that copying costs more than the hashing. Keeping the two
 /// 64-byte padded keys and hashing each buffer in one shot does the same computation in half the
 /// time. `authenticationCode(for:)` is checked against swift-crypto's `HMAC` and RFC 4231's vectors.
-struct SharedSecret: Sendable {
+///
+/// A class: a key record is copied on its way through a verification, and one reference is
+/// cheaper to copy than the three this holds.
+final class SharedSecret: Sendable {
     let key: SymmetricKey
     private let innerPad: [UInt8]
     private let outerPad: [UInt8]
@@ -26,6 +29,16 @@ struct SharedSecret: Sendable {
     }
 
     func authenticationCode(for message: [UInt8]) -> [UInt8] {
+        Array(digest(of: message))
+    }
+
+    /// Whether `code` is the authentication code of `message`, compared in constant time (and
+    /// without building the code as an array).
+    func authenticates(_ message: [UInt8], code: [UInt8]) -> Bool {
+        digest(of: message).withUnsafeBytes { ConstantTime.equals(code, $0) }
+    }
+
+    private func digest(of message: [UInt8]) -> SHA256Digest {
         let inner = innerPad.withUnsafeBufferPointer { pad in
             message.withUnsafeBufferPointer { message in
                 withUnsafeTemporaryAllocation(of: UInt8.self, capacity: pad.count + message.count) { buffer in
@@ -39,7 +52,7 @@ struct SharedSecret: Sendable {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: pad.count + SHA256.byteCount) { buffer in
                 _ = buffer.initialize(fromContentsOf: pad)
                 inner.withUnsafeBytes { _ = buffer[pad.count...].initialize(fromContentsOf: $0) }
-                return Array(SHA256.hash(data: UnsafeRawBufferPointer(buffer)))
+                return SHA256.hash(data: UnsafeRawBufferPointer(buffer))
             }
         }
     }

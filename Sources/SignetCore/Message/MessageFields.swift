@@ -34,13 +34,14 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
 
     /// RFC 9110 §5.3 combination with OWS trimmed from each line; `nil` when absent.
     public subscript(name: String) -> String? {
+        // By index: iterating the lines would copy (retain and release) every value on the way.
         var combined: String?
-        for line in lines where Self.sameName(line.name, name) {
+        for index in lines.indices where Self.sameName(lines[index].name, name) {
             if combined == nil {
-                combined = line.value.trimmingOWS
+                combined = lines[index].value.trimmingOWS
             } else {
                 combined!.append(", ")
-                combined!.append(line.value.trimmingOWS)
+                combined!.append(lines[index].value.trimmingOWS)
             }
         }
         return combined
@@ -71,10 +72,10 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
     /// intermediate string is made for the common one-line field.
     func appendCombined(_ name: String, to bytes: inout [UInt8]) -> Bool {
         var found = false
-        for line in lines where Self.sameName(line.name, name) {
+        for index in lines.indices where Self.sameName(lines[index].name, name) {
             if found { bytes += ", ".utf8 }
             found = true
-            bytes += line.value.trimmingOWS.utf8
+            bytes += lines[index].value.trimmingOWS.utf8
         }
         return found
     }

@@ -40,6 +40,12 @@ public final class MemoryNonceStore: NonceStore {
 
     public init(capacity: Int = 1_000_000) {
         self.capacity = capacity
+        // Room for the first few thousand claims up front: growing the table while requests wait
+        // rehashes every claim held, and a busy store passes this size in its first second.
+        state.withLock {
+            $0.expiries.reserveCapacity(min(capacity, 4096))
+            $0.queue.reserveCapacity(min(capacity, 4096))
+        }
     }
 
     public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {

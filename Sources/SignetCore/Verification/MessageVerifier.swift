@@ -63,39 +63,25 @@ public struct MessageVerifier: Sendable {
         authorize: (KeyRecord) throws -> Void = { _ in }
     ) async throws -> VerifiedSignature {
         let fields = try SignatureFields(message.fields, maximumBytes: policy.maximumSignatureHeaderBytes)
-        let entry = try await select(from: fields.entries, now: now)
-        let parameters = entry.parameters
-        try checkParameters(parameters, now: now)
-        try checkCoverage(parameters.components, of: message)
+        // One signature and no selection asked for (nearly every request) needs no key lookups.
+        let entry =
+            if fields.entries.count == 1, case .only = policy.selection { fields.entries[0] } else {
+                try await select(from: fields.entries, now: now)
+            }
+        try checkParameters(entry.parameters, now: now)
+        try checkCoverage(entry.parameters.components, of: message)
 
-        guard let keyID = parameters.keyID ?? fallbackKeyID else {
+        guard let keyID = entry.parameters.keyID ?? fallbackKeyID else {
             throw SignetError(.parameterMissing, "the signature has no keyid")
         }
         let records = try KeyRing.usable(try await keys.records(for: keyID), keyID: keyID, at: now)
-        let candidates = try records.map { record in
-            (record, try algorithm(for: record, messageAlg: parameters.algorithm))
-        }
-        for record in records { try authorize(record) }
+        let algorithms = try vet(records, messageAlg: entry.parameters.algorithm, authorize: authorize)
 
-        let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: relatedRequest)
+        let base = try SignatureBase(message: message, parameters: entry.parameters, relatedRequest: relatedRequest)
         do {
-            try checkDigest(message, components: parameters.components)
-            var evidence: AlgorithmEvidence?
-            var algorithmName = ""
-            var owner: KeyOwner?
-            var lastError: (any Error)?
-            for (record, algorithm) in candidates {
-                do {
-                    evidence = try algorithm.verify(entry.signature, over: base.bytes, with: record.key)
-                    algorithmName = algorithm.name
-                    owner = record.owner
-                    break
-                } catch {
-                    lastError = error
-                }
-            }
-            guard let evidence else { throw lastError ?? SignetError(.signatureInvalid, "no key verified") }
-            try await claimNonce(parameters, keyID: keyID, now: now)
+            try checkDigest(message, components: entry.parameters.components)
+            let (evidence, algorithmName, owner) = try check(entry.signature, over: base.bytes, records, algorithms)
+            try await claimNonce(entry.parameters, keyID: keyID, now: now)
             if let counter = evidence.counter {
                 try await advanceCounter(counter, deviceID: owner?.deviceID ?? keyID)
             }
@@ -103,11 +89,11 @@ public struct MessageVerifier: Sendable {
                 label: entry.label,
                 keyID: keyID,
                 algorithm: algorithmName,
-                components: parameters.components,
-                created: parameters.created.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                expires: parameters.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
-                nonce: parameters.nonce,
-                tag: parameters.tag,
+                components: entry.parameters.components,
+                created: entry.parameters.created.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                expires: entry.parameters.expires.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+                nonce: entry.parameters.nonce,
+                tag: entry.parameters.tag,
                 owner: owner,
                 evidence: evidence,
                 signatureBaseBytes: base.bytes
@@ -189,12 +175,59 @@ public struct MessageVerifier: Sendable {
     }
 
     private func checkCoverage(_ components: [ComponentIdentifier], of message: HTTPMessage) throws {
-        for rule in policy.componentRules where rule.applies(to: message) {
-            let satisfied = rule.oneOf.contains { set in set.allSatisfy(components.contains) }
-            if !satisfied {
-                let wanted = rule.oneOf.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
-                throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
+        // Through a buffer: an array's subscript copies the whole rule.
+        try policy.componentRules.withUnsafeBufferPointer { rules in
+            for index in rules.indices where rules[index].applies(to: message) {
+                try Self.check(components, against: rules[index].oneOf)
             }
+        }
+    }
+
+    /// The components must include every one of at least one of the sets.
+    private static func check(_ components: [ComponentIdentifier], against sets: [[ComponentIdentifier]]) throws {
+        let satisfied = sets.withUnsafeBufferPointer { sets in
+            sets.indices.contains { set in sets[set].allSatisfy(components.contains) }
+        }
+        if !satisfied {
+            let wanted = sets.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
+            throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
+        }
+    }
+
+    /// Each record's algorithm (the record's, never the message's), and the caller's authorisation
+    /// of each, before any cryptography. Records are read through a buffer: an array's subscript
+    /// copies the whole record (a dozen references) on every access.
+    private func vet(
+        _ records: [KeyRecord],
+        messageAlg: String?,
+        authorize: (KeyRecord) throws -> Void
+    ) throws -> [any SignatureAlgorithm] {
+        try records.withUnsafeBufferPointer { records in
+            let algorithms = try records.indices.map { try algorithm(for: records[$0], messageAlg: messageAlg) }
+            for index in records.indices { try authorize(records[index]) }
+            return algorithms
+        }
+    }
+
+    /// The first record whose key verifies the signature: what it established, the algorithm's
+    /// name and the key's owner.
+    private func check(
+        _ signature: [UInt8],
+        over base: [UInt8],
+        _ records: [KeyRecord],
+        _ algorithms: [any SignatureAlgorithm]
+    ) throws -> (AlgorithmEvidence, String, KeyOwner?) {
+        try records.withUnsafeBufferPointer { records in
+            var lastError: (any Error)?
+            for index in records.indices {
+                do {
+                    let evidence = try algorithms[index].verify(signature, over: base, with: records[index].key)
+                    return (evidence, algorithms[index].name, records[index].owner)
+                } catch {
+                    lastError = error
+                }
+            }
+            throw lastError ?? SignetError(.signatureInvalid, "no key verified")
         }
     }
 

@@ -41,7 +41,11 @@ public struct VerificationPolicy: Sendable {
         func applies(to message: HTTPMessage) -> Bool {
             guard forRequests == message.isRequest else { return false }
             if let whenBody, whenBody == message.body.isEmpty { return false }
-            if let methods, let method = message.method, !methods.contains(method.uppercased()) { return false }
+            if let methods, case .request(let method, _) = message.head,
+                !methods.contains(method.utf8.contains(where: { $0 >= 0x61 && $0 <= 0x7A }) ? method.uppercased() : method)
+            {
+                return false
+            }
             return true
         }
     }
