@@ -21,7 +21,7 @@ extension SignetClient {
         if let compiled = updates.compiledDocument {
             best = try await keys.verify(compiled, now: .distantPast)
         }
-        if let stored = Self.storedDocument(updates), let document = try? await keys.verify(stored, now: clock()),
+        if let stored = try? updates.store?.load(), let document = try? await keys.verify(stored, now: clock()),
             document.version > best?.version ?? Int.min
         {
             best = document
@@ -59,7 +59,7 @@ extension SignetClient {
                     )
                 }
             }
-            try Self.store(jws, updates)
+            try updates.store?.save(jws)
             try apply(document)
             return .updated(version: document.version)
         } catch {
@@ -107,27 +107,5 @@ extension SignetClient {
         guard let json = try? JSONSerialization.data(withJSONObject: report, options: [.sortedKeys]) else { return }
         pendingPinReports.append(Array(json))
         if pendingPinReports.count > Self.maximumPendingPinReports { pendingPinReports.removeFirst() }
-    }
-
-    private static func storedDocument(_ updates: TrustUpdates) -> String? {
-        guard let folder = updates.stateDirectory,
-            let data = FileManager.default.contents(atPath: folder + "/trust.jws")
-        else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Written beside, then renamed over: a crash leaves the old document or the new, never half.
-    private static func store(_ jws: String, _ updates: TrustUpdates) throws {
-        guard let folder = updates.stateDirectory else { return }
-        let files = FileManager.default
-        try? files.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = folder + "/trust.jws.\(UUID().uuidString)"
-        guard files.createFile(atPath: temporary, contents: Data(jws.utf8)) else {
-            throw SignetError(.trustDocumentInvalid, "cannot write the trust document to \(folder)")
-        }
-        if rename(temporary, folder + "/trust.jws") != 0 {
-            try? files.removeItem(atPath: temporary)
-            throw SignetError(.trustDocumentInvalid, "cannot replace the trust document in \(folder)")
-        }
     }
 }

@@ -7,20 +7,36 @@ public struct TrustUpdates: Sendable {
     public var trustKeys: [String: String]
     /// The compact JWS the app shipped with; its pin sets apply until a newer one is accepted.
     public var compiledDocument: String?
-    /// A folder for the accepted document (`trust.jws`); `nil` keeps it in memory only.
-    public var stateDirectory: String?
+    /// Where the accepted document is kept (``FileTrustDocumentStore`` on Linux,
+    /// `KeychainTrustDocumentStore` on Apple platforms); `nil` keeps it in memory only.
+    public var store: (any TrustDocumentStore)?
     /// Where the gateway serves the document.
     public var path: String
 
     public init(
         trustKeys: [String: String],
         compiledDocument: String? = nil,
-        stateDirectory: String? = nil,
+        store: (any TrustDocumentStore)?,
         path: String = "/signet/v1/trust"
     ) {
         self.trustKeys = trustKeys
         self.compiledDocument = compiledDocument
-        self.stateDirectory = stateDirectory
+        self.store = store
         self.path = path
+    }
+
+    /// Keeps accepted documents in `stateDirectory` (`trust.jws`), or in memory when it is `nil`.
+    public init(
+        trustKeys: [String: String],
+        compiledDocument: String? = nil,
+        stateDirectory: String? = nil,
+        path: String = "/signet/v1/trust"
+    ) {
+        self.init(
+            trustKeys: trustKeys,
+            compiledDocument: compiledDocument,
+            store: stateDirectory.map { FileTrustDocumentStore(directory: $0) },
+            path: path
+        )
     }
 }

@@ -71,6 +71,10 @@ import X509
         }
 
         func client(for gateway: GatewayHarness, compiled: String, pins: [String]? = nil, state: String) throws -> SignetClient {
+            try client(for: gateway, compiled: compiled, pins: pins, store: FileTrustDocumentStore(directory: folder.appendingPathComponent(state).path))
+        }
+
+        func client(for gateway: GatewayHarness, compiled: String, pins: [String]? = nil, store: any TrustDocumentStore) throws -> SignetClient {
             var configuration = SignetClientConfiguration(
                 origins: [try Origin(gateway.base)],
                 trust: ServerTrustEvaluator(
@@ -84,7 +88,7 @@ import X509
             configuration.trustUpdates = TrustUpdates(
                 trustKeys: ["trust-1": trustKey.verificationKey.pemRepresentation!],
                 compiledDocument: compiled,
-                stateDirectory: folder.appendingPathComponent(state).path
+                store: store
             )
             return try SignetClient(configuration: configuration)
         }
@@ -301,5 +305,55 @@ import X509
             let error = await #expect(throws: SignetError.self) { try await client.send("GET", gateway.base + "/scores/top", sign: false) }
             #expect(error?.code == .pinMismatch)
         }
+    }
+
+    /// An app's own store (the Keychain on Apple platforms) is what the client reads at launch and
+    /// writes on an update; a stored document is verified again before it is believed.
+    @Test func anAppsOwnStoreKeepsTheDocumentAndIsNotBelievedBlindly() async throws {
+        final class Recording: TrustDocumentStore, @unchecked Sendable {
+            var document: String?
+            var saves = 0
+            func load() throws -> String? { document }
+            func save(_ document: String) throws {
+                self.document = document
+                saves += 1
+            }
+        }
+        let fixture = try await Fixture.make()
+        let served = try await fixture.sign(fixture.document(version: 3))
+        let gateway = try await fixture.gateway(serving: served)
+        Cleanup.after { try await gateway.stop() }
+        let compiled = try await fixture.sign(fixture.document(version: 1, extraPin: false))
+        let store = Recording()
+        let client = try fixture.client(for: gateway, compiled: compiled, store: store)
+        guard case .updated(3) = await client.updateTrust() else { Issue.record("not updated"); return }
+        #expect(store.document == served && store.saves == 1)
+        #expect(try await fixture.client(for: gateway, compiled: compiled, store: store).loadTrust()?.version == 3)
+
+        // Altered in the store (a byte of the payload changed): the launch falls back to the compiled-in one.
+        var bytes = Array(served.utf8)
+        let payload = bytes.firstIndex(of: UInt8(ascii: "."))! + 5
+        bytes[payload] = bytes[payload] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        store.document = String(decoding: bytes, as: UTF8.self)
+        #expect(try await fixture.client(for: gateway, compiled: compiled, store: store).loadTrust()?.version == 1)
+    }
+
+    /// The file store writes `trust.jws` readable by its owner only and replaces it without leaving
+    /// a temporary file behind.
+    @Test func theFileStoreIsPrivateAndReplacesWhole() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trust-store-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = FileTrustDocumentStore(directory: folder.appendingPathComponent("state").path)
+        #expect(try store.load() == nil)
+        try store.save("first")
+        try store.save("second")
+        #expect(try store.load() == "second")
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.directory)
+        #expect(files == ["trust.jws"])
+        let mode = try FileManager.default.attributesOfItem(atPath: store.directory + "/trust.jws")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        // A folder that cannot be written is an error, not a silent loss.
+        let blocked = FileTrustDocumentStore(directory: "/proc/signet-cannot-write")
+        #expect(throws: SignetError.self) { try blocked.save("x") }
     }
 }
