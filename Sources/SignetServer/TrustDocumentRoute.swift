@@ -64,7 +64,7 @@ struct TrustDocumentRoute: Sendable {
             var headers = HTTPFields()
             headers[.eTag] = etag
             headers[.cacheControl] = "max-age=300"
-            if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
+            if IfNoneMatch.matches(request.headers[values: .ifNoneMatch], etag: etag) {
                 return Response(status: .notModified, headers: headers)
             }
             headers[.contentType] = "application/jose"

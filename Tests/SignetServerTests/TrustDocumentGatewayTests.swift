@@ -56,6 +56,14 @@ import Testing
             try SignetProcess.signet(["request", url, "--cacert", path("ca.pem"), "-i", "-H", "If-None-Match: \(etag)"])
         }
         #expect(cached.stdout.hasPrefix("HTTP/1.1 304"), "\(cached.stdout)")
+        // Weak comparison, lists, several lines and `*` (RFC 9110 §13.1.2) by curl; a stale tag is a 200.
+        for conditions in [["W/\(etag)"], ["\"stale\", \(etag)"], ["\"stale\"", "W/\(etag)"], ["*"], ["\"stale\"", "W/\"stale\""]] {
+            let answer = try await detached {
+                try SignetProcess.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", path("ca.pem")] + conditions.flatMap { ["-H", "If-None-Match: \($0)"] } + [url]).stdout
+            }
+            let current = conditions.contains { $0.contains(etag) || $0 == "*" }
+            #expect(answer == (current ? "304" : "200"), "\(conditions) → \(answer)")
+        }
 
         // `signet request` takes the document as an app would, and keeps it between runs.
         let trustArguments = [
