@@ -7,7 +7,8 @@ import SignetCore
 /// A ``TrustDocumentStore`` in the app's Keychain: one generic-password item, readable after the
 /// first unlock (updates are fetched in the background too) and never migrated to another device
 /// (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`); on macOS in the data-protection Keychain,
-/// as on iOS.
+/// as on iOS. Should the Keychain refuse to store it, the client still applies the document and says
+/// why in `SignetClient/trustStoreFailure`.
 ///
 /// ```swift
 /// configuration.trustUpdates = TrustUpdates(
@@ -23,11 +24,16 @@ public struct KeychainTrustDocumentStore: TrustDocumentStore {
     public let account: String
     /// A Keychain access group shared with an app extension; `nil` for the app's own.
     public let accessGroup: String?
+    /// The data-protection Keychain (always so on iOS). On macOS it needs the app's
+    /// application-identifier or keychain-access-groups entitlement; a tool without one passes
+    /// `false` for the file-based login Keychain.
+    public let dataProtectionKeychain: Bool
 
-    public init(service: String, account: String = "trust.jws", accessGroup: String? = nil) {
+    public init(service: String, account: String = "trust.jws", accessGroup: String? = nil, dataProtectionKeychain: Bool = true) {
         self.service = service
         self.account = account
         self.accessGroup = accessGroup
+        self.dataProtectionKeychain = dataProtectionKeychain
     }
 
     private var query: [String: Any] {
@@ -35,7 +41,7 @@ public struct KeychainTrustDocumentStore: TrustDocumentStore {
             kSecClass as String: kSecClassGenericPassword,
             kSecAttrService as String: service,
             kSecAttrAccount as String: account,
-            kSecUseDataProtectionKeychain as String: true,
+            kSecUseDataProtectionKeychain as String: dataProtectionKeychain,
         ]
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
         return query

@@ -59,8 +59,15 @@ extension SignetClient {
                     )
                 }
             }
-            try updates.store?.save(jws)
             try apply(document)
+            // Applied first: a store that cannot write (a Keychain without its entitlement, a full
+            // disk) costs the next launch a fetch, not this run the newer pins.
+            do {
+                try updates.store?.save(jws)
+                trustStoreFailure = nil
+            } catch {
+                trustStoreFailure = (error as? SignetError) ?? SignetError(.trustDocumentInvalid, "cannot store the trust document: \(error)")
+            }
             return .updated(version: document.version)
         } catch {
             let refusal = (error as? SignetError) ?? SignetError(.connectionFailed, "\(error)")

@@ -42,6 +42,9 @@ public actor SignetClient {
     public internal(set) var responseKeys: KeyRing?
     /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.
     public internal(set) var trustDocument: TrustDocument?
+    /// Why the last accepted trust document could not be stored (it applies all the same, until the
+    /// app restarts); `nil` after one is stored.
+    public internal(set) var trustStoreFailure: SignetError?
     var trustKeys: TrustKeys?
     /// The user's password, for servers that ask for one (``usePassword(_:)``).
     var password: PasswordCredentials?

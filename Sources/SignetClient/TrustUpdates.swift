@@ -13,6 +13,9 @@ public struct TrustUpdates: Sendable {
     /// Where the gateway serves the document.
     public var path: String
 
+    /// The folder of a ``FileTrustDocumentStore``; `nil` for any other store.
+    public var stateDirectory: String? { (store as? FileTrustDocumentStore)?.directory }
+
     public init(
         trustKeys: [String: String],
         compiledDocument: String? = nil,

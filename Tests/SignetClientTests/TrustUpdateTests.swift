@@ -336,6 +336,18 @@ import X509
         bytes[payload] = bytes[payload] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         store.document = String(decoding: bytes, as: UTF8.self)
         #expect(try await fixture.client(for: gateway, compiled: compiled, store: store).loadTrust()?.version == 1)
+
+        // A store that cannot write (a Keychain without its entitlement): the newer pins apply all
+        // the same, and the client says why they were not kept.
+        struct Refusing: TrustDocumentStore {
+            func load() throws -> String? { nil }
+            func save(_ document: String) throws { throw SignetError(.trustDocumentInvalid, "errSecMissingEntitlement") }
+        }
+        let unkept = try fixture.client(for: gateway, compiled: compiled, store: Refusing())
+        guard case .updated(3) = await unkept.updateTrust() else { Issue.record("not applied"); return }
+        #expect(await unkept.trustDocument?.version == 3)
+        #expect(await unkept.trustStoreFailure?.reason.contains("errSecMissingEntitlement") == true)
+        #expect(await client.trustStoreFailure == nil)
     }
 
     /// The file store writes `trust.jws` readable by its owner only and replaces it without leaving
