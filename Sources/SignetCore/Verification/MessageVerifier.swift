@@ -63,11 +63,9 @@ public struct MessageVerifier: Sendable {
         authorize: (KeyRecord) throws -> Void = { _ in }
     ) async throws -> VerifiedSignature {
         let fields = try SignatureFields(message.fields, maximumBytes: policy.maximumSignatureHeaderBytes)
-        // One signature and no selection asked for (nearly every request) needs no key lookups.
-        let entry =
-            if fields.entries.count == 1, case .only = policy.selection { fields.entries[0] } else {
-                try await select(from: fields.entries, now: now)
-            }
+        // One candidate (nearly every request) is settled without a key lookup or a suspension.
+        let candidates = try candidates(from: fields.entries)
+        let entry = candidates.count == 1 ? candidates[0] : try await disambiguate(candidates, now: now)
         try checkParameters(entry.parameters, now: now)
         try checkCoverage(entry.parameters.components, of: message)
 
@@ -80,7 +78,7 @@ public struct MessageVerifier: Sendable {
         let base = try SignatureBase(message: message, parameters: entry.parameters, relatedRequest: relatedRequest)
         do {
             try checkDigest(message, components: entry.parameters.components)
-            let (evidence, algorithmName, owner) = try check(entry.signature, over: base.bytes, records, algorithms)
+            let (evidence, algorithmName, owner) = try firstVerifying(entry.signature, over: base.bytes, records, algorithms)
             try await claimNonce(entry.parameters, keyID: keyID, now: now)
             if let counter = evidence.counter {
                 try await advanceCounter(counter, deviceID: owner?.deviceID ?? keyID)
@@ -105,25 +103,28 @@ public struct MessageVerifier: Sendable {
 
     // MARK: Steps
 
-    private func select(from entries: [SignatureFields.Entry], now: Date) async throws -> SignatureFields.Entry {
-        var candidates: [SignatureFields.Entry]
+    /// The signatures the policy's selection leaves: the labelled one, those with the tag, or all.
+    private func candidates(from entries: [SignatureFields.Entry]) throws -> [SignatureFields.Entry] {
         switch policy.selection {
         case .label(let label):
             guard let entry = entries.first(where: { $0.label == label }) else {
                 throw SignetError(.signatureMissing, "the message has no signature labelled \(label.debugDescription)")
             }
-            return entry
+            return [entry]
         case .tag(let tag):
-            candidates = entries.filter { $0.parameters.tag == tag }
-            guard !candidates.isEmpty else {
+            let tagged = entries.filter { $0.parameters.tag == tag }
+            guard !tagged.isEmpty else {
                 throw SignetError(.tagMismatch, "no signature has tag \(tag.debugDescription)")
             }
+            return tagged
         case .only:
-            candidates = entries
+            return entries
         }
-        if candidates.count == 1 { return candidates[0] }
-        // Several signatures: keep those whose key this verifier can use now (a signer rolling keys
-        // over attaches one per key). More than one left is ambiguous, never "any will do".
+    }
+
+    /// Several signatures: keep those whose key this verifier can use now (a signer rolling keys
+    /// over attaches one per key). More than one left is ambiguous, never "any will do".
+    private func disambiguate(_ candidates: [SignatureFields.Entry], now: Date) async throws -> SignatureFields.Entry {
         var usable: [SignatureFields.Entry] = []
         for entry in candidates {
             guard let keyID = entry.parameters.keyID else { continue }
@@ -175,22 +176,12 @@ public struct MessageVerifier: Sendable {
     }
 
     private func checkCoverage(_ components: [ComponentIdentifier], of message: HTTPMessage) throws {
-        // Through a buffer: an array's subscript copies the whole rule.
-        try policy.componentRules.withUnsafeBufferPointer { rules in
-            for index in rules.indices where rules[index].applies(to: message) {
-                try Self.check(components, against: rules[index].oneOf)
+        for rule in policy.componentRules where rule.applies(to: message) {
+            let satisfied = rule.oneOf.contains { set in set.allSatisfy(components.contains) }
+            if !satisfied {
+                let wanted = rule.oneOf.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
+                throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
             }
-        }
-    }
-
-    /// The components must include every one of at least one of the sets.
-    private static func check(_ components: [ComponentIdentifier], against sets: [[ComponentIdentifier]]) throws {
-        let satisfied = sets.withUnsafeBufferPointer { sets in
-            sets.indices.contains { set in sets[set].allSatisfy(components.contains) }
-        }
-        if !satisfied {
-            let wanted = sets.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
-            throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
         }
     }
 
@@ -211,7 +202,7 @@ public struct MessageVerifier: Sendable {
 
     /// The first record whose key verifies the signature: what it established, the algorithm's
     /// name and the key's owner.
-    private func check(
+    private func firstVerifying(
         _ signature: [UInt8],
         over base: [UInt8],
         _ records: [KeyRecord],

@@ -41,11 +41,7 @@ public struct VerificationPolicy: Sendable {
         func applies(to message: HTTPMessage) -> Bool {
             guard forRequests == message.isRequest else { return false }
             if let whenBody, whenBody == message.body.isEmpty { return false }
-            if let methods, case .request(let method, _) = message.head,
-                !methods.contains(method.utf8.contains(where: { ($0 >= 0x61 && $0 <= 0x7A) || $0 >= 0x80 }) ? method.uppercased() : method)
-            {
-                return false
-            }
+            if let methods, let method = message.method, !methods.contains(method.uppercased()) { return false }
             return true
         }
     }
