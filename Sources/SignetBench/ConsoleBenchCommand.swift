@@ -49,6 +49,7 @@ struct ConsoleBenchCommand: AsyncParsableCommand {
     var aim: Double = 100
 
     func run() async throws {
+        EventLoopSizing.applyToSharedEventLoops()
         var logger = Logger(label: "signet.bench")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-console-\(UUID().uuidString)")

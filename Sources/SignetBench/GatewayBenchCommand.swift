@@ -49,7 +49,16 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Flag(help: "The verifying gateway signs its responses (Ed25519).")
     var signResponses = false
 
+    @Option(
+        help: """
+            Pass-through and verified runs this many times each, in pairs whose order alternates (a \
+            shared VM drifts by more than the difference measured); prints every pair and the medians.
+            """
+    )
+    var rounds: Int = 1
+
     func run() async throws {
+        EventLoopSizing.applyToSharedEventLoops()
         var logger = Logger(label: "signet.bench")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")
@@ -128,9 +137,11 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
             return file
         }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
         let count = min(duration * 15_000, 400_000)
-        print("signing \(count) requests…")
-        let requestsFile = try presign(count, prefix: "n")
+        print("signing \(count) requests for each of \(rounds) round(s)…")
+        // Every round has nonces of its own: the verifying gateway accepts each only once.
+        let requestFiles = try (0..<rounds).map { try presign(count, prefix: "r\($0)n") }
         let warmUpFile = try presign(30_000, prefix: "w")
         let script = folder.appendingPathComponent("signed.lua").path
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
@@ -152,28 +163,54 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         }
         // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
         for port in [passing.port, verifying.port] { _ = try wrk(port, seconds: 2, requests: warmUpFile) }
-        let open = try wrk(passing.port, seconds: duration, requests: requestsFile)
-        let verified = try wrk(verifying.port, seconds: duration, requests: requestsFile)
         print(
             "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
         )
-        for (name, run) in [("pass-through (open)", open), ("verified", verified)] {
-            print(
-                name.padding(24) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
-                    + WrkRun.format(run.p50).padding(12, left: true) + WrkRun.format(run.p99).padding(12, left: true)
-                    + "   \(run.non2xx)"
-            )
+        var ratios: [Double] = []
+        var addedP99s: [Double] = []
+        var refused = 0
+        for (round, requests) in requestFiles.enumerated() {
+            // Alternate which goes first, so a drift over the minutes weighs on both alike.
+            var open: WrkRun?
+            var verified: WrkRun?
+            for verifyingFirst in round % 2 == 0 ? [false, true] : [true, false] {
+                if verifyingFirst {
+                    verified = try wrk(verifying.port, seconds: duration, requests: requests)
+                } else {
+                    open = try wrk(passing.port, seconds: duration, requests: requests)
+                }
+            }
+            guard let open, let verified else { continue }
+            let label = rounds > 1 ? " \(round + 1)" : ""
+            for (name, run) in [("pass-through (open)" + label, open), ("verified" + label, verified)] {
+                print(
+                    name.padding(24) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
+                        + WrkRun.format(run.p50).padding(12, left: true) + WrkRun.format(run.p99).padding(12, left: true)
+                        + "   \(run.non2xx)"
+                )
+            }
+            ratios.append(verified.requestsPerSecond / open.requestsPerSecond)
+            addedP99s.append(verified.p99 - open.p99)
+            refused += verified.non2xx
+        }
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.count % 2 == 1
+                ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
+        if rounds > 1 {
+            print("\nratios by round: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))
         }
         print(
             String(
-                format: "\nverified / pass-through throughput: %.2f; added p99: %@",
-                verified.requestsPerSecond / open.requestsPerSecond,
-                WrkRun.format(verified.p99 - open.p99)
+                format: "\nverified / pass-through throughput: %.2f; added p99: %@\(rounds > 1 ? " (medians)" : "")",
+                median(ratios),
+                WrkRun.format(median(addedP99s))
             )
         )
-        if verified.non2xx > 0 {
-            print("warning: \(verified.non2xx) verified requests were not accepted (more requests than pre-signed?)")
+        if refused > 0 {
+            print("warning: \(refused) verified requests were not accepted (more requests than pre-signed?)")
         }
 
         try await verifying.stop()

@@ -26,6 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
+        EventLoopSizing.applyToSharedEventLoops()
         var configuredLogger = Logger(label: "signet")
         configuredLogger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let logger = configuredLogger

@@ -14,9 +14,9 @@ public final class SQLiteStore: SignetStorage {
     private let connection: SQLiteConnection
     private let nonces: SQLiteNonceBatcher
 
-    private init(connection: SQLiteConnection) {
+    private init(connection: SQLiteConnection, claims: SQLiteClaimConnection) {
         self.connection = connection
-        self.nonces = SQLiteNonceBatcher(connection: connection)
+        self.nonces = SQLiteNonceBatcher(connection: claims)
     }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
@@ -29,13 +29,21 @@ public final class SQLiteStore: SignetStorage {
         } catch {
             throw SignetError(.storeUnavailable, "cannot open SQLite database at \(path): \(error)")
         }
-        let store = SQLiteStore(connection: connection)
+        let claims: SQLiteClaimConnection
+        do {
+            claims = try SQLiteClaimConnection(path: path)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        let store = SQLiteStore(connection: connection, claims: claims)
         try await store.run("PRAGMA journal_mode=WAL")
         // NORMAL in WAL mode survives a process crash (the kill -9 case); FULL would add an fsync per
         // commit to also survive power loss.
         try await store.run("PRAGMA synchronous=NORMAL")
         try await store.run("PRAGMA busy_timeout=5000")
         try await store.migrate()
+        try await store.nonces.prepare()
         return store
     }
 
@@ -346,6 +354,7 @@ public final class SQLiteStore: SignetStorage {
     }
 
     public func shutdown() async throws {
+        try await nonces.close()
         try await connection.close()
     }
 

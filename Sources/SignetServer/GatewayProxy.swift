@@ -45,9 +45,13 @@ struct GatewayProxy: Sendable {
             outbound.body = .bytes(body)
         }
 
+        // AsyncHTTPClient logs only at debug and trace, yet tags its logger for every request and
+        // connection, and swift-log's StreamLogHandler renders all metadata again on each tag (2 % of
+        // the gateway's core under load): below debug, it gets none (its own no-op logger).
+        let upstreamLogger = context.logger.logLevel <= .debug ? context.logger : nil
         let upstreamResponse: HTTPClientResponse
         do {
-            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: context.logger)
+            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: upstreamLogger)
         } catch {
             throw SignetError(.upstreamUnavailable, "the upstream did not answer: \(error)")
         }
