@@ -40,18 +40,38 @@ final class SQLiteClaimConnection: Sendable {
         WHERE nonces.expires_at < ?4 RETURNING 1
         """
 
-    /// Opens the database file at `path` (already created); ``prepare()`` once its schema is in place.
-    init(path: String, threadPool: NIOThreadPool = .singleton) throws {
+    private init(database: OpaquePointer, threadPool: NIOThreadPool) {
         self.threadPool = threadPool
-        var database: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
-        guard sqlite_nio_sqlite3_open_v2(path, &database, flags, nil) == SQLITE_OK, let database else {
-            let message = database.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite_nio_sqlite3_close(database)
-            throw SignetError(.storeUnavailable, "SQLite: cannot open \(path) for nonce claims: \(message)")
-        }
-        sqlite_nio_sqlite3_busy_timeout(database, 5000)
         handles = Mutex(Handles(database: database, statements: nil))
+    }
+
+    /// Opens the database file at `path` (already created by the store's own connection), on the
+    /// thread pool; ``prepare()`` once its schema is in place.
+    static func open(path: String, threadPool: NIOThreadPool = .singleton) async throws -> SQLiteClaimConnection {
+        // A second connection to an in-memory database would be a database of its own.
+        guard !isInMemory(path) else {
+            throw SignetError(
+                .storeUnavailable,
+                "SQLite: \(path.isEmpty ? "an empty path" : path) is an in-memory database; use {\"memory\": true} instead"
+            )
+        }
+        return try await threadPool.runIfActive {
+            var database: OpaquePointer?
+            // The flags of SQLiteNIO's own connection, so a `file:` URI means the same file to both.
+            let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
+            guard sqlite_nio_sqlite3_open_v2(path, &database, flags, nil) == SQLITE_OK, let database else {
+                let message = database.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
+                sqlite_nio_sqlite3_close(database)
+                throw SignetError(.storeUnavailable, "SQLite: cannot open \(path) for nonce claims: \(message)")
+            }
+            sqlite_nio_sqlite3_busy_timeout(database, 5000)
+            return SQLiteClaimConnection(database: database, threadPool: threadPool)
+        }
+    }
+
+    /// `:memory:`, the empty path (a temporary database) and `mode=memory` URIs.
+    static func isInMemory(_ path: String) -> Bool {
+        path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && (path.contains("mode=memory") || path.hasPrefix("file::memory:")))
     }
 
     /// Prepares the statements (the `nonces` table must exist).
@@ -117,6 +137,9 @@ final class SQLiteClaimConnection: Sendable {
             } catch {
                 sqlite_nio_sqlite3_step(statements.rollback)
                 sqlite_nio_sqlite3_reset(statements.rollback)
+                // A transaction left open would refuse every later BEGIN: close instead, so claims
+                // fail as `store_unavailable` rather than hang on a broken connection.
+                if sqlite_nio_sqlite3_get_autocommit(database) == 0 { Self.close(&handles) }
                 throw error
             }
             return won
@@ -135,7 +158,7 @@ final class SQLiteClaimConnection: Sendable {
         sqlite_nio_sqlite3_bind_int64(insert, 4, Int64(claim.now))
         switch sqlite_nio_sqlite3_step(insert) {
         case SQLITE_ROW:
-            // Finish the statement so the row is written before the next claim.
+            // With RETURNING, SQLite makes the change on the first step; this one only finishes it.
             guard sqlite_nio_sqlite3_step(insert) == SQLITE_DONE else { throw failure(database) }
             return true
         case SQLITE_DONE:
@@ -159,17 +182,22 @@ final class SQLiteClaimConnection: Sendable {
 
     /// Finalizes the statements and closes the connection; later writes fail as `store_unavailable`.
     func close() async throws {
-        try await threadPool.runIfActive {
-            self.handles.withLock { handles in
-                guard let open = handles else { return }
-                if let statements = open.statements {
-                    for statement in [statements.begin, statements.insert, statements.commit, statements.rollback] {
-                        sqlite_nio_sqlite3_finalize(statement)
-                    }
-                }
-                sqlite_nio_sqlite3_close(open.database)
-                handles = nil
+        try await threadPool.runIfActive { self.handles.withLock { Self.close(&$0) } }
+    }
+
+    /// A backstop for a store that was never shut down (or failed while opening).
+    deinit {
+        handles.withLock { Self.close(&$0) }
+    }
+
+    private static func close(_ handles: inout Handles?) {
+        guard let open = handles else { return }
+        if let statements = open.statements {
+            for statement in [statements.begin, statements.insert, statements.commit, statements.rollback] {
+                sqlite_nio_sqlite3_finalize(statement)
             }
         }
+        sqlite_nio_sqlite3_close_v2(open.database)
+        handles = nil
     }
 }

@@ -31,19 +31,24 @@ public final class SQLiteStore: SignetStorage {
         }
         let claims: SQLiteClaimConnection
         do {
-            claims = try SQLiteClaimConnection(path: path)
+            claims = try await SQLiteClaimConnection.open(path: path)
         } catch {
             try? await connection.close()
             throw error
         }
         let store = SQLiteStore(connection: connection, claims: claims)
-        try await store.run("PRAGMA journal_mode=WAL")
-        // NORMAL in WAL mode survives a process crash (the kill -9 case); FULL would add an fsync per
-        // commit to also survive power loss.
-        try await store.run("PRAGMA synchronous=NORMAL")
-        try await store.run("PRAGMA busy_timeout=5000")
-        try await store.migrate()
-        try await store.nonces.prepare()
+        do {
+            try await store.run("PRAGMA journal_mode=WAL")
+            // NORMAL in WAL mode survives a process crash (the kill -9 case); FULL would add an fsync per
+            // commit to also survive power loss.
+            try await store.run("PRAGMA synchronous=NORMAL")
+            try await store.run("PRAGMA busy_timeout=5000")
+            try await store.migrate()
+            try await store.nonces.prepare()
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
         return store
     }
 
@@ -354,8 +359,11 @@ public final class SQLiteStore: SignetStorage {
     }
 
     public func shutdown() async throws {
-        try await nonces.close()
+        // Both, even when the first fails; the first failure is the one reported.
+        var failure: (any Error)?
+        do { try await nonces.close() } catch { failure = error }
         try await connection.close()
+        if let failure { throw failure }
     }
 
     // MARK: Helpers

@@ -42,4 +42,21 @@ import Testing
         }
         #expect(error?.code == .storeUnavailable)
     }
+
+    @Test(arguments: [":memory:", "", "file::memory:?cache=shared", "file:x?mode=memory"])
+    func anInMemoryDatabaseIsRefusedWithWhatToUseInstead(_ path: String) async throws {
+        let error = await #expect(throws: SignetError.self) { _ = try await SQLiteStore.open(path: path) }
+        #expect(error?.code == .storeUnavailable && error?.reason.contains("memory") == true, "\(String(describing: error))")
+    }
+
+    /// A file that is not a database fails the first statement: the error comes back, both
+    /// connections are closed (SQLiteNIO asserts that in debug builds), and the file is untouched.
+    @Test func aFileThatIsNotADatabaseIsRefusedAndLeftAsItWas() async throws {
+        let path = try Self.path()
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let error = await #expect(throws: SignetError.self) { _ = try await SQLiteStore.open(path: path) }
+        #expect(error?.code == .storeUnavailable)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
 }
