@@ -116,18 +116,6 @@ enum ForwardedFields {
     }
 
     private static func listed(in values: [String]) -> Set<String> {
-        var names: Set<String> = []
-        for value in values {
-            for token in value.utf8.split(separator: UInt8(ascii: ",")) {
-                // Optional whitespace is SP and HTAB (RFC 9110 §5.6.3); Foundation's trimming was
-                // a third of this type's time, and every keep-alive answer lists one name.
-                let isOWS = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-                guard let first = token.firstIndex(where: { !isOWS($0) }),
-                    let last = token.lastIndex(where: { !isOWS($0) })
-                else { continue }
-                names.insert(normalized(String(decoding: token[first...last], as: UTF8.self)))
-            }
-        }
-        return names
+        Set(FieldList.members(values).map(normalized))
     }
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-import Foundation
+import SignetCore
 
 /// `If-None-Match` (RFC 9110 §13.1.2): whether a request's condition matches the current
 /// representation, so the answer is 304.
@@ -10,7 +10,7 @@ import Foundation
 /// hides one.
 enum IfNoneMatch {
     static func matches(_ fieldValues: [String], etag: String) -> Bool {
-        let members = fieldValues.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let members = FieldList.members(fieldValues)
         // `*` is a whole field value (`"*" / #entity-tag`), never a list member.
         if members == ["*"] { return true }
         return members.contains { opaque($0) == opaque(etag) }

@@ -64,8 +64,8 @@ public struct DigestChallenge: Sendable, Hashable {
         self.realm = realm
         self.nonce = nonce
         self.algorithm = algorithm
-        self.qop = (authentication["qop"] ?? "").split(separator: ",").compactMap {
-            DigestResponse.QualityOfProtection(rawValue: $0.trimmingCharacters(in: [" ", "\t"]).lowercased())
+        self.qop = FieldList.members(authentication["qop"] ?? "").compactMap {
+            DigestResponse.QualityOfProtection(rawValue: $0.lowercased())
         }
         self.stale = authentication["stale"]?.lowercased() == "true"
         self.userhash = authentication["userhash"]?.lowercased() == "true"

@@ -32,7 +32,7 @@ public final class SourceRateLimiter: Sendable {
     /// Whether `source` is over the limit now, without counting a request.
     public func isExceeded(_ source: String?, now: Date) -> Bool {
         state.withLock { state in
-            guard let entry = state.entries[source ?? "unknown"] ?? state.entries["overflow"] else { return false }
+            guard let entry = Self.entry(of: source, in: state) else { return false }
             return now.timeIntervalSince(entry.start) < window && entry.count >= limit
         }
     }
@@ -47,10 +47,15 @@ public final class SourceRateLimiter: Sendable {
     public func refusal(_ source: String?, now: Date, _ reason: String) -> SignetError {
         var error = SignetError(.rateLimited, reason)
         error.retryAfterSeconds = state.withLock { state in
-            guard let entry = state.entries[source ?? "unknown"] ?? state.entries["overflow"] else { return 1 }
+            guard let entry = Self.entry(of: source, in: state) else { return 1 }
             return max(1, Int((window - now.timeIntervalSince(entry.start)).rounded(.up)))
         }
         return error
+    }
+
+    /// The source's own counter, or the shared one it was put in past `maximumSources`.
+    private static func entry(of source: String?, in state: State) -> Entry? {
+        state.entries[source ?? "unknown"] ?? state.entries["overflow"]
     }
 
     /// Counts one request from `source`; `false` when it is over the limit.

@@ -184,8 +184,8 @@ actor FirebaseJWKSCache {
 
     /// `max-age` of a `Cache-Control` value; `no-store`/`no-cache` count as 0.
     static func maxAge(_ values: [String]) -> TimeInterval? {
-        for directive in values.flatMap({ $0.split(separator: ",") }) {
-            let parts = directive.trimmingCharacters(in: .whitespaces).lowercased().split(separator: "=", maxSplits: 1)
+        for directive in FieldList.members(values) {
+            let parts = directive.lowercased().split(separator: "=", maxSplits: 1)
             switch parts.first {
             case "max-age":
                 if parts.count == 2, let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
