@@ -17,22 +17,22 @@ import X509
 
     /// `--out` makes a missing folder (like `mkdir -p`); argument mistakes are usage errors (exit 64)
     /// naming the argument, not refused requests (exit 1).
-    @Test func keygenMakesItsFolderAndArgumentMistakesAreUsageErrors() throws {
+    @Test func keygenMakesItsFolderAndArgumentMistakesAreUsageErrors() async throws {
         let dir = try SignetProcess.temporaryDirectory().appendingPathComponent("new/keys")
-        let keygen = try SignetProcess.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
+        let keygen = try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.path))
         let pin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
-        let onePin = try SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
+        let onePin = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
         #expect(onePin.status == 64 && onePin.stderr.contains("--pin"), "\(onePin.status) \(onePin.stderr)")
-        let badPin = try SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
+        let badPin = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
         #expect(badPin.status == 64 && badPin.stderr.contains("--pin"), "\(badPin.status) \(badPin.stderr)")
     }
 
     @Test(arguments: algorithms)
-    func keygenSignVerifyRoundTrip(_ alg: String) throws {
+    func keygenSignVerifyRoundTrip(_ alg: String) async throws {
         let dir = try SignetProcess.temporaryDirectory()
-        let keygen = try SignetProcess.signet(["keygen", "--alg", alg, "--out", dir.path])
+        let keygen = try await SignetProcess.signet(["keygen", "--alg", alg, "--out", dir.path])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         let keyID = try #require(keygen.lines.first { $0.hasPrefix("keyid: ") }).dropFirst("keyid: ".count)
         let privateFile = alg == "hmac-sha256" ? "\(keyID).secret.b64" : "\(keyID).key.pem"
@@ -50,13 +50,13 @@ import X509
         // `=` forms: a thumbprint key id (and so the file name) may start with "-".
         var signArguments = ["sign", "--request", "req.http", "--key=\(privateFile)", "--keyid=\(keyID)", "--nonce"]
         if alg == "rsa-v1_5-sha256" { signArguments += ["--alg", alg] }
-        let signed = try SignetProcess.signet(signArguments, in: dir)
+        let signed = try await SignetProcess.signet(signArguments, in: dir)
         #expect(signed.status == 0, "\(signed.stderr)")
         #expect(signed.stdout.contains("Content-Digest: sha-256=:"))
         #expect(signed.stdout.contains("\r\n"), "CRLF input gives CRLF output")
 
         // A directory of keys: each file named after its key id, the algorithm from the JWK.
-        let verified = try SignetProcess.signet(
+        let verified = try await SignetProcess.signet(
             ["verify", "--key", dir.path, "--require-nonce", "--max-age", "60"],
             stdin: Array(signed.stdout.utf8)
         )
@@ -68,12 +68,12 @@ import X509
             of: "game=1",
             with: "game=2"
         )
-        let rejected = try SignetProcess.signet(["verify", "--key", dir.path], stdin: Array(tampered.utf8))
+        let rejected = try await SignetProcess.signet(["verify", "--key", dir.path], stdin: Array(tampered.utf8))
         #expect(rejected.lines.first == "invalid: signature_invalid")
         #expect(rejected.status == 1)
     }
 
-    @Test func verifyExplainsEachRejectionByItsCode() throws {
+    @Test func verifyExplainsEachRejectionByItsCode() async throws {
         let dir = try SignetProcess.temporaryDirectory()
         let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
@@ -81,42 +81,42 @@ import X509
             "sign", "--request", "req.http", "--key", keys.appendingPathComponent("test-key-ed25519.key.pem").path,
             "--keyid", "k1", "--created", "1700000000",
         ]
-        let plain = try SignetProcess.signet(sign, in: dir)
+        let plain = try await SignetProcess.signet(sign, in: dir)
         try Data(plain.stdout.utf8).write(to: dir.appendingPathComponent("signed.http"))
         let verify = [
             "verify", "--request", "signed.http", "--key", keys.appendingPathComponent("test-key-ed25519.pub.pem").path,
             "--keyid", "k1",
         ]
 
-        #expect(try SignetProcess.signet(verify + ["--now", "1700000010"], in: dir).lines.first == "valid")
+        #expect(try await SignetProcess.signet(verify + ["--now", "1700000010"], in: dir).lines.first == "valid")
         #expect(
-            try SignetProcess.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first
+            try await SignetProcess.signet(verify + ["--now", "1700000010", "--require-nonce"], in: dir).lines.first
                 == "invalid: nonce_missing"
         )
         #expect(
-            try SignetProcess.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first
+            try await SignetProcess.signet(verify + ["--now", "1700001000", "--max-age", "300"], in: dir).lines.first
                 == "invalid: created_too_old"
         )
         #expect(
-            try SignetProcess.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future"
+            try await SignetProcess.signet(verify + ["--now", "1699999000"], in: dir).lines.first == "invalid: created_in_future"
         )
-        let wrongID = try SignetProcess.signet(verify.dropLast(2) + ["--keyid", "other", "--now", "1700000010"], in: dir)
+        let wrongID = try await SignetProcess.signet(verify.dropLast(2) + ["--keyid", "other", "--now", "1700000010"], in: dir)
         #expect(wrongID.lines.first == "invalid: unknown_key")
         #expect(
-            try SignetProcess.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first
+            try await SignetProcess.signet(verify + ["--now", "1700000010", "--alg", "ecdsa-p256-sha256"], in: dir).lines.first
                 == "invalid: alg_mismatch"
         )
         #expect(
-            try SignetProcess.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first
+            try await SignetProcess.signet(verify + ["--now", "1700000010", "--tag", "app"], in: dir).lines.first
                 == "invalid: tag_mismatch"
         )
-        let debug = try SignetProcess.signet(
+        let debug = try await SignetProcess.signet(
             verify + ["--now", "1700000010", "--require-component", "content-type", "--debug"],
             in: dir
         )
         #expect(debug.lines.first == "invalid: component_not_covered")
         let tamperedBody = plain.stdout.replacingOccurrences(of: "Gilgamesh", with: "Enkidu___")
-        let bad = try SignetProcess.signet(
+        let bad = try await SignetProcess.signet(
             Array(verify.dropFirst(3)).prefixing("verify", "--request", "-") + ["--now", "1700000010", "--debug"],
             stdin: Array(tamperedBody.utf8),
             in: dir
@@ -124,14 +124,14 @@ import X509
         #expect(bad.lines.first == "invalid: digest_mismatch")
         #expect(bad.stdout.contains("signature base:\n\"@method\": POST"))
         #expect(bad.status == 1)
-        let garbage = try SignetProcess.signet(
+        let garbage = try await SignetProcess.signet(
             ["verify", "--request", "-", "--key", keys.path],
             stdin: Array("not http".utf8)
         )
         #expect(garbage.lines.first == "invalid: malformed_message")
     }
 
-    @Test func verifiesTheRFCsOwnEd25519Example() throws {
+    @Test func verifiesTheRFCsOwnEd25519Example() async throws {
         let json =
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: SignetProcess.vectors.appendingPathComponent("rfc9421/rfc9421-appendix-b.json"))
@@ -147,12 +147,12 @@ import X509
         let key = SignetProcess.vectors.appendingPathComponent("rfc9421/keys/test-key-ed25519.pub.pem").path
         let arguments = ["verify", "--key", key, "--keyid", "test-key-ed25519", "--now", "1618884473"]
         // The RFC's example signs a body without covering Content-Digest: Signet refuses that by default.
-        #expect(try SignetProcess.signet(arguments, stdin: Array(signed.utf8)).lines.first == "invalid: digest_not_covered")
-        let relaxed = try SignetProcess.signet(arguments + ["--allow-uncovered-body"], stdin: Array(signed.utf8))
+        #expect(try await SignetProcess.signet(arguments, stdin: Array(signed.utf8)).lines.first == "invalid: digest_not_covered")
+        let relaxed = try await SignetProcess.signet(arguments + ["--allow-uncovered-body"], stdin: Array(signed.utf8))
         #expect(relaxed.lines.first == "valid")
     }
 
-    @Test func signCanPrintHeadersOnlyOrACurlCommand() throws {
+    @Test func signCanPrintHeadersOnlyOrACurlCommand() async throws {
         let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         let common = [
             "sign", "--method", "POST", "--url", "https://api.example.com/scores", "--header",
@@ -162,7 +162,7 @@ import X509
             "--created", "1700000000", "--nonce-value", "abc", "--component", "@method", "--component", "@target-uri",
             "--component", "content-digest", "--component", "content-type",
         ]
-        let headers = try SignetProcess.signet(common + ["--headers-only"])
+        let headers = try await SignetProcess.signet(common + ["--headers-only"])
         #expect(
             headers.lines.filter { !$0.isEmpty }.map { $0.prefix { $0 != ":" } } == [
                 "Content-Digest", "Signature-Input", "Signature",
@@ -173,7 +173,7 @@ import X509
                 "Signature-Input: sig1=(\"@method\" \"@target-uri\" \"content-digest\" \"content-type\");created=1700000000;nonce=\"abc\";keyid=\"s1\"\n"
             )
         )
-        let curl = try SignetProcess.signet(common + ["--curl"])
+        let curl = try await SignetProcess.signet(common + ["--curl"])
         #expect(
             curl.stdout.hasPrefix("curl -X 'POST' 'https://api.example.com/scores' -H 'Content-Type: application/json'")
         )
@@ -183,7 +183,7 @@ import X509
         #expect(curl.stdout.contains(signature))
     }
 
-    @Test func digestAndHMACReproduceTheSeedArticles() throws {
+    @Test func digestAndHMACReproduceTheSeedArticles() async throws {
         let seeds = try #require(
             try JSONSerialization.jsonObject(
                 with: Data(contentsOf: SignetProcess.vectors.appendingPathComponent("seeds.json"))
@@ -191,34 +191,34 @@ import X509
         )
         let digests = try #require(seeds["digests_of_test_string"] as? [String: String])
         for alg in ["md5", "sha1", "sha256"] {
-            let result = try SignetProcess.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
+            let result = try await SignetProcess.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
             #expect(result.stdout == digests[alg]! + "\n")
         }
-        let cd = try SignetProcess.signet(
+        let cd = try await SignetProcess.signet(
             ["digest", "--alg", "sha256", "--content-digest"],
             stdin: Array("{\"hello\": \"world\"}".utf8)
         )
         #expect(cd.stdout == "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:\n")
         let transfer = try #require(seeds["transfer_mac"] as? [String: Any])
-        let mac = try SignetProcess.signet(
+        let mac = try await SignetProcess.signet(
             ["hmac", "--key-utf8", transfer["key_utf8"] as! String],
             stdin: Array((transfer["message_utf8"] as! String).utf8)
         )
         #expect(mac.stdout == (transfer["hmac_sha256_hex"] as! String) + "\n")
         let legacy = try #require(seeds["legacy_query_hmac"] as? [String: String])
         let keyB64 = Base64.encode(Array(legacy["key_utf8"]!.utf8))
-        let check = try SignetProcess.signet(
+        let check = try await SignetProcess.signet(
             ["hmac", "--key-b64", keyB64, "--verify", legacy["example_hmac_sha256_hex"]!],
             stdin: Array(legacy["example_message"]!.utf8)
         )
         #expect(check.lines.first == "valid")
-        let wrong = try SignetProcess.signet(
+        let wrong = try await SignetProcess.signet(
             ["hmac", "--key-b64", keyB64, "--verify", String(repeating: "0", count: 64)],
             stdin: Array(legacy["example_message"]!.utf8)
         )
         #expect(wrong.lines.first == "invalid: signature_invalid")
         #expect(wrong.status == 1)
-        #expect(try SignetProcess.signet(["digest", "--alg", "crc32"], stdin: []).status != 0)
+        #expect(try await SignetProcess.signet(["digest", "--alg", "crc32"], stdin: []).status != 0)
     }
 
     /// Pins equal what openssl computes, for every key type.
@@ -226,18 +226,18 @@ import X509
         ["-newkey", "rsa:2048"], ["-newkey", "rsa:4096"], ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"],
         ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-384"], ["-newkey", "ed25519"],
     ])
-    func pinMatchesOpenSSLForEveryKeyType(_ keyOptions: [String]) throws {
+    func pinMatchesOpenSSLForEveryKeyType(_ keyOptions: [String]) async throws {
         let dir = try SignetProcess.temporaryDirectory()
-        let made = try SignetProcess.run(
+        let made = try await SignetProcess.run(
             "openssl",
             ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=pin-test", "-keyout", "k.pem", "-out", "c.pem"]
                 + keyOptions,
             in: dir
         )
         try #require(made.status == 0, "\(made.stderr)")
-        let spki = try SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-pubkey", "-noout"], in: dir)
+        let spki = try await SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-pubkey", "-noout"], in: dir)
         try Data(spki.stdout.utf8).write(to: dir.appendingPathComponent("pub.pem"))
-        let der = try SignetProcess.run(
+        let der = try await SignetProcess.run(
             "openssl",
             ["pkey", "-pubin", "-in", "pub.pem", "-outform", "DER", "-out", "pub.der"],
             in: dir
@@ -246,14 +246,14 @@ import X509
         let expected = Base64.encode(
             HashFunction.sha256.digest(Array(try Data(contentsOf: dir.appendingPathComponent("pub.der"))))
         )
-        let pin = try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
+        let pin = try await SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
         #expect(pin.stdout == "sha256/\(expected) CN=pin-test\n", "\(pin.stderr)")
         // DER input and a bundle of several certificates work too.
-        _ = try SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-outform", "DER", "-out", "c.der"], in: dir)
-        #expect(try SignetProcess.signet(["pin", "--cert", "c.der"], in: dir).stdout == pin.stdout)
+        _ = try await SignetProcess.run("openssl", ["x509", "-in", "c.pem", "-outform", "DER", "-out", "c.der"], in: dir)
+        #expect(try await SignetProcess.signet(["pin", "--cert", "c.der"], in: dir).stdout == pin.stdout)
         let bundle = try String(contentsOf: dir.appendingPathComponent("c.pem"), encoding: .utf8)
         try Data((bundle + bundle).utf8).write(to: dir.appendingPathComponent("two.pem"))
-        #expect(try SignetProcess.signet(["pin", "--cert", "two.pem"], in: dir).stdout == pin.stdout + pin.stdout)
+        #expect(try await SignetProcess.signet(["pin", "--cert", "two.pem"], in: dir).stdout == pin.stdout + pin.stdout)
     }
 }
 
@@ -263,13 +263,13 @@ extension Array where Element == String {
 
 @Suite struct CLIResponseSignatureTests {
     /// A server signs its response bound to the request (`;req`); the client checks both together.
-    @Test func responsesSignedOverRequestComponentsVerifyOnlyWithThatRequest() throws {
+    @Test func responsesSignedOverRequestComponentsVerifyOnlyWithThatRequest() async throws {
         let dir = try SignetProcess.temporaryDirectory()
         let keys = SignetProcess.vectors.appendingPathComponent("rfc9421/keys")
         try Data(CLITests.request.utf8).write(to: dir.appendingPathComponent("req.http"))
         let response = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n\r\n{\"rank\":1}"
         try Data(response.utf8).write(to: dir.appendingPathComponent("resp.http"))
-        let signed = try SignetProcess.signet(
+        let signed = try await SignetProcess.signet(
             [
                 "sign", "--request", "resp.http", "--response-to", "req.http", "--key",
                 keys.appendingPathComponent("test-key-ecc-p256.key.pem").path, "--keyid", "gateway", "--label",
@@ -286,13 +286,13 @@ extension Array where Element == String {
             keys.appendingPathComponent("test-key-ecc-p256.pub.pem").path,
             "--keyid", "gateway", "--label", "reqres",
         ]
-        #expect(try SignetProcess.signet(verify + ["--response-to", "req.http"], in: dir).lines.first == "valid")
+        #expect(try await SignetProcess.signet(verify + ["--response-to", "req.http"], in: dir).lines.first == "valid")
         // Without the request, or against another request, the binding fails.
-        #expect(try SignetProcess.signet(verify, in: dir).lines.first == "invalid: component_missing")
+        #expect(try await SignetProcess.signet(verify, in: dir).lines.first == "invalid: component_missing")
         let other = CLITests.request.replacingOccurrences(of: "game=1", with: "game=2")
         try Data(other.utf8).write(to: dir.appendingPathComponent("other.http"))
         #expect(
-            try SignetProcess.signet(verify + ["--response-to", "other.http"], in: dir).lines.first
+            try await SignetProcess.signet(verify + ["--response-to", "other.http"], in: dir).lines.first
                 == "invalid: signature_invalid"
         )
     }
@@ -304,29 +304,29 @@ extension Array where Element == String {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test func inspectAttestationPassesEveryStepOnlyWithTheRightInputs() throws {
+    @Test func inspectAttestationPassesEveryStepOnlyWithTheRightInputs() async throws {
         let fixture = try Self.fixture("veehaitch-devicecheck-appattest_attestation_ios14.4_development.json")
         let object = Array((fixture["attestation_b64"] as! String).utf8)
         let arguments = [
             "inspect", "attestation", "--app-id", fixture["app_id"] as! String, "--challenge-utf8", "wurzelpfropf",
             "--key-id", fixture["key_id_b64"] as! String, "--at", fixture["valid_at"] as! String,
         ]
-        let good = try SignetProcess.signet(arguments + ["--allow-development"], stdin: object)
+        let good = try await SignetProcess.signet(arguments + ["--allow-development"], stdin: object)
         #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
         #expect(good.stdout.contains("pass 2-4. nonce"))
         #expect(good.stdout.contains("aaguid: appattestdevelop"))
         #expect(good.stdout.contains("pass 10. receipt signed by Apple"))
         #expect(good.lines.contains("receipt: ATTEST, created 2021-01-23T12:13:35.801Z, expires 2021-04-23T12:13:35.801Z"))
-        let production = try SignetProcess.signet(arguments, stdin: object)
+        let production = try await SignetProcess.signet(arguments, stdin: object)
         #expect(production.status == 1)
         #expect(production.stdout.contains("FAIL 8. environment"))
         #expect(production.lines.contains("invalid: environment_mismatch"))
-        let other = try SignetProcess.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
+        let other = try await SignetProcess.signet(arguments + ["--allow-development", "--raw-client-data-hash"], stdin: object)
         #expect(other.lines.contains("invalid: attestation_nonce_mismatch"))
     }
 
     /// The receipt inside a real attestation, as `signet inspect receipt` reads it from a file and stdin.
-    @Test func inspectReceiptPrintsTheFieldsOrTheReason() throws {
+    @Test func inspectReceiptPrintsTheFieldsOrTheReason() async throws {
         let fixture = try Self.fixture("uebelack-node-app-attest_attestation_production.json")
         let text = fixture["attestation_b64"] as! String
         let object = try CBORDecoder().decode(try #require(Base64.decode(text) ?? Base64.urlDecode(text)))
@@ -341,7 +341,7 @@ extension Array where Element == String {
         try Data(keyPEM.utf8).write(to: dir.appendingPathComponent("key.pem"))
         try Data(Base64.encode(receipt).utf8).write(to: dir.appendingPathComponent("receipt.b64"))
         let appID = fixture["app_id"] as! String
-        let good = try SignetProcess.signet(
+        let good = try await SignetProcess.signet(
             ["inspect", "receipt", "--at", "2024-02-07T21:10:00Z", "--app-id", appID, "--public-key", "key.pem", "receipt.b64"],
             in: dir
         )
@@ -352,7 +352,7 @@ extension Array where Element == String {
         ] {
             #expect(good.lines.contains(line), "\(line)")
         }
-        let fromStdin = try SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: receipt)
+        let fromStdin = try await SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: receipt)
         #expect(fromStdin.status == 0 && fromStdin.lines.contains("type: ATTEST"))
         let refusals: [([String], String)] = [
             (["--at", "2024-02-07T21:10:00Z", "--app-id", "ABCDE12345.other"], "invalid: app_id_mismatch"),
@@ -360,16 +360,16 @@ extension Array where Element == String {
             (["--at", "2024-02-07T20:00:00Z"], "invalid: receipt_not_yet_valid"),
         ]
         for (options, expected) in refusals {
-            let refused = try SignetProcess.signet(["inspect", "receipt"] + options + ["receipt.b64"], in: dir)
+            let refused = try await SignetProcess.signet(["inspect", "receipt"] + options + ["receipt.b64"], in: dir)
             #expect(refused.status == 1 && refused.lines.first == expected, "\(options): \(refused.stdout)")
         }
         var altered = receipt
         altered[altered.count / 2] ^= 0x01
-        let tampered = try SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: altered)
+        let tampered = try await SignetProcess.signet(["inspect", "receipt", "--at", "2024-02-07T21:10:00Z"], stdin: altered)
         #expect(tampered.status == 1 && tampered.lines.first?.hasPrefix("invalid: receipt_") == true, "\(tampered.stdout)")
     }
 
-    @Test func inspectAssertionChecksTheCounter() throws {
+    @Test func inspectAssertionChecksTheCounter() async throws {
         let fixture = try Self.fixture("bas-d-appattest_assertion_development.json")
         let dir = try SignetProcess.temporaryDirectory()
         try Data((fixture["public_key_pem"] as! String).utf8).write(to: dir.appendingPathComponent("key.pem"))
@@ -378,9 +378,9 @@ extension Array where Element == String {
             "inspect", "assertion", "--app-id", fixture["app_id"] as! String, "--public-key", "key.pem",
             "--client-data-b64", fixture["client_data_b64"] as! String, "assertion.b64",
         ]
-        let good = try SignetProcess.signet(arguments, in: dir)
+        let good = try await SignetProcess.signet(arguments, in: dir)
         #expect(good.lines.contains("valid: counter 3"), "\(good.stdout)\(good.stderr)")
-        let replayed = try SignetProcess.signet(arguments + ["--previous-counter", "3"], in: dir)
+        let replayed = try await SignetProcess.signet(arguments + ["--previous-counter", "3"], in: dir)
         #expect(
             replayed.status == 1
                 && replayed.lines.first { $0.hasPrefix("invalid") } == "invalid: counter_not_increasing"
@@ -390,8 +390,8 @@ extension Array where Element == String {
 
 @Suite struct CLIDemoTests {
     /// The README's first command, as a user runs it.
-    @Test func theDemoPlaysEveryStepAndSucceeds() throws {
-        let result = try SignetProcess.signet(["demo"])
+    @Test func theDemoPlaysEveryStepAndSucceeds() async throws {
+        let result = try await SignetProcess.signet(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("all steps behaved as expected"))
         for reason in [

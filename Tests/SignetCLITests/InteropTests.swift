@@ -41,7 +41,7 @@ struct InteropTests {
     }
 
     @Test(arguments: 0..<algorithms.count)
-    func signetSignsAndPyauthVerifies(_ index: Int) throws {
+    func signetSignsAndPyauthVerifies(_ index: Int) async throws {
         let (alg, type) = Self.algorithms[index]
         let dir = try SignetProcess.temporaryDirectory()
         let key = try SigningKey.generate(type)
@@ -60,7 +60,7 @@ struct InteropTests {
             body_b64: Base64.encode(signed.body)
         )
         try JSONEncoder().encode(wire).write(to: dir.appendingPathComponent("m.json"))
-        let verdict = try Interop.peer(["verify", alg, files.publicFile, "interop", "m.json"], in: dir)
+        let verdict = try await Interop.peer(["verify", alg, files.publicFile, "interop", "m.json"], in: dir)
         #expect(verdict["ok"] as? Bool == true, "\(verdict)")
         #expect(verdict["body_verified"] as? Bool == true)
         #expect(verdict["nonce"] as? String == "signet-\(alg)")
@@ -70,7 +70,7 @@ struct InteropTests {
         tampered.body_b64 = Base64.encode(Array("{\"name\":\"Gilgamesh\",\"score\":999}".utf8))
         try JSONEncoder().encode(tampered).write(to: dir.appendingPathComponent("t.json"))
         #expect(
-            try Interop.peer(["verify", alg, files.publicFile, "interop", "t.json"], in: dir)["ok"] as? Bool == false
+            try await Interop.peer(["verify", alg, files.publicFile, "interop", "t.json"], in: dir)["ok"] as? Bool == false
         )
     }
 
@@ -89,7 +89,7 @@ struct InteropTests {
             nonce: "pyauth-\(alg)"
         )
         try JSONEncoder().encode(wire).write(to: dir.appendingPathComponent("m.json"))
-        let output = try Interop.peerOutput(["sign", alg, files.privateFile, "interop", "m.json"], in: dir)
+        let output = try await Interop.peerOutput(["sign", alg, files.privateFile, "interop", "m.json"], in: dir)
         let signed = try JSONDecoder().decode(Wire.self, from: Data(output.utf8))
         let message = try HTTPMessage.request(
             method: signed.method,
@@ -112,12 +112,12 @@ struct InteropTests {
 enum Interop {
     static let available = PythonPeer.available("http_message_signatures, requests")
 
-    static func peerOutput(_ arguments: [String], in dir: URL) throws -> String {
-        try PythonPeer.run("pyauth_peer.py", arguments, in: dir)
+    static func peerOutput(_ arguments: [String], in dir: URL) async throws -> String {
+        try await PythonPeer.run("pyauth_peer.py", arguments, in: dir)
     }
 
-    static func peer(_ arguments: [String], in dir: URL) throws -> [String: Any] {
-        let output = try peerOutput(arguments, in: dir)
+    static func peer(_ arguments: [String], in dir: URL) async throws -> [String: Any] {
+        let output = try await peerOutput(arguments, in: dir)
         return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
     }
 }

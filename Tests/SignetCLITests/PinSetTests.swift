@@ -11,13 +11,14 @@ import Testing
 /// Pin sets (SignetCore) over certificates openssl makes: a leaf (P-256), an intermediate (RSA) and a
 /// root (Ed25519). Pin evaluation runs after chain validation, so the three need not chain here.
 @Suite struct PinSetTests {
+    // Made once, the first time a test asks, by three short openssl runs that talk to nothing here.
     static let chain: [[UInt8]] = {
         guard let dir = try? SignetProcess.temporaryDirectory() else { return [] }
         let kinds: [[String]] = [
             ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"], ["-newkey", "rsa:2048"], ["-newkey", "ed25519"],
         ]
         return kinds.enumerated().compactMap { index, options in
-            _ = try? SignetProcess.run(
+            _ = try? SignetProcess.runBlocking(
                 "openssl",
                 [
                     "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=c\(index)", "-keyout", "k\(index).pem",
@@ -145,9 +146,9 @@ import Testing
     /// `signet pin --host` prints the served chain exactly as `--cert` prints the file it came from,
     /// for an Ed25519 server too (BoringSSL's client offers Ed25519 only when asked).
     @Test(arguments: [["ec", "-pkeyopt", "ec_paramgen_curve:P-384"], ["ed25519"]])
-    func pinsOfAServedChainMatchTheCertificateFile(_ key: [String]) throws {
+    func pinsOfAServedChainMatchTheCertificateFile(_ key: [String]) async throws {
         let dir = try SignetProcess.temporaryDirectory()
-        let made = try SignetProcess.run(
+        let made = try await SignetProcess.run(
             "openssl",
             ["req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=served", "-newkey"] + key + [
                 "-keyout", "k.pem", "-out", "c.pem",
@@ -155,18 +156,18 @@ import Testing
             in: dir
         )
         try #require(made.status == 0)
-        _ = try SignetProcess.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
+        _ = try await SignetProcess.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
         let (server, port) = try Self.openSSLServer(in: dir)
         defer { Self.stop(server) }
-        var served = try SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+        var served = try await SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         for _ in 0..<50 where served.status != 0 {
-            Thread.sleep(forTimeInterval: 0.1)
-            served = try SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
+            try await Task.sleep(for: .milliseconds(100))
+            served = try await SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         }
         #expect(served.status == 0, "\(served.stderr)")
-        let file = try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
+        let file = try await SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir)
         #expect(served.lines.first == file.lines.first)
-        let spare = try SignetProcess.run(
+        let spare = try await SignetProcess.run(
             "openssl",
             ["pkey", "-in", "spare.pem", "-pubout", "-outform", "DER", "-out", "spare.der"],
             in: dir
@@ -179,9 +180,9 @@ import Testing
 
     /// `signet request` (the SDK's pinned transport) completes a handshake with an Ed25519 server,
     /// checks the chain and the pin, and refuses the same server under a wrong pin.
-    @Test func theClientTalksToAnEd25519ServerItPins() throws {
+    @Test func theClientTalksToAnEd25519ServerItPins() async throws {
         let dir = try SignetProcess.temporaryDirectory()
-        let made = try SignetProcess.run(
+        let made = try await SignetProcess.run(
             "openssl",
             [
                 "req", "-x509", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-newkey", "ed25519",
@@ -192,17 +193,17 @@ import Testing
         try #require(made.status == 0, "\(made.stderr)")
         let (server, port) = try Self.openSSLServer(in: dir, "-www")
         defer { Self.stop(server) }
-        let pin = try #require(try SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
+        let pin = try #require(try await SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
         let url = "https://127.0.0.1:\(port)/"
-        var answer = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+        var answer = try await SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
         for _ in 0..<50 where answer.stderr.contains("connection_failed") {
-            Thread.sleep(forTimeInterval: 0.1)
-            answer = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
+            try await Task.sleep(for: .milliseconds(100))
+            answer = try await SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", String(pin), "--waive-backup", "-i"], in: dir)
         }
         #expect(answer.status == 0, "\(answer.stderr)")
         #expect(answer.stdout.contains("200"), "\(answer.stdout)")
         let wrong = "sha256/" + Data(repeating: 7, count: 32).base64EncodedString()
-        let refused = try SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
+        let refused = try await SignetProcess.signet(["request", url, "--cacert", "c.pem", "--pin", wrong, "--waive-backup"], in: dir)
         #expect(refused.status != 0 && refused.stderr.contains("pin_mismatch"), "\(refused.stderr)")
     }
 

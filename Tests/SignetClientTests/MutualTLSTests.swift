@@ -158,7 +158,7 @@ import X509
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let certificate = folder.appendingPathComponent("tls.pem").path
         let key = folder.appendingPathComponent("tls.key").path
-        _ = try OpenSSL.run([
+        _ = try await OpenSSL.run([
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate,
         ])
@@ -169,11 +169,11 @@ import X509
         let served = try #require(gateway.gateway.tls).chain
         #expect(served.count == 1)
         // The pin the gateway computes is the one openssl computes.
-        let spki = try OpenSSL.run(["x509", "-in", certificate, "-pubkey", "-noout"])
+        let spki = try await OpenSSL.run(["x509", "-in", certificate, "-pubkey", "-noout"])
         let spkiFile = folder.appendingPathComponent("pub.pem")
         try Data(spki.utf8).write(to: spkiFile)
         let der = folder.appendingPathComponent("pub.der").path
-        _ = try OpenSSL.run(["pkey", "-pubin", "-in", spkiFile.path, "-outform", "DER", "-out", der])
+        _ = try await OpenSSL.run(["pkey", "-pubin", "-in", spkiFile.path, "-outform", "DER", "-out", der])
         let expected = SPKIPin(spkiDER: Array(try Data(contentsOf: URL(fileURLWithPath: der))))
         #expect(try SPKIPin(certificateDER: served[0].serializeAsPEM().derBytes) == expected)
 
@@ -220,19 +220,19 @@ import X509
         let file = gateway.folder.appendingPathComponent("device.p12")
         try Data(archive).write(to: file)
 
-        let certificates = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nokeys"])
+        let certificates = try await OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nokeys"])
         let read = try PEMDocument.parseMultiple(pemString: certificates).map { try Certificate(derEncoded: $0.derBytes) }
         let expected = try PEMDocument.parseMultiple(pemString: chainPEM).map { try Certificate(derEncoded: $0.derBytes) }
         #expect(Set(read) == Set(expected))
         #expect(certificates.contains("friendlyName: Signet device"))
 
-        let key = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nocerts", "-nodes"])
+        let key = try await OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-nocerts", "-nodes"])
         let keyPEM = String(key[key.range(of: "-----BEGIN PRIVATE KEY-----")!.lowerBound...])
         #expect(try P256.Signing.PrivateKey(pemRepresentation: keyPEM).rawRepresentation == provider.privateKey.rawRepresentation)
 
         // A wrong password fails the MAC.
-        #expect(throws: OpenSSL.Failure.self) {
-            _ = try OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:wrong", "-nokeys"])
+        await #expect(throws: OpenSSL.Failure.self) {
+            _ = try await OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:wrong", "-nokeys"])
         }
         // A key that is not the certificate's is refused before anything is written.
         #expect(throws: SignetError(.keyMismatch, "")) {
@@ -305,8 +305,8 @@ import X509
 enum OpenSSL {
     struct Failure: Error { let output: String }
 
-    static func run(_ arguments: [String]) throws -> String {
-        let result = try SignetProcess.run("openssl", arguments)
+    static func run(_ arguments: [String]) async throws -> String {
+        let result = try await SignetProcess.run("openssl", arguments)
         guard result.status == 0 else { throw Failure(output: result.stdout + result.stderr) }
         return result.stdout
     }

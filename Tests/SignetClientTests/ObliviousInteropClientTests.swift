@@ -13,8 +13,8 @@ struct ObliviousInteropClientTests {
     /// configuration, signs, encapsulates, and opens the Python answer.
     @Test func theSDKTalksToAPythonGateway() async throws {
         let folder = try SignetProcess.temporaryDirectory()
-        _ = try PythonPeer.run("ohttp_peer.py", ["keygen", folder.path])
-        let server = try PythonServer("ohttp_peer.py", ["serve", folder.path])
+        _ = try await PythonPeer.run("ohttp_peer.py", ["keygen", folder.path])
+        let server = try await PythonServer("ohttp_peer.py", ["serve", folder.path])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
         let client = try SignetClient(configuration: .init(origins: [try Origin(base)], pinReportPath: nil))

@@ -22,13 +22,13 @@ import Testing
     }
 
     static func curl(_ arguments: [String]) async throws -> (status: String, body: String) {
-        let result = try await detached { try SignetProcess.run("curl", ["-s", "-w", "\n%{http_code}"] + arguments) }
+        let result = try await SignetProcess.run("curl", ["-s", "-w", "\n%{http_code}"] + arguments)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
     }
 
     static func python(_ arguments: [String]) async throws -> [[String: Any]] {
-        try await PythonPeer.runDetached("password_client.py", arguments).split(separator: "\n").map {
+        try await PythonPeer.run("password_client.py", arguments).split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }

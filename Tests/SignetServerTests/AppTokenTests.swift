@@ -80,7 +80,7 @@ import Testing
         #expect(ring.keys.count == 2)
 
         if PythonPeer.available("jwt, cryptography") {
-            let output = try await PythonPeer.runDetached(
+            let output = try await PythonPeer.run(
                 "app_token_peer.py",
                 ["verify", harness.base + "/signet/v1/jwks", Self.issuer, "payments", token]
             )
@@ -173,18 +173,18 @@ import Testing
                 ("no cnf", variant { $0["cnf"] = nil }, "token_invalid"),
             ]
             for (name, claims, expected) in cases {
-                let minted = try Self.mint(claims, pem: signingPEM, kid: ring.signingKID, in: harness.folder)
+                let minted = try await Self.mint(claims, pem: signingPEM, kid: ring.signingKID, in: harness.folder)
                 let answer = try await Self.use(minted, url)
                 #expect((answer.status == 200 ? "200" : answer.reason) == expected, "\(name): \(answer.text)")
             }
             // The right audience for `/echo/token`, the wrong one for `/echo/pay`.
-            let scoresOnly = try Self.mint(good, pem: signingPEM, kid: ring.signingKID, in: harness.folder)
+            let scoresOnly = try await Self.mint(good, pem: signingPEM, kid: ring.signingKID, in: harness.folder)
             #expect(try await Self.use(scoresOnly, harness.base + "/echo/pay/x").reason == "token_audience_mismatch")
             // Another key under the gateway's kid; the next key (published, not signing yet) is fine
             // to verify with, but not an unknown kid.
             let stranger = P256.Signing.PrivateKey().pemRepresentation
-            #expect(try await Self.use(try Self.mint(good, pem: stranger, kid: ring.signingKID, in: harness.folder), url).reason == "token_invalid")
-            #expect(try await Self.use(try Self.mint(good, pem: stranger, kid: "other", in: harness.folder), url).reason == "token_invalid")
+            #expect(try await Self.use(try await Self.mint(good, pem: stranger, kid: ring.signingKID, in: harness.folder), url).reason == "token_invalid")
+            #expect(try await Self.use(try await Self.mint(good, pem: stranger, kid: "other", in: harness.folder), url).reason == "token_invalid")
         }
 
         // Forms no JOSE library should accept: alg none, HS256 keyed with the public key, a
@@ -218,13 +218,13 @@ import Testing
     }
 
     /// A token signed by PyJWT (`jose_peer.py sign`) with `pem` under `kid`.
-    static func mint(_ claims: [String: Any], pem: String, kid: String, in folder: URL) throws -> String {
+    static func mint(_ claims: [String: Any], pem: String, kid: String, in folder: URL) async throws -> String {
         let name = UUID().uuidString
         let keyFile = folder.appendingPathComponent("\(name).pem")
         let claimsFile = folder.appendingPathComponent("\(name).json")
         try Data(pem.utf8).write(to: keyFile)
         try JSONSerialization.data(withJSONObject: claims).write(to: claimsFile)
-        return try PythonPeer.run("jose_peer.py", ["sign", keyFile.path, kid, claimsFile.path])
+        return try await PythonPeer.run("jose_peer.py", ["sign", keyFile.path, kid, claimsFile.path])
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -18,10 +18,10 @@ import X509
         let key: String
         let pin: String
 
-        static func make(_ name: String, in folder: URL) throws -> OperatorCertificate {
+        static func make(_ name: String, in folder: URL) async throws -> OperatorCertificate {
             let certificate = folder.appendingPathComponent("\(name).pem").path
             let key = folder.appendingPathComponent("\(name).key").path
-            let made = try SignetProcess.run(
+            let made = try await SignetProcess.run(
                 "openssl",
                 [
                     "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key,
@@ -29,7 +29,7 @@ import X509
                 ]
             )
             guard made.status == 0 else { throw HarnessError("openssl req: \(made.stderr)") }
-            let pin = try SignetProcess.run(
+            let pin = try await SignetProcess.run(
                 "sh",
                 [
                     "-c",
@@ -61,7 +61,7 @@ import X509
             if let form { arguments += ["--data", form] }
             if let cookie { arguments += ["-H", "Cookie: signet_console=\(cookie)"] }
             let command = arguments
-            let result = try await detached { try SignetProcess.run("curl", command) }
+            let result = try await SignetProcess.run("curl", command)
             let lines = result.stdout.components(separatedBy: "\r\n")
             let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
             let session = lines.first { $0.lowercased().hasPrefix("set-cookie: signet_console=") }.map {
@@ -73,11 +73,11 @@ import X509
 
     @Test func onlyAPinnedCertificateInItsPeriodSignsInAndItsSessionNeedsIt() async throws {
         let folder = try SignetProcess.temporaryDirectory()
-        let operatorCertificate = try OperatorCertificate.make("operator", in: folder)
-        let stranger = try OperatorCertificate.make("stranger", in: folder)
+        let operatorCertificate = try await OperatorCertificate.make("operator", in: folder)
+        let stranger = try await OperatorCertificate.make("stranger", in: folder)
         let expired = try Self.expiredCertificate(in: folder)
         // `signet pin`, which the docs point operators to, prints the pin openssl computes.
-        let printed = try SignetProcess.signet(["pin", "--cert", operatorCertificate.certificate])
+        let printed = try await SignetProcess.signet(["pin", "--cert", operatorCertificate.certificate])
         #expect(printed.stdout.hasPrefix(operatorCertificate.pin + " "), "\(printed.stdout)")
         let harness = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
             $0.adminToken = nil

@@ -50,8 +50,8 @@ import Testing
         }
     }
 
-    @Test func theDocsTableIsGeneratedFromTheDocument() throws {
-        let result = try SignetProcess.run("/usr/bin/env", ["python3", Self.root.appendingPathComponent("scripts/contract-table.py").path, "--check"])
+    @Test func theDocsTableIsGeneratedFromTheDocument() async throws {
+        let result = try await SignetProcess.run("/usr/bin/env", ["python3", Self.root.appendingPathComponent("scripts/contract-table.py").path, "--check"])
         #expect(result.status == 0, "\(result.stderr)")
     }
 
@@ -90,20 +90,18 @@ import Testing
             parameters = { "path.id" = "\(device.deviceID)" }
             """.utf8
         ).write(to: config)
-        let result = try await detached {
-            try SignetProcess.run(
-                Self.schemathesis!,
-                [
-                    "--config-file", config.path, "run", harness.base + "/signet/v1/openapi.json", "--url", harness.base, "--max-examples", "25",
-                    "--seed", "9421", "--generation-database", "none", "--phases", "examples,coverage,fuzzing",
-                    "--checks",
-                    "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection",
-                    // An encapsulated request is binary HPKE: its own fuzz and interop tests cover it.
-                    "--exclude-path", "/signet/v1/ohttp",
-                    "--header", "Authorization: Bearer \(GatewayHarness.adminToken)",
-                ]
-            )
-        }
+        let result = try await SignetProcess.run(
+            Self.schemathesis!,
+            [
+                "--config-file", config.path, "run", harness.base + "/signet/v1/openapi.json", "--url", harness.base, "--max-examples", "25",
+                "--seed", "9421", "--generation-database", "none", "--phases", "examples,coverage,fuzzing",
+                "--checks",
+                "not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection",
+                // An encapsulated request is binary HPKE: its own fuzz and interop tests cover it.
+                "--exclude-path", "/signet/v1/ohttp",
+                "--header", "Authorization: Bearer \(GatewayHarness.adminToken)",
+            ]
+        )
         #expect(result.status == 0, "\(result.stdout.suffix(6_000))")
         #expect(result.stdout.contains(" passed"), "\(result.stdout.suffix(2_000))")
     }

@@ -31,7 +31,7 @@ import Testing
         let configPath = folder.appendingPathComponent("signet.json").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
 
-        var serve = try ServeProcess(config: configPath, folder: folder)
+        var serve = try await ServeProcess(config: configPath, folder: folder)
         let first = "http://127.0.0.1:\(serve.port)"
         let device = try await DurabilityTests.register(at: first)
         // Requests are signed for the public name, so they stay valid whichever process answers.
@@ -76,7 +76,7 @@ import Testing
         #expect(Set(accepted).isSubset(of: Set(receivedBeforeRestart)))
         #expect(receivedBeforeRestart.count < requests.count, "the kill must land mid-load")
 
-        serve = try ServeProcess(config: configPath, folder: folder)
+        serve = try await ServeProcess(config: configPath, folder: folder)
         defer { serve.terminate() }
         let second = "http://127.0.0.1:\(serve.port)"
         // Every request again: those the backend already has must all be refused as replays.

@@ -47,7 +47,7 @@ import Testing
 
     @Test func tokensFromTheProjectAreAcceptedAndEveryOtherRefusedWithItsReason() async throws {
         guard PythonPeer.available("jwt, cryptography") else { return }
-        let firebase = try PythonServer("app_token_peer.py", ["firebase", "300"])
+        let firebase = try await PythonServer("app_token_peer.py", ["firebase", "300"])
         Cleanup.after { firebase.stop() }
         let harness = try await AppTokenTests.start { configuration, _ in
             configuration.firebaseAppCheck = .init(
@@ -103,7 +103,7 @@ import Testing
 
     @Test func aRotatedKeyIsFetchedAndKeysAreNeverUsedPastSixHours() async throws {
         guard PythonPeer.available("jwt, cryptography") else { return }
-        let firebase = try PythonServer("app_token_peer.py", ["firebase", "86400"])
+        let firebase = try await PythonServer("app_token_peer.py", ["firebase", "86400"])
         var logger = Logger(label: "signet.test")
         logger.logLevel = .critical
         let verifier = FirebaseAppCheckVerifier(

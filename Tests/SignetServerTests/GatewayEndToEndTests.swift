@@ -61,7 +61,7 @@ import Testing
         try Data(harness.gatewayKey.verificationKey.pemRepresentation!.utf8).write(
             to: folder.appendingPathComponent("gateway.pub.pem")
         )
-        let result = try SignetProcess.signet(
+        let result = try await SignetProcess.signet(
             [
                 "verify", "--request", "response.http", "--response-to", "request.http", "--scheme", "http",
                 "--key", "gateway.pub.pem", "--keyid", "gateway", "--label", "gateway",

@@ -76,7 +76,7 @@ import Testing
         let file = harness.folder.appendingPathComponent("eight-megabytes")
         try Data(eightMegabytes).write(to: file)
         for _ in 0..<2 {
-            let code = try Self.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@\(file.path)", harness.base + "/public/x"])
+            let code = try await Self.curl(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@\(file.path)", harness.base + "/public/x"])
             #expect(["200", "503"].contains(code), "curl got \(code)")
         }
         let health = try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz")
@@ -328,7 +328,7 @@ import Testing
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").status == 200)
     }
 
-    static func curl(_ arguments: [String]) throws -> String {
-        try SignetProcess.run("curl", arguments).stdout
+    static func curl(_ arguments: [String]) async throws -> String {
+        try await SignetProcess.run("curl", arguments).stdout
     }
 }

@@ -225,12 +225,12 @@ import Testing
     /// configuration, refreshed once) and `signet ohttp open`, as processes.
     @Test func theCommandLineSendsEncryptedAndOpensCapturedRequests() async throws {
         let folder = try SignetProcess.temporaryDirectory()
-        let keygen = try SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--key-id", "4", "--out", folder.path + "/keys"])
+        let keygen = try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--key-id", "4", "--out", folder.path + "/keys"])
         try #require(keygen.status == 0, "\(keygen.stderr)")
         let keyFile = folder.path + "/keys/ohttp-4.key.pem"
-        let stale = try SignetProcess.signet(["keygen", "--alg", "hpke-p256", "--key-id", "9", "--out", folder.path + "/stale"])
+        let stale = try await SignetProcess.signet(["keygen", "--alg", "hpke-p256", "--key-id", "9", "--out", folder.path + "/stale"])
         try #require(stale.status == 0, "\(stale.stderr)")
-        #expect(try SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--out", folder.path]).status == 64, "--key-id is required")
+        #expect(try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--out", folder.path]).status == 64, "--key-id is required")
 
         let harness = try await GatewayHarness.start { configuration in
             configuration.ohttp = .init(keys: [.init(keyId: 4, keyFile: keyFile)])
@@ -244,7 +244,7 @@ import Testing
                 "-d", #"{"name":"Cli","score":3}"#, "--key", folder.path + "/bank.b64", "--keyid", "bank-v1",
                 "--alg", "hmac-sha256", "--response-key", folder.path + "/gateway.pub.pem", harness.base + "/scores",
             ]
-            let sent = try await detached { try SignetProcess.signet(arguments) }
+            let sent = try await SignetProcess.signet(arguments)
             #expect(sent.status == 0, "\(sent.stderr)")
             #expect(sent.stdout.hasPrefix("HTTP/1.1 201"), "\(sent.stdout)")
             #expect(sent.stdout.contains("# response signature by gateway verified"))
@@ -262,10 +262,10 @@ import Testing
         )
         let captured = folder.appendingPathComponent("captured.bin")
         try Data(try ObliviousClientRequest(encapsulating: message.encoded(), to: configuration).bytes).write(to: captured)
-        let opened = try SignetProcess.signet(["ohttp", "open", "--key", keyFile, captured.path])
+        let opened = try await SignetProcess.signet(["ohttp", "open", "--key", keyFile, captured.path])
         #expect(opened.status == 0, "\(opened.stderr)")
         #expect(opened.stdout == "POST https://api.example.com/v1/x?y=1\ncontent-type: text/plain\n\ncaptured")
-        let wrong = try SignetProcess.signet(["ohttp", "open", "--key", folder.path + "/stale/ohttp-9.key.pem", captured.path])
+        let wrong = try await SignetProcess.signet(["ohttp", "open", "--key", folder.path + "/stale/ohttp-9.key.pem", captured.path])
         #expect(wrong.status == 1 && wrong.stderr.contains("ohttp_key_unknown"), "\(wrong.stderr)")
     }
 }

@@ -18,7 +18,7 @@ struct ObliviousInteropTests {
         let harness = try await ObliviousGatewayTests.start()
         Cleanup.after { try await harness.stop() }
         let answer = try Self.json(
-            try await PythonPeer.runDetached(
+            try await PythonPeer.run(
                 "ohttp_peer.py",
                 ["client", harness.base, "/scores", "bank-v1", Base64.encode(GatewayHarness.bankSecret), #"{"name":"Py","score":7}"#]
             )
@@ -30,9 +30,9 @@ struct ObliviousInteropTests {
     }
 
     /// Signet's client side against a Python gateway: its key configuration in, its answer out.
-    @Test func signetEncapsulatesToAPythonGateway() throws {
+    @Test func signetEncapsulatesToAPythonGateway() async throws {
         let folder = try SignetProcess.temporaryDirectory()
-        _ = try PythonPeer.run("ohttp_peer.py", ["keygen", folder.path])
+        _ = try await PythonPeer.run("ohttp_peer.py", ["keygen", folder.path])
         let configuration = try OHTTPKeyConfiguration(decoding: Array(try Data(contentsOf: folder.appendingPathComponent("config.bin"))))
         for suite in OHTTPAlgorithms.allSuites {
             let request = BinaryHTTPMessage(
@@ -44,7 +44,7 @@ struct ObliviousInteropTests {
             let requestFile = folder.appendingPathComponent("request.bin")
             let responseFile = folder.appendingPathComponent("response.bin")
             try Data(sent.bytes).write(to: requestFile)
-            let seen = try Self.json(try PythonPeer.run("ohttp_peer.py", ["open", folder.path, requestFile.path, responseFile.path]))
+            let seen = try Self.json(try await PythonPeer.run("ohttp_peer.py", ["open", folder.path, requestFile.path, responseFile.path]))
             #expect(seen["method"] as? String == "POST" && seen["path"] as? String == "/v1/echo")
             #expect(seen["body"] as? String == "hello \(suite.aead)")
             let response = try BinaryHTTPMessage(decoding: try sent.openResponse(Array(try Data(contentsOf: responseFile))))

@@ -332,7 +332,7 @@ import Testing
         var arguments = [harness.base, GatewayHarness.adminToken, device.deviceID, device.keyID, file.path]
         // `SIGNET_SCREENSHOTS=docs/console scripts/test.sh` refreshes the README's screenshots.
         if let folder = ProcessInfo.processInfo.environment["SIGNET_SCREENSHOTS"] { arguments += ["--screenshots", folder] }
-        let output = try await PythonPeer.runDetached("console_browser.py", arguments)
+        let output = try await PythonPeer.run("console_browser.py", arguments)
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         #expect(seen["withoutSession"] as? Bool == true)
         #expect(seen["forgedCSRF"] as? String == "csrf_invalid")

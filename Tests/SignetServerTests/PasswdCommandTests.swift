@@ -28,20 +28,20 @@ import Testing
         let configPath = folder.appendingPathComponent("signet.json").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
 
-        let created = try SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("open sesame\n".utf8))
+        let created = try await SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("open sesame\n".utf8))
         #expect(created.status == 0 && created.stdout == "created user Aladdin\n", "\(created.stderr)")
-        let changed = try SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("open sesame\n".utf8))
+        let changed = try await SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("open sesame\n".utf8))
         #expect(changed.stdout == "changed the password of Aladdin\n")
         // Refused without writing: an empty password, a name Basic cannot carry, no such user to delete.
         for (arguments, stdin) in [
             (["passwd", "--config", configPath, "Bob"], "\n"), (["passwd", "--config", configPath, "a:b"], "pw\n"),
             (["passwd", "--config", configPath, "--delete", "Nobody"], ""),
         ] {
-            let refused = try SignetProcess.signet(arguments, stdin: Array(stdin.utf8))
+            let refused = try await SignetProcess.signet(arguments, stdin: Array(stdin.utf8))
             #expect(refused.status != 0 && !refused.stderr.isEmpty, "\(arguments)")
         }
 
-        let serve = try ServeProcess(config: configPath, folder: folder)
+        let serve = try await ServeProcess(config: configPath, folder: folder)
         defer { serve.kill() }
         let base = "http://127.0.0.1:\(serve.port)"
         let basic = try await GatewayHarness.send(
@@ -57,7 +57,7 @@ import Testing
         )
         #expect(bobAnswer.reason == "credentials_invalid")
 
-        let deleted = try SignetProcess.signet(["passwd", "--config", configPath, "--delete", "Aladdin"])
+        let deleted = try await SignetProcess.signet(["passwd", "--config", configPath, "--delete", "Aladdin"])
         #expect(deleted.stdout == "deleted user Aladdin and revoked its devices\n")
         let gone = try await GatewayHarness.send(
             method: "GET",
@@ -70,7 +70,7 @@ import Testing
         config["passwords"] = nil
         config["routes"] = [["prefix": "/", "access": "open"]]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
-        let none = try SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("x\n".utf8))
+        let none = try await SignetProcess.signet(["passwd", "--config", configPath, "Aladdin"], stdin: Array("x\n".utf8))
         #expect(none.status != 0 && none.stderr.contains("configures no passwords"))
     }
 }

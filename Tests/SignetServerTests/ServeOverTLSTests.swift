@@ -40,7 +40,7 @@ import Testing
         let configPath = folder.appendingPathComponent("signet.json").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
 
-        let serve = try ServeProcess(config: configPath, folder: folder, until: "development certificate")
+        let serve = try await ServeProcess(config: configPath, folder: folder, until: "development certificate")
         defer { serve.kill() }
         let lines = serve.banner.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("listening on https://127.0.0.1:\(serve.port)") })
@@ -50,7 +50,7 @@ import Testing
         #expect(lines.contains { $0.hasSuffix("CN=localhost") })
 
         // The pins printed are the chain written to tls.pem.
-        let pinned = try SignetProcess.signet(["pin", "--cert", "tls.pem"], in: folder)
+        let pinned = try await SignetProcess.signet(["pin", "--cert", "tls.pem"], in: folder)
         #expect(pinned.stdout.split(separator: "\n").map { String($0.prefix { $0 != " " }) } == pins)
 
         let url = "https://localhost:\(port)/scores"
@@ -58,7 +58,7 @@ import Testing
             url, "-d", "{\"name\":\"Lugalbanda\",\"score\":42}", "-H", "Content-Type: application/json",
             "--key", "cli.secret.b64", "--keyid", "cli", "--cacert", "tls.pem",
         ]
-        let sent = try SignetProcess.signet(
+        let sent = try await SignetProcess.signet(
             ["request"] + common + ["--pin", pins[0], "--pin", pins[1], "--response-key", "gateway.jwk", "-i"],
             in: folder
         )
@@ -69,13 +69,13 @@ import Testing
         #expect(backend.receivedCount == 1)
 
         let otherPin = "sha256/" + Base64.encode([UInt8](repeating: 7, count: 32))
-        let refused = try SignetProcess.signet(["request"] + common + ["--pin", otherPin, "--waive-backup"], in: folder)
+        let refused = try await SignetProcess.signet(["request"] + common + ["--pin", otherPin, "--waive-backup"], in: folder)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("signet: pin_mismatch: Certificate pinning failure!"))
         #expect(refused.stderr.contains(pins[0]), "the served pins are listed")
         #expect(backend.receivedCount == 1, "nothing was sent through a mismatched pin")
 
-        let reported = try SignetProcess.signet(
+        let reported = try await SignetProcess.signet(
             ["request"] + common + ["--pin", otherPin, "--waive-backup", "--report-only"],
             in: folder
         )
@@ -84,7 +84,7 @@ import Testing
         #expect(backend.receivedCount == 2)
 
         // Without the development CA the system roots do not know the certificate.
-        let untrusted = try SignetProcess.signet(["request", url, "--pin", pins[0], "--pin", pins[1]], in: folder)
+        let untrusted = try await SignetProcess.signet(["request", url, "--pin", pins[0], "--pin", pins[1]], in: folder)
         #expect(untrusted.status == 1)
         #expect(untrusted.stderr.contains("signet: certificate_untrusted"))
     }

@@ -34,7 +34,7 @@ import Testing
         ]
         let configPath = folder.appendingPathComponent("signet.json").path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
-        let serve = try ServeProcess(config: configPath, folder: folder)
+        let serve = try await ServeProcess(config: configPath, folder: folder)
         defer { serve.kill() }
         let base = "http://127.0.0.1:\(serve.port)"
         let signer = MessageSigner(key: try SigningKey(secret: Self.secret), keyID: "soak", algorithm: HMACSHA256())

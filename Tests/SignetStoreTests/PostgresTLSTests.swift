@@ -27,7 +27,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-pgtls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let other = folder.appendingPathComponent("other.crt").path
-        let made = try SignetProcess.run("openssl", [
+        let made = try await SignetProcess.run("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
             "-subj", "/CN=localhost", "-keyout", folder.appendingPathComponent("other.key").path, "-out", other,
         ])

@@ -18,23 +18,17 @@ public enum PythonPeer {
     /// Whether the interpreter imports `modules`. In CI the peers must be there: a missing one stops
     /// the run rather than skipping its tests silently.
     public static func available(_ modules: String) -> Bool {
-        let probe = try? SignetProcess.run(python, ["-c", "import \(modules)"])
+        let probe = try? SignetProcess.runBlocking(python, ["-c", "import \(modules)"])
         if probe?.status == 0 { return true }
         precondition(ProcessInfo.processInfo.environment["CI"] == nil, "CI must install \(modules) (SIGNET_PYTHON)")
         return false
     }
 
     /// Runs a script; its standard output, or an error with its standard error.
-    public static func run(_ name: String, _ arguments: [String], in directory: URL? = nil) throws -> String {
-        let result = try SignetProcess.run(python, [script(name)] + arguments, in: directory)
+    public static func run(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
+        let result = try await SignetProcess.run(python, [script(name)] + arguments, in: directory)
         guard result.status == 0 else { throw PythonPeerError("\(name) failed: \(result.stderr)") }
         return result.stdout
-    }
-
-    /// ``run(_:_:in:)`` off Swift's cooperative threads, for a peer that talks to a server in this
-    /// process while the test waits.
-    public static func runDetached(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
-        try await detached { try run(name, arguments, in: directory) }
     }
 }
 
@@ -43,21 +37,27 @@ public final class PythonServer: @unchecked Sendable {  // Process is not Sendab
     public let process: Process
     public let port: Int
 
-    public init(_ name: String, _ arguments: [String]) throws {
-        process = Process()
+    /// Starts the peer and waits, on a thread of its own, for its port.
+    public init(_ name: String, _ arguments: [String]) async throws {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: PythonPeer.python.hasPrefix("/") ? PythonPeer.python : "/usr/bin/env")
         process.arguments = (PythonPeer.python.hasPrefix("/") ? [] : [PythonPeer.python]) + [PythonPeer.script(name)] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        while !text.contains("\n") {
-            let chunk = out.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw PythonPeerError("\(name) exited before it listened") }
-            text += String(decoding: chunk, as: UTF8.self)
+        let handle = out.fileHandleForReading
+        let text = try await onOwnThread {
+            var text = ""
+            while !text.contains("\n") {
+                let chunk = handle.availableData
+                guard !chunk.isEmpty else { throw PythonPeerError("\(name) exited before it listened") }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
         guard let port = Int(text.prefix { $0 != "\n" }) else { throw PythonPeerError("\(name) printed \(text)") }
+        self.process = process
         self.port = port
     }
 

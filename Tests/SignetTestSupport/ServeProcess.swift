@@ -12,9 +12,10 @@ public final class ServeProcess: @unchecked Sendable {  // Process is not Sendab
     /// Standard output up to (and including) `marker`.
     public let banner: String
 
-    /// Starts `signet serve --config config` and reads its output until `marker` has been printed.
-    public init(config: String, folder: URL, until marker: String = "\n") throws {
-        process = Process()
+    /// Starts `signet serve --config config` and reads its output, on a thread of its own, until
+    /// `marker` has been printed.
+    public init(config: String, folder: URL, until marker: String = "\n") async throws {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
         process.arguments = ["serve", "--config", config, "--log-level", "error"]
         process.currentDirectoryURL = folder
@@ -22,16 +23,20 @@ public final class ServeProcess: @unchecked Sendable {  // Process is not Sendab
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
         let handle = out.fileHandleForReading
-        while !text.contains(marker) {
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { throw ServeProcessError("signet serve exited before listening: \(text)") }
-            text += String(decoding: chunk, as: UTF8.self)
+        let text = try await onOwnThread {
+            var text = ""
+            while !text.contains(marker) {
+                let chunk = handle.availableData
+                guard !chunk.isEmpty else { throw ServeProcessError("signet serve exited before listening: \(text)") }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
         }
         guard let range = text.range(of: "127.0.0.1:"),
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else { throw ServeProcessError("unexpected output: \(text)") }
+        self.process = process
         self.port = port
         self.banner = text
     }

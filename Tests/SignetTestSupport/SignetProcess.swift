@@ -30,12 +30,25 @@ public enum SignetProcess {
         return repositoryRoot.appendingPathComponent(".build/debug/signet").path
     }()
 
-    public static func signet(_ arguments: [String], stdin: [UInt8]? = nil, in directory: URL? = nil) throws -> Result {
-        try run(signetPath, arguments, stdin: stdin, in: directory)
+    public static func signet(_ arguments: [String], stdin: [UInt8]? = nil, in directory: URL? = nil) async throws -> Result {
+        try await run(signetPath, arguments, stdin: stdin, in: directory)
     }
 
-    /// Runs `executable` (a path, or a name looked up in `PATH`) to its end.
+    /// Runs `executable` (a path, or a name looked up in `PATH`) to its end, waiting on a thread of
+    /// its own: a test that blocked a task-pool thread instead (two of them on two cores) could starve
+    /// the in-process server the child talks to, and every other test with it.
     public static func run(
+        _ executable: String,
+        _ arguments: [String],
+        stdin: [UInt8]? = nil,
+        in directory: URL? = nil
+    ) async throws -> Result {
+        try await onOwnThread { try runBlocking(executable, arguments, stdin: stdin, in: directory) }
+    }
+
+    /// ``run(_:_:stdin:in:)`` on the calling thread, for the few callers that are not async (a
+    /// trait's condition); never from a test's body.
+    public static func runBlocking(
         _ executable: String,
         _ arguments: [String],
         stdin: [UInt8]? = nil,

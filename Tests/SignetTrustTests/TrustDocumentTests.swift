@@ -102,14 +102,14 @@ import Testing
 
         let jws = try await TrustSigner(key: key, kid: "trust-1").sign(live)
         let claims = try #require(
-            try JSONSerialization.jsonObject(with: Data(try PythonPeer.run("jose_peer.py", ["verify", publicFile.path, jws]).utf8)) as? [String: Any]
+            try JSONSerialization.jsonObject(with: Data(try await PythonPeer.run("jose_peer.py", ["verify", publicFile.path, jws]).utf8)) as? [String: Any]
         )
         #expect(claims["version"] as? Int == 2 && claims["iss"] as? String == "scores-trust")
         #expect((claims["pinSets"] as? [[String: Any]])?.first?["host"] as? String == "api.example.com")
 
         let claimsFile = folder.appendingPathComponent("claims.json")
         try JSONEncoder.trustClaims.encode(live).write(to: claimsFile)
-        let signedByPython = try PythonPeer.run("jose_peer.py", ["sign", privateFile.path, "trust-1", claimsFile.path])
+        let signedByPython = try await PythonPeer.run("jose_peer.py", ["sign", privateFile.path, "trust-1", claimsFile.path])
         let verified = try await Self.keys(["trust-1": key]).verify(signedByPython, now: issued)
         #expect(verified == live)
     }
