@@ -150,6 +150,21 @@ import Testing
         lying.fields.append(.init("content-length", "1"))
         let lyingAnswer = try await Self.exchange(lying.encoded(), harness: harness, key: key)
         #expect(lyingAnswer.inner?.head == .response(status: 400) && Self.reason(lyingAnswer.inner) == "malformed_message")
+        // A target no HTTP/1.1 parser would pass (a request line split in the query, a space, a control
+        // or a non-ASCII byte in the path or the query) is refused when the Binary HTTP is read.
+        let host = "127.0.0.1:\(harness.port)"
+        for target in [
+            "/scores/top?x HTTP/1.1\r\nHost: a\r\n\r\nGET /admin", "/scores/top?a b", "/scores/top?\u{7F}",
+            "/scores/top?é", "/scores/top?\0", "/scores/top\r\nX: y", "/scores/t op", "/scores/tøp",
+        ] {
+            let smuggled = BinaryHTTPMessage(head: .request(method: "GET", scheme: "http", authority: host, path: target), fields: [])
+            let answer = try await Self.exchange(smuggled.encoded(), harness: harness, key: key)
+            #expect(answer.inner?.head == .response(status: 400) && Self.reason(answer.inner) == "malformed_message", "\(target.debugDescription) → \(Self.reason(answer.inner) ?? "-")")
+        }
+        // A query of visible ASCII goes on as it is.
+        let plainQuery = BinaryHTTPMessage(head: .request(method: "GET", scheme: "http", authority: host, path: "/scores/top?a=%20b&c=[]"), fields: [])
+        let plainAnswer = try await Self.exchange(plainQuery.encoded(), harness: harness, key: key)
+        #expect(plainAnswer.inner?.head == .response(status: 200), "\(Self.reason(plainAnswer.inner) ?? "-")")
         #expect(harness.backend.receivedCount == 1)
     }
 
