@@ -20,6 +20,9 @@ extension GatewayConfiguration {
         public var keepAuthorization: Bool?
         /// For `app-token` routes: the audience a token must name; any of `tokens.audience` when absent.
         public var audience: String?
+        /// For routes that take App Check tokens: accept each token once (limited-use tokens,
+        /// Firebase's replay protection), remembered in the store across instances.
+        public var consumeAppCheckTokens: Bool?
 
         /// What a route asks of a request.
         public enum Access: String, Sendable, ConfigurationChoice {
@@ -84,8 +87,12 @@ extension GatewayConfiguration.Route {
         case .deviceKey: return .trustLevel(.deviceKey)
         case .appAttest: return .trustLevel(.appAttest)
         case .appToken: return .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: false, audience: audience))
-        case .firebaseAppCheck: return .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true))
-        case .appTokenOrFirebase: return .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: true, audience: audience))
+        case .firebaseAppCheck:
+            return .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true, consumeFirebase: consumeAppCheckTokens ?? false))
+        case .appTokenOrFirebase:
+            return .tokens(
+                TokenAcceptance(appToken: true, firebaseAppCheck: true, audience: audience, consumeFirebase: consumeAppCheckTokens ?? false)
+            )
         }
     }
 }

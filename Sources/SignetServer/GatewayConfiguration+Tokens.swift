@@ -110,8 +110,12 @@ extension GatewayConfiguration {
                     throw SignetError(.malformedMessage, "routes[\(index)].audience is for app-token routes")
                 }
             }
-            if route.access == .firebaseAppCheck || route.access == .appTokenOrFirebase, firebaseAppCheck == nil {
+            let takesAppCheck = route.access == .firebaseAppCheck || route.access == .appTokenOrFirebase
+            if takesAppCheck, firebaseAppCheck == nil {
                 throw SignetError(.malformedMessage, "routes[\(index)]: \(route.access.rawValue) routes need firebaseAppCheck")
+            }
+            if route.consumeAppCheckTokens != nil, !takesAppCheck {
+                throw SignetError(.malformedMessage, "routes[\(index)].consumeAppCheckTokens is for routes that take App Check tokens")
             }
         }
     }

@@ -290,7 +290,8 @@ public struct SignetGateway: Sendable {
                 appIDs: $0.appIds.map(Set.init),
                 jwksURL: $0.jwksUrl ?? FirebaseAppCheckVerifier.googleJWKS,
                 client: httpClient,
-                logger: logger
+                logger: logger,
+                nonces: store
             )
         }
         addProxiedRoutes(to: router, proxy: proxy(httpClient), firebase: firebase)

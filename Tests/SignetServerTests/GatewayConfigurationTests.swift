@@ -182,6 +182,7 @@ import Testing
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"client-certificate\"}}", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"audience\": \"b\"}]}", "routes[0].audience: \"b\" is not in tokens.audience"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"audience\": \"b\"}]}", "routes[0].audience is for app-token routes"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"consumeAppCheckTokens\": true}]}", "routes[0].consumeAppCheckTokens is for routes that take App Check tokens"),
         ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"my-project\"}}", "firebaseAppCheck.projectNumber is the project's number"),
         ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"12\", \"jwksUrl\": \"http://example.com/jwks\"}}", "firebaseAppCheck.jwksUrl is https (plain http only on loopback)"),
     ])

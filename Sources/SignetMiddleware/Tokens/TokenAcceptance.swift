@@ -8,16 +8,25 @@ public struct TokenAcceptance: Sendable, Hashable {
     public var firebaseAppCheck: Bool
     /// The audience an app token must name for this route; any of the gateway's when `nil`.
     public var audience: String?
+    /// Each App Check token is accepted once on this route: Firebase's replay protection for
+    /// limited-use tokens, kept in the gateway's store (shared by its instances) rather than at Google.
+    public var consumeFirebase: Bool
 
-    public init(appToken: Bool, firebaseAppCheck: Bool, audience: String? = nil) {
+    public init(appToken: Bool, firebaseAppCheck: Bool, audience: String? = nil, consumeFirebase: Bool = false) {
         self.appToken = appToken
         self.firebaseAppCheck = firebaseAppCheck
         self.audience = audience
+        self.consumeFirebase = consumeFirebase
     }
 }
 
 /// Verifies a bearer token issued by someone else (Firebase App Check), for ``TokenAccessMiddleware``.
 public protocol ExternalTokenVerifier: Sendable {
     /// The identity the token speaks for, or a `token_*` error.
-    func identity(for token: String, now: Date) async throws -> SignetIdentity
+    ///
+    /// - Parameters:
+    ///   - token: The token as the request carried it.
+    ///   - now: The time it is checked at.
+    ///   - consume: Accept this token only once: `token_replayed` every later time.
+    func identity(for token: String, now: Date, consume: Bool) async throws -> SignetIdentity
 }

@@ -11,6 +11,7 @@ import SignetCore
 /// takes those; a field given twice is refused (two values could be read differently upstream).
 /// The gateway removes every `Signet-*` field before the upstream; the App Check field stays, for
 /// backends that check it again.
+/// A route that consumes App Check tokens (``TokenAcceptance/consumeFirebase``) takes each once.
 ///
 /// ```swift
 /// router.group("api").add(middleware: TokenAccessMiddleware(
@@ -57,7 +58,7 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
             context.signet.identity = try await appTokens.identity(for: token, audience: acceptance.audience, now: clock())
         } else if acceptance.firebaseAppCheck, let token = try Self.single(Self.firebaseField, in: request.headers) {
             guard let firebase else { throw SignetError(.tokenInvalid, "this server takes no App Check tokens") }
-            context.signet.identity = try await firebase.identity(for: token, now: clock())
+            context.signet.identity = try await firebase.identity(for: token, now: clock(), consume: acceptance.consumeFirebase)
         } else {
             let names = [acceptance.appToken ? "Signet-Token" : nil, acceptance.firebaseAppCheck ? "X-Firebase-AppCheck" : nil]
             throw SignetError(.tokenMissing, "this route needs a token in \(names.compactMap { $0 }.joined(separator: " or "))")

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import JWTKit
 import Logging
@@ -17,6 +18,12 @@ import SignetMiddleware
 /// six hours (Firebase: "must not be cached for longer than six hours"); a token naming a key not
 /// in the cached set fetches again, at most once a minute, so a forged `kid` cannot make the
 /// gateway hammer Google.
+///
+/// On a route that consumes tokens, each token is accepted once: Firebase's replay protection for
+/// limited-use tokens. Firebase does it at Google (`verifyAppCheckToken`, with a service account);
+/// here the token is claimed in the gateway's nonce store, so every instance sharing the store sees
+/// it used, and no call leaves the gateway. App Check tokens carry no id of their own, so the claim
+/// is the SHA-256 of the decoded RSA signature: one token, however its base64 is spelt.
 public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
     public static let googleJWKS = "https://firebaseappcheck.googleapis.com/v1/jwks"
     /// Firebase's ceiling on caching the JWKS.
@@ -25,6 +32,9 @@ public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
     public let projectNumber: String
     public let appIDs: Set<String>?
     let keys: FirebaseJWKSCache
+    let nonces: (any NonceStore)?
+    /// Where consumed tokens are claimed, apart from the key ids of signatures.
+    static let claimNamespace = ":firebase-app-check"
 
     /// - Parameters:
     ///   - projectNumber: The Firebase project number.
@@ -33,17 +43,20 @@ public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
     ///   - client: The HTTP client the keys are fetched with.
     ///   - logger: Where failed fetches are logged.
     ///   - refetchSeconds: The least time between two fetches for an unknown `kid`.
+    ///   - nonces: Where consumed tokens are claimed; without it, a route that consumes refuses every token.
     public init(
         projectNumber: String,
         appIDs: Set<String>?,
         jwksURL: String = Self.googleJWKS,
         client: HTTPClient,
         logger: Logger,
-        refetchSeconds: TimeInterval = 60
+        refetchSeconds: TimeInterval = 60,
+        nonces: (any NonceStore)? = nil
     ) {
         self.projectNumber = projectNumber
         self.appIDs = appIDs
         self.keys = FirebaseJWKSCache(url: jwksURL, client: client, logger: logger, refetchSeconds: refetchSeconds)
+        self.nonces = nonces
     }
 
     /// How many times the JWKS was fetched (for tests and metrics).
@@ -51,7 +64,7 @@ public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
         get async { await keys.fetches }
     }
 
-    public func identity(for token: String, now: Date) async throws -> SignetIdentity {
+    public func identity(for token: String, now: Date, consume: Bool = false) async throws -> SignetIdentity {
         let header = try CompactJWTHeader(token)
         guard header.alg == "RS256", header.typ?.uppercased() == "JWT", let kid = header.kid else {
             throw SignetError(.tokenInvalid, "an App Check token is RS256 with typ JWT and a kid")
@@ -74,6 +87,20 @@ public struct FirebaseAppCheckVerifier: ExternalTokenVerifier {
         }
         if let appIDs, !appIDs.contains(claims.sub.value) {
             throw SignetError(.tokenInvalid, "the App Check token is for an app this gateway does not accept")
+        }
+        // Claimed only now that it verified: a forged token cannot use up a real one's claim.
+        if consume {
+            guard let nonces else { throw SignetError(.storeUnavailable, "no store to record used App Check tokens in") }
+            guard let signature = token.split(separator: ".", omittingEmptySubsequences: false).last.flatMap({ Base64.urlDecode(String($0)) }) else {
+                throw SignetError(.tokenInvalid, "the App Check token's signature is not base64url")
+            }
+            let claimed = try await nonces.claim(
+                keyID: Self.claimNamespace,
+                nonce: Hex.encode(SHA256.hash(data: signature)),
+                until: claims.exp.value,
+                now: now
+            )
+            guard claimed else { throw SignetError(.tokenReplayed, "this App Check token was used before") }
         }
         return SignetIdentity(
             deviceID: nil,
