@@ -232,6 +232,8 @@ import Testing
         for (body, reason, status) in cases {
             let answer = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: body)
             #expect(answer.status == status && answer.reason == reason, "\(reason): \(answer.text)")
+            // RFC 9110 §15.5.2: every 401 names a scheme.
+            #expect((answer.headers.first(name: "WWW-Authenticate") == "Signature") == (status == 401), "\(reason)")
         }
         // DER-encoded P-256 proofs (CryptoKit's derRepresentation) are accepted too.
         let derChallenge = try await harness.challenge()
