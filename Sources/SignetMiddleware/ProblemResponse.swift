@@ -71,6 +71,7 @@ public enum ProblemResponse {
         case .tooManyRequests: "Too many requests"
         case .serviceUnavailable: "Service unavailable"
         case .contentTooLarge: "Body too large"
+        case .unsupportedMediaType: "Unsupported media type"
         case .requestHeaderFieldsTooLarge: "Header section too large"
         case .conflict: "Already registered"
         case .notFound: "Not found"

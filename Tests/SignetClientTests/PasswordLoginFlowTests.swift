@@ -39,7 +39,7 @@ import Testing
         let ca = try Self.caFile(harness)
         let created = try await Self.curl([
             "--cacert", ca, "-X", "PUT", "-H", "Authorization: Bearer \(GatewayHarness.adminToken)",
-            "--data", #"{"password":"Circle of Life"}"#, harness.base + "/signet/v1/users/Mufasa",
+            "--json", #"{"password":"Circle of Life"}"#, harness.base + "/signet/v1/users/Mufasa",
         ])
         #expect(created.status == "201", "\(created.body)")
         for scheme in ["--digest", "--basic"] {
@@ -191,7 +191,7 @@ extension GatewayHarness {
         let ca = try PasswordLoginFlowTests.caFile(self)
         let body = String(decoding: try JSONSerialization.data(withJSONObject: ["password": password]), as: UTF8.self)
         let answer = try await PasswordLoginFlowTests.curl([
-            "--cacert", ca, "-X", "PUT", "-H", "Authorization: Bearer \(Self.adminToken)", "--data", body,
+            "--cacert", ca, "-X", "PUT", "-H", "Authorization: Bearer \(Self.adminToken)", "--json", body,
             base + "/signet/v1/users/" + Self.pathSegment(name),
         ])
         return Int(answer.status) ?? 0

@@ -10,13 +10,17 @@ import Testing
 /// `PUT`/`DELETE /signet/v1/users/{name}`: the admin token or nothing, bodies and names checked,
 /// and what a registration after a login binds.
 @Suite(.awaitsCleanups) struct AccountRoutesTests {
-    static func put(_ harness: GatewayHarness, _ segment: String, body: String, token: String? = GatewayHarness.adminToken) async throws
-        -> GatewayHarness.Answer
-    {
+    static func put(
+        _ harness: GatewayHarness,
+        _ segment: String,
+        body: String,
+        token: String? = GatewayHarness.adminToken,
+        contentType: String? = "application/json"
+    ) async throws -> GatewayHarness.Answer {
         try await GatewayHarness.send(
             method: "PUT",
             url: harness.base + "/signet/v1/users/" + segment,
-            headers: token.map { [("Authorization", "Bearer \($0)")] } ?? [],
+            headers: (token.map { [("Authorization", "Bearer \($0)")] } ?? []) + (contentType.map { [("Content-Type", $0)] } ?? []),
             body: Array(body.utf8)
         )
     }
@@ -67,6 +71,20 @@ import Testing
         let answer = try await Self.put(harness, segment, body: body)
         #expect(answer.status == 400 && answer.reason == "malformed_message", "\(what): \(answer.text)")
         #expect(try await harness.store.account(name: segment.removingPercentEncoding ?? segment) == nil)
+    }
+
+    /// A user is JSON, said so: a form (curl's `--data` default), text or nothing is refused with 415,
+    /// whatever the body holds. A media type's parameters and case do not matter.
+    @Test func aUserIsSentAsJSON() async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        let body = #"{"password":"Circle of Life"}"#
+        for contentType in ["application/x-www-form-urlencoded", "text/plain", "application/json-seq", "application/jsonx", nil] {
+            let answer = try await Self.put(harness, "Mufasa", body: body, contentType: contentType)
+            #expect(answer.status == 415 && answer.reason == "unsupported_media_type", "\(contentType ?? "none"): \(answer.text)")
+        }
+        #expect(try await harness.store.account(name: "Mufasa") == nil)
+        #expect(try await Self.put(harness, "Mufasa", body: body, contentType: "Application/JSON; charset=utf-8").status == 201)
     }
 
     @Test func theUsersAPIIsAbsentWithoutPasswordsOrWithoutAnAdminToken() async throws {

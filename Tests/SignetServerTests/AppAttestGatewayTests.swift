@@ -89,6 +89,7 @@ import Testing
         let answer = try await GatewayHarness.send(
             method: "POST",
             url: harness.base + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "application/json")],
             body: Array(try JSONSerialization.data(withJSONObject: body))
         )
         #expect(answer.status == 401 && answer.reason == "attestation_nonce_mismatch", "\(answer.text)")

@@ -46,12 +46,13 @@ import Testing
         _ harness: GatewayHarness,
         _ device: GatewayHarness.Device,
         body: String = "",
+        contentType: String = "application/json",
         gateway: Int = 0
     ) async throws -> GatewayHarness.Answer {
         let request = try HTTPMessage.request(
             method: "POST",
             uri: harness.url(gateway) + "/signet/v1/tokens",
-            fields: body.isEmpty ? [] : [("Content-Type", "application/json")],
+            fields: body.isEmpty ? [] : [("Content-Type", contentType)],
             body: Array(body.utf8)
         )
         return try await GatewayHarness.send(try device.signer.sign(request, created: Date(), nonce: Nonce.random()))
@@ -129,6 +130,9 @@ import Testing
             let answer = try await Self.issue(harness, device, body: body)
             #expect(answer.status == 400 && answer.reason == "malformed_message", "\(body): \(answer.text)")
         }
+        // A body is JSON, said so; an empty body needs no type.
+        let asForm = try await Self.issue(harness, device, body: #"{"limitedUse":true}"#, contentType: "application/x-www-form-urlencoded")
+        #expect(asForm.status == 415 && asForm.reason == "unsupported_media_type", "\(asForm.text)")
         #expect(try await Self.issue(harness, device, body: #"{"limitedUse":false}"#).status == 201)
     }
 

@@ -235,14 +235,20 @@ import Testing
             // RFC 9110 §15.5.2: every 401 names a scheme.
             #expect((answer.headers.first(name: "WWW-Authenticate") == "Signature") == (status == 401), "\(reason)")
         }
-        // DER-encoded P-256 proofs (CryptoKit's derRepresentation) are accepted too.
+        // DER-encoded P-256 proofs (CryptoKit's derRepresentation) are accepted too. Sent as a form, as
+        // text or untyped first: refused with 415 before the body is read, so the challenge is not spent.
         let derChallenge = try await harness.challenge()
         let der = Array(try p256.signature(for: Array(derChallenge.utf8)).derRepresentation)
+        let derBody = try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: derChallenge, signature: der)
+        for headers in [[("Content-Type", "application/x-www-form-urlencoded")], [("Content-Type", "text/plain")], []] {
+            answer = try await GatewayHarness.send(method: "POST", url: devices, headers: headers, body: derBody)
+            #expect(answer.status == 415 && answer.reason == "unsupported_media_type", "\(headers): \(answer.text)")
+        }
         answer = try await GatewayHarness.send(
             method: "POST",
             url: devices,
             headers: json,
-            body: try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: derChallenge, signature: der)
+            body: derBody
         )
         #expect(answer.status == 201, "\(answer.text)")
         // The same key cannot be registered twice.

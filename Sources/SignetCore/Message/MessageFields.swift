@@ -104,7 +104,7 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
 
 extension String {
     /// Without leading and trailing SP and HTAB (RFC 9110 OWS).
-    var trimmingOWS: String {
+    package var trimmingOWS: String {
         // Most values have nothing to trim: answer without copying.
         let isOWS: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
         if let first = utf8.first, let last = utf8.last, !isOWS(first), !isOWS(last) { return self }

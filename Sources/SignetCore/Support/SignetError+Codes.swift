@@ -9,6 +9,8 @@ extension SignetError.Code {
     public static let malformedCBOR = Self("malformed_cbor", 400)
     public static let headerTooLarge = Self("header_too_large", 431)
     public static let bodyTooLarge = Self("body_too_large", 413)
+    /// A body for one of Signet's JSON endpoints that is not declared `application/json`.
+    public static let unsupportedMediaType = Self("unsupported_media_type", 415)
     /// A request path that servers read in different ways (encoded `/`, `..;`, `//`, NUL, …).
     public static let pathAmbiguous = Self("path_ambiguous", 400)
     /// The HTTP parser refused the request (conflicting `Content-Length`/`Transfer-Encoding`, bad
@@ -152,7 +154,7 @@ extension SignetError.Code {
 
     /// Every code above, by name.
     public static let all: [Self] = [
-        .malformedHeader, .malformedMessage, .malformedCBOR, .headerTooLarge, .bodyTooLarge, .pathAmbiguous,
+        .malformedHeader, .malformedMessage, .malformedCBOR, .headerTooLarge, .bodyTooLarge, .unsupportedMediaType, .pathAmbiguous,
         .requestInvalid, .signatureMissing, .ambiguousSignature, .tagMismatch, .componentMissing,
         .componentNotCovered, .componentUnsupported, .parameterMissing, .createdTooOld, .createdInFuture, .expired,
         .unknownKey, .keyRevoked, .keyNotYetValid, .keyExpired, .invalidKey, .algMismatch, .algUnsupported,

@@ -60,6 +60,7 @@ public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendab
     }
 
     private func put(name: String, request: inout Request) async throws -> Response {
+        try request.requireJSONContent("a user")
         let body = try await request.collectBody(upTo: Self.maximumBodyBytes, refusing: "a user")
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
             let password = object["password"] as? String, object.count == 1

@@ -116,6 +116,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         guard configuration.allowUnattestedDevices else {
             throw SignetError(.trustLevelInsufficient, "this server registers attested devices only")
         }
+        try request.requireJSONContent("a registration")
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
         let user = try await passwordLogin(&request, context: context)
         let registration = try DeviceRegistration(json: Array(buffer: body))
@@ -182,6 +183,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     /// configured `raw`).
     private func registerAttested(_ request: inout Request, context: Context) async throws -> Response {
         guard let attestationVerifier else { throw SignetError(.notFound, "App Attest is not configured") }
+        try request.requireJSONContent("a registration")
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
         let user = try await passwordLogin(&request, context: context)
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],

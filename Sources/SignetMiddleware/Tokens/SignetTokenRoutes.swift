@@ -66,6 +66,7 @@ public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable
         let body = try await request.collectBody(upTo: 1024, refusing: "a token request")
         var limitedUse = false
         if body.readableBytes > 0 {
+            try request.requireJSONContent("a token request with a body")
             guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
                 Set(object.keys).isSubset(of: ["limitedUse"]),
                 object["limitedUse"].map({ $0 is Bool }) ?? true
