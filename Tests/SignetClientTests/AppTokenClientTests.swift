@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import NIOCore
+import NIOPosix
 import SignetClient
 import SignetCore
 import SignetServer
@@ -83,5 +85,69 @@ import Testing
         // Without a token the route refuses, signed or not.
         let signedOnly = try await client.send("GET", harness.base + "/echo/token/x", sign: false)
         #expect(signedOnly.status == 401 && signedOnly.reason == "token_missing")
+    }
+
+    /// The gateway's token key was replaced while it was down: the client's cached token, still fresh
+    /// by its clock, is refused as `token_invalid`, and the client fetches one token and sends again,
+    /// with nothing for its caller to see.
+    @Test func aTokenTheGatewayNoLongerTakesIsReplacedOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-sdk-replace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let port = try await Self.unusedPort()
+        let responseKey = folder.appendingPathComponent("gateway.key.pem")
+        func start(tokenKey: String, signingResponsesWith key: URL?) async throws -> GatewayHarness {
+            try await GatewayHarness.start(tls: GatewayConfiguration.TLS(development: true)) { configuration in
+                configuration.listen.port = port
+                // One development certificate for both, written by the first: the client's pins hold.
+                configuration.tls?.certificateFile = folder.appendingPathComponent("tls.pem").path
+                configuration.tls?.keyFile = folder.appendingPathComponent("tls.key").path
+                configuration.deviceCA = .init(
+                    certificateFile: folder.appendingPathComponent("device-ca.pem").path,
+                    keyFile: folder.appendingPathComponent("device-ca.key").path
+                )
+                configuration.store = .sqlite(folder.appendingPathComponent("signet.sqlite").path)
+                configuration.tokens = .init(
+                    issuer: "https://gateway.example.com",
+                    audience: ["scores"],
+                    keyFile: folder.appendingPathComponent(tokenKey).path
+                )
+                configuration.routes.insert(.init(prefix: "/echo/token", access: .appToken), at: 0)
+                if let key { configuration.responseSigning = .init(keyFile: key.path, keyId: "gateway") }
+            }
+        }
+        let first = try await start(tokenKey: "tokens-a.pem", signingResponsesWith: nil)
+        try FileManager.default.copyItem(at: first.folder.appendingPathComponent("gateway.key.pem"), to: responseKey)
+        let client = try await Self.client(first)
+        let old = try await client.appToken()
+        #expect(try await client.send("GET", first.base + "/echo/token/x").status == 200)
+        try await first.stop()
+
+        // The same origin, certificate, store and response key; a new token key, the old one not retired.
+        let second = try await start(tokenKey: "tokens-b.pem", signingResponsesWith: responseKey)
+        Cleanup.after {
+            try await second.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        #expect(second.base == first.base)
+        // The cached token, sent by curl, is what the gateway now refuses.
+        let refused = try await SignetProcess.run("curl", [
+            "-s", "--cacert", folder.appendingPathComponent("tls.pem").path, "-H", "Signet-Token: \(old.token)",
+            second.base + "/echo/token/x",
+        ])
+        #expect(refused.stdout.contains(#""reason":"token_invalid""#), "\(refused.stdout) \(refused.stderr)")
+        let answer = try await client.send("GET", second.base + "/echo/token/x")
+        #expect(answer.status == 200, "\(answer.status) \(answer.text)")
+        let replacement = try await client.appToken()
+        #expect(replacement != old)
+        #expect(try await client.send("GET", second.base + "/echo/token/y").status == 200)
+        #expect(try await client.appToken() == replacement)
+    }
+
+    /// A loopback port nothing listens on now, for a gateway that must come back where it was.
+    static func unusedPort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        return port
     }
 }
