@@ -37,5 +37,18 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # a connection per request) has failed under that load: run them after the rest, alone, so the
 # timing-sensitive tests (exactly-once storms, nonce lifetimes) never share the machine with them.
 heavy='OperatorConsoleBrowserTests|ContractTests/aLiveGateway|ObliviousInteropClientTests'
-swift test --skip-build --skip "$heavy"
-swift test --skip-build --filter "$heavy"
+# CI shows the tail of the output: each run ends with what failed and, should a run hang, is
+# stopped after 15 minutes (a whole run takes under two) with what was still running.
+run_tests() {
+  local log status=0
+  log=$(mktemp)
+  timeout --kill-after=30 900 swift test --skip-build "$@" 2>&1 | tee "$log" || status=$?
+  if [ "$status" -ne 0 ]; then
+    python3 scripts/test-summary.py "$log" "$([ "$status" -ge 124 ] && echo stopped)"
+    rm -f "$log"
+    return "$status"
+  fi
+  rm -f "$log"
+}
+run_tests --skip "$heavy"
+run_tests --filter "$heavy"
