@@ -42,6 +42,16 @@ extension PostgresStore {
         try await accounts("SELECT \(unescaped: Self.accountColumns) FROM accounts WHERE name = \(name)").first
     }
 
+    public func listAccounts(after name: String?, limit: Int) async throws -> [AccountRecord] {
+        // Byte order whatever the database's collation, so that pages agree with the other stores.
+        try await accounts(
+            """
+            SELECT \(unescaped: Self.accountColumns) FROM accounts WHERE name COLLATE "C" > \(name ?? "")
+            ORDER BY name COLLATE "C" LIMIT \(max(0, limit))
+            """
+        )
+    }
+
     public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
         let column = "userhash_" + algorithm.columnSuffix
         return try await accounts(

@@ -41,6 +41,14 @@ extension SQLiteStore {
         try await query("SELECT * FROM accounts WHERE name = ?", [.text(name)]).first.map(Self.account)
     }
 
+    public func listAccounts(after name: String?, limit: Int) async throws -> [AccountRecord] {
+        // TEXT compares bytewise (BINARY) in SQLite: the primary key's order.
+        try await query(
+            "SELECT * FROM accounts WHERE name > ? ORDER BY name LIMIT ?",
+            [.text(name ?? ""), .integer(max(0, limit))]
+        ).map(Self.account)
+    }
+
     public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
         try await query(
             "SELECT * FROM accounts WHERE userhash_\(algorithm.columnSuffix) = ?",

@@ -11,6 +11,10 @@ public protocol AccountStore: Sendable {
 
     func account(name: String) async throws -> AccountRecord?
 
+    /// A page of accounts by name, ascending in UTF-8 byte order, starting after `name` (from the
+    /// first when `nil`): for the console, paged on the primary key.
+    func listAccounts(after name: String?, limit: Int) async throws -> [AccountRecord]
+
     /// The account whose `userhash` for `algorithm` is `userhash` (lowercase hex).
     func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord?
 

@@ -132,6 +132,16 @@ public final class MemoryStore: SignetStorage {
         state.withLock { $0.accounts[name] }
     }
 
+    public func listAccounts(after name: String?, limit: Int) async throws -> [AccountRecord] {
+        // Byte order, as the databases compare names; every name is longer than "".
+        let after = Array((name ?? "").utf8)
+        return state.withLock { state in
+            state.accounts.values.filter { after.lexicographicallyPrecedes($0.name.utf8) }
+                .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
     public func account(userhash: String, algorithm: DigestAlgorithm) async throws -> AccountRecord? {
         state.withLock { state in state.accounts.values.first { $0.digests[algorithm]?.userhash == userhash } }
     }

@@ -161,7 +161,7 @@ def main():
         shot("overview")
         accessible("overview")
 
-        for page, name in (("Pin reports", "pin-reports"), ("Keys", "keys"), ("Audit log", "audit")):
+        for page, name in (("Users", "users"), ("Pin reports", "pin-reports"), ("Keys", "keys"), ("Audit log", "audit")):
             driver.find_element(By.LINK_TEXT, page).click()
             wait(lambda: heading() == page, "the page " + page)
             shot(name)

@@ -225,6 +225,50 @@ import Testing
         #expect(!page.contains("AAAA"))
     }
 
+    /// Users by name (byte order), fifty to a page, each with what it logs in with and a link to its
+    /// devices; a name is shown escaped; no page without a session.
+    @Test func theUsersPageListsUsersByNameAndPages() async throws {
+        let harness = try await GatewayHarness.startWithPasswords()
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        #expect(try await browser.get("/signet/admin/users").headers.first(name: "Location") == "/signet/admin/sign-in")
+        _ = try await browser.signIn()
+        #expect(try await browser.get("/signet/admin/users").text.contains("No users."))
+
+        let now = Date()
+        var mufasa = try AccountRecord.make(name: "Mufasa", password: "pw", realm: "bank", algorithms: [.sha256, .md5], basicIterations: nil, now: now)
+        mufasa.basicHash = "$pbkdf2-sha256$i=600000$c2FsdA$pw"
+        _ = try await harness.store.putAccount(mufasa)
+        _ = try await harness.store.putAccount(
+            try AccountRecord.make(name: "<i>Scar", password: "pw", realm: "bank", algorithms: [.sha512_256], basicIterations: nil, now: now)
+        )
+        for index in 0..<49 {
+            let name = "user-" + String(index + 100)
+            _ = try await harness.store.putAccount(
+                try AccountRecord.make(name: name, password: "pw", realm: "bank", algorithms: [.sha256], basicIterations: nil, now: now)
+            )
+        }
+        let first = try await browser.get("/signet/admin/users")
+        #expect(first.status == 200)
+        let page = first.text
+        // "<" sorts before "M" and "u": the escaped name comes first, the last user on the next page.
+        let scar = try #require(page.range(of: "<td>&lt;i&gt;Scar</td>"))
+        let mufasaRow = try #require(page.range(of: "<td>Mufasa</td><td>bank</td><td>Basic; Digest SHA-256, MD5</td>"))
+        #expect(scar.lowerBound < mufasaRow.lowerBound)
+        #expect(!page.contains("<i>Scar"))
+        #expect(page.contains("href=\"/signet/admin/devices?q=%3Ci%3EScar\""))
+        #expect(page.contains("<td>user-147</td>") && !page.contains("<td>user-148</td>"))
+        #expect(page.contains("aria-current=\"page\">Users</a>"))
+        // Never a hash or a userhash.
+        let ha1 = try #require(mufasa.digests[.sha256]?.ha1)
+        #expect(!page.contains("pbkdf2") && !page.contains(ha1))
+        let next = try #require(page.range(of: "rel=\"next\" href=\"")).upperBound
+        let link = String(page[next...].prefix { $0 != "\"" }).replacingOccurrences(of: "&amp;", with: "&")
+        #expect(link == "/signet/admin/users?after=user-147")
+        let second = try await browser.get(link).text
+        #expect(second.contains("<td>user-148</td>") && !second.contains("<td>Mufasa</td>") && !second.contains("rel=\"next\""))
+    }
+
     @Test func theKeysPageListsEveryKeyWithoutItsSecretAndWarnsAhead() async throws {
         let soon = Date().addingTimeInterval(10 * 86_400)
         let harness = try await GatewayHarness.start { configuration in
@@ -342,7 +386,7 @@ import Testing
         #expect(seen["signedOut"] as? Bool == true)
         // axe-core ran on every page (each with its passes counted) and found nothing.
         let axe = try #require(seen["axe"] as? [String: Int])
-        #expect(Set(axe.keys) == ["sign-in", "devices", "device", "refusals", "overview", "pin-reports", "keys", "audit"])
+        #expect(Set(axe.keys) == ["sign-in", "devices", "device", "refusals", "overview", "users", "pin-reports", "keys", "audit"])
         #expect(axe.values.allSatisfy { $0 >= 20 }, "\(axe)")
         #expect(try await harness.gateway.store.device(id: device.deviceID)?.status == .revoked)
     }

@@ -31,6 +31,32 @@ import Testing
         return device
     }
 
+    /// Pages by name in byte order (uppercase before lowercase, ASCII before the rest, whatever a
+    /// database's collation says), each starting after the last name of the one before.
+    @Test(arguments: kinds)
+    func accountsArePagedByNameInByteOrder(_ kind: Kind) async throws {
+        let store = try await StoreConformanceTests.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        #expect(try await store.listAccounts(after: nil, limit: 10) == [])
+        let names = ["zoë", "Zed", "alice", "Alice", "bob", "Ärger", "a b", "Ω", "alice2"]
+        for name in names { _ = try await store.putAccount(try Self.account(name, at: t0)) }
+        let byteOrder = names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        #expect(byteOrder == ["Alice", "Zed", "a b", "alice", "alice2", "bob", "zoë", "Ärger", "Ω"])
+        var seen: [String] = []
+        var after: String?
+        while true {
+            let page = try await store.listAccounts(after: after, limit: 4)
+            seen += page.map(\.name)
+            guard page.count == 4 else { break }
+            after = page.last?.name
+        }
+        #expect(seen == byteOrder)
+        #expect(try await store.listAccounts(after: "alice", limit: 2).map(\.name) == ["alice2", "bob"])
+        #expect(try await store.listAccounts(after: nil, limit: 1) == [try #require(try await store.account(name: "Alice"))])
+        #expect(try await store.deleteAccount(name: "bob", at: t0))
+        #expect(try await store.listAccounts(after: "alice2", limit: 5).map(\.name) == ["zoë", "Ärger", "Ω"])
+    }
+
     @Test(arguments: kinds)
     func anAccountIsCreatedReplacedAndFoundByNameOrUserhash(_ kind: Kind) async throws {
         let store = try await StoreConformanceTests.makeStore(kind)

@@ -11,7 +11,7 @@ enum ConsoleTemplates {
     }
 
     static let templates: [(String, String)] = [
-        ("layout", layout), ("sign-in", signIn), ("overview", overview), ("devices", devices), ("device", device),
+        ("layout", layout), ("sign-in", signIn), ("overview", overview), ("devices", devices), ("device", device), ("users", users),
         ("refusals", refusals), ("pin-reports", pinReports), ("pin-report", pinReport), ("keys", keys),
         ("audit", audit), ("problem", problem),
     ]
@@ -35,6 +35,7 @@ enum ConsoleTemplates {
         <ul>
         <li><a href="/signet/admin/overview"{{#nav.overview}} aria-current="page"{{/nav.overview}}>Overview</a></li>
         <li><a href="/signet/admin/devices"{{#nav.devices}} aria-current="page"{{/nav.devices}}>Devices</a></li>
+        <li><a href="/signet/admin/users"{{#nav.users}} aria-current="page"{{/nav.users}}>Users</a></li>
         <li><a href="/signet/admin/refusals"{{#nav.refusals}} aria-current="page"{{/nav.refusals}}>Refusals</a></li>
         <li><a href="/signet/admin/pin-reports"{{#nav.pinReports}} aria-current="page"{{/nav.pinReports}}>Pin reports</a></li>
         <li><a href="/signet/admin/keys"{{#nav.keys}} aria-current="page"{{/nav.keys}}>Keys</a></li>
@@ -113,6 +114,24 @@ enum ConsoleTemplates {
         </table>
         {{/hasReasons}}
         </section>
+        {{/content}}{{/layout}}
+        """
+
+    static let users = """
+        {{<layout}}{{$content}}
+        {{^hasUsers}}<p>No users{{#after}} after “{{after}}”{{/after}}. Users log in with a password where the gateway has <code>passwords</code>; <code>PUT /signet/v1/users/{name}</code> or <code>signet passwd</code> adds them.</p>{{/hasUsers}}
+        {{#hasUsers}}
+        <table id="user-table">
+        <caption>Users, by name</caption>
+        <thead><tr><th scope="col">User</th><th scope="col">Realm</th><th scope="col">Logs in with</th><th scope="col">Created</th><th scope="col">Password set</th><th scope="col">Devices</th></tr></thead>
+        <tbody>
+        {{#users}}
+        <tr><td>{{name}}</td><td>{{realm}}</td><td>{{schemes}}</td><td>{{created}}</td><td>{{updated}}</td><td><a href="/signet/admin/devices?q={{linkName}}">Devices of {{name}}</a></td></tr>
+        {{/users}}
+        </tbody>
+        </table>
+        {{/hasUsers}}
+        {{#next}}<p><a rel="next" href="/signet/admin/users?{{next}}">More users</a></p>{{/next}}
         {{/content}}{{/layout}}
         """
 

@@ -94,6 +94,32 @@ extension OperatorConsole {
         return render("device", values)
     }
 
+    /// The users who log in with a password, by name, each linked to the devices registered for them.
+    /// Never a hash: what a user logs in with is said by scheme.
+    func users(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
+        -> Response
+    {
+        let after = request.uri.queryParameters.get("after").map { String($0.prefix(256)) }.flatMap { $0.isEmpty ? nil : $0 }
+        let page = try await store.listAccounts(after: after, limit: Self.pageSize)
+        var next: String?
+        if page.count == Self.pageSize, let last = page.last { next = "after=\(Self.segment(last.name))" }
+        return render(
+            "users",
+            layout(session, "Users", nav: "users").merging([
+                "after": after ?? false, "hasUsers": !page.isEmpty, "next": next ?? false,
+                "users": page.map { account -> [String: Any] in
+                    let digests = DigestAlgorithm.allCases.filter { account.digests[$0] != nil }.map(\.rawValue)
+                    let schemes = (account.basicHash == nil ? [] : ["Basic"]) + (digests.isEmpty ? [] : ["Digest " + digests.joined(separator: ", ")])
+                    return [
+                        "name": account.name, "linkName": Self.segment(account.name), "realm": account.realm,
+                        "schemes": schemes.isEmpty ? "—" : schemes.joined(separator: "; "),
+                        "created": Self.time(account.createdAt), "updated": Self.time(account.updatedAt),
+                    ]
+                },
+            ]) { $1 }
+        )
+    }
+
     func refusals(_ request: Request, _ context: SignetRequestContext, _ session: AdminSessionRecord) async throws
         -> Response
     {

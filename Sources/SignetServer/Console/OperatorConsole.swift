@@ -11,7 +11,7 @@ import SignetStore
 import SwiftASN1
 import X509
 
-/// The operator console under `/signet/admin/`: server-rendered pages of activity, devices,
+/// The operator console under `/signet/admin/`: server-rendered pages of activity, devices, users,
 /// refusals, pin reports, keys and the audit log, and device revocation.
 ///
 /// Served only when an admin credential is configured: the admin token, or the pins of operators'
@@ -82,6 +82,7 @@ struct OperatorConsole: Sendable {
         console.get("/devices") { request, context in try await page(request, context, devices) }
         console.get("/devices/:id") { request, context in try await page(request, context, device) }
         console.post("/devices/:id/revoke") { request, context in try await revoke(request, context) }
+        console.get("/users") { request, context in try await page(request, context, users) }
         console.get("/refusals") { request, context in try await page(request, context, refusals) }
         console.get("/pin-reports") { request, context in try await page(request, context, pinReports) }
         console.get("/pin-reports/:id") { request, context in try await page(request, context, pinReport) }
