@@ -93,6 +93,14 @@ import Testing
             body: Array(try JSONSerialization.data(withJSONObject: body))
         )
         #expect(answer.status == 401 && answer.reason == "attestation_nonce_mismatch", "\(answer.text)")
+        // Not declared JSON: refused before the body is read.
+        let untyped = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "text/plain")],
+            body: Array(try JSONSerialization.data(withJSONObject: body))
+        )
+        #expect(untyped.status == 415 && untyped.reason == "unsupported_media_type", "\(untyped.text)")
         // A device key (not attested) cannot enter an app-attest route.
         let keyDevice = try await harness.register()
         let vault = try keyDevice.signer.sign(

@@ -166,6 +166,13 @@ import Testing
         let longLived = Self.claims { $0["exp"] = Int(Date().timeIntervalSince1970) + 7 * 3600 }
         let first = try await Self.mint(firebase, longLived)
         #expect(try await verifier.identity(for: first, now: Date()).appID == Self.appID)
+        // Consuming needs a store to remember used tokens in: without one, nothing is accepted.
+        do {
+            _ = try await verifier.identity(for: first, now: Date(), consume: true)
+            Issue.record("a token was consumed with no store to remember it")
+        } catch let error as SignetError {
+            #expect(error.code == .storeUnavailable)
+        }
         // Firebase rotates: the new key is not in the cached set, so the set is fetched again.
         _ = try await GatewayHarness.send(method: "POST", url: "http://127.0.0.1:\(firebase.port)/rotate", body: [])
         let second = try await Self.mint(firebase, longLived)

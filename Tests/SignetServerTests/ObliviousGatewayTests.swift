@@ -182,6 +182,11 @@ import Testing
 
         let wrongType = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness, contentType: "application/octet-stream")
         #expect(wrongType.status == 400 && wrongType.reason == "malformed_message")
+        // The media type itself, not a prefix of it; its parameters and case aside.
+        let lookalike = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness, contentType: "message/ohttp-requests")
+        #expect(lookalike.status == 400 && lookalike.reason == "malformed_message")
+        let parameterised = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness, contentType: "Message/OHTTP-Req; x=1")
+        #expect(parameterised.status == 200, "\(parameterised.text)")
 
         let oversized = try await Self.post([UInt8](repeating: 1, count: (1 << 20) + 1), to: harness)
         #expect(oversized.status == 413 && oversized.reason == "body_too_large")

@@ -63,7 +63,7 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
             throw failures.refusal(source, now: now, "too many requests from this source failed to decapsulate")
         }
         try requests.admit(source, now: now, refusing: "too many encapsulated requests from this source")
-        guard request.headers[.contentType]?.lowercased().hasPrefix("message/ohttp-req") == true else {
+        guard request.mediaType == "message/ohttp-req" else {
             throw SignetError(.malformedMessage, "an encapsulated request has Content-Type message/ohttp-req")
         }
         var request = request
