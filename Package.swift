@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         // `swift package generate-documentation`: the DocC catalogues, checked in CI without warnings.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // Property tests (tests only): invariants checked over generated inputs, with shrinking.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Pure: no I/O, no clock. RFC 9421, RFC 9530, keys, policies, pins, seed-compatible MACs.
@@ -177,6 +179,8 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -284,6 +288,7 @@ let package = Package(
             dependencies: [
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
                 "SignetSimulator", "SignetAppAttest", "SignetTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -9,9 +9,12 @@ import SignetCore
 /// on the result and forwards the result. Paths that servers read in different ways are refused
 /// with `path_ambiguous`: an encoded `/` or `\`, a `\`, NUL, an empty segment (`//`, merged by
 /// nginx), a `;` (Tomcat, Jetty and Spring drop path parameters, others keep them), malformed
-/// escapes, any byte RFC 3986 does not allow in a path segment, and a `#` anywhere (HTTP clients
-/// drop the fragment, so `/admin#` would route as a segment `admin#` and reach the upstream as
-/// `/admin`). The signature is still checked against the path the client sent and signed.
+/// escapes, escapes whose bytes are not valid UTF-8 (overlong forms, surrogates, code points above
+/// U+10FFFF: Foundation's `URL` reads such a path as empty, `/`, and decoders differ on the rest),
+/// any byte RFC 3986 does not allow in a path segment, a `#` anywhere (HTTP clients drop the
+/// fragment, so `/admin#` would route as a segment `admin#` and reach the upstream as `/admin`),
+/// and a query byte that is not visible ASCII (no request line carries one). The signature is still
+/// checked against the path the client sent and signed.
 package enum RoutingPath {
     /// The normalised origin-form target: the path as described above, the query untouched.
     ///
@@ -27,6 +30,7 @@ package enum RoutingPath {
         }
         var decoded: [UInt8] = []
         decoded.reserveCapacity(queryStart)
+        var escapesNonASCII = false
         var index = 0
         while index < queryStart {
             let byte = bytes[index]
@@ -42,6 +46,7 @@ package enum RoutingPath {
                 if isUnreserved(value) {
                     decoded.append(value)
                 } else {
+                    escapesNonASCII = escapesNonASCII || value >= 0x80
                     decoded += [UInt8(ascii: "%"), hexDigit(high), hexDigit(low)]
                 }
                 index += 3
@@ -58,9 +63,36 @@ package enum RoutingPath {
             }
             index += 1
         }
+        if escapesNonASCII { try checkUTF8(bytes[..<queryStart]) }
+        guard bytes[queryStart...].allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw SignetError(.pathAmbiguous, "the query has a byte that is not visible ASCII")
+        }
         let path = try removeDotSegments(decoded)
         if path.count == queryStart, path[...] == bytes[..<queryStart] { return target }
         return String(decoding: path + bytes[queryStart...], as: UTF8.self)
+    }
+
+    /// The path with every escape decoded is UTF-8 as RFC 3629 defines it: Swift's validation
+    /// refuses overlong forms, surrogates and code points above U+10FFFF. Escapes are known to be
+    /// well formed here; literal bytes are ASCII, so a sequence split by one is refused too.
+    private static func checkUTF8(_ path: ArraySlice<UInt8>) throws {
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(path.count)
+        var index = path.startIndex
+        while index < path.endIndex {
+            if path[index] == UInt8(ascii: "%"), let high = FormURLEncoding.hexValue(path[index + 1]),
+                let low = FormURLEncoding.hexValue(path[index + 2])
+            {
+                decoded.append(high << 4 | low)
+                index += 3
+            } else {
+                decoded.append(path[index])
+                index += 1
+            }
+        }
+        guard String(validating: decoded, as: UTF8.self) != nil else {
+            throw SignetError(.pathAmbiguous, "the path escapes bytes that are not UTF-8")
+        }
     }
 
     /// RFC 3986 §5.2.4 over an absolute path, refusing empty segments other than a trailing one.

@@ -114,9 +114,7 @@ public struct GatewayConfiguration: Codable, Sendable {
 
     /// Checks what can be checked before starting.
     public func validate() throws {
-        guard upstream.hasPrefix("http://") || upstream.hasPrefix("https://") else {
-            throw SignetError(.malformedMessage, "upstream must be an http(s) URL")
-        }
+        _ = try UpstreamOrigin(parsing: upstream)
         try appAttest?.validate()
         for (index, route) in routes.enumerated() {
             do {

@@ -63,6 +63,8 @@ public struct SignetGateway: Sendable {
     public let tokenIssuer: AppTokenIssuer?
     /// Checks app tokens on `app-token` routes.
     let appTokenVerifier: AppTokenVerifier?
+    /// Kept-alive connections to the upstream.
+    let upstream: UpstreamClient
 
     public init(
         configuration: GatewayConfiguration,
@@ -79,6 +81,7 @@ public struct SignetGateway: Sendable {
         self.metrics = exposition.metrics
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
+        self.upstream = try UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
 
         var ring = KeyRing()
         var secrets: [String: [UInt8]] = [:]
@@ -294,7 +297,7 @@ public struct SignetGateway: Sendable {
                 nonces: store
             )
         }
-        addProxiedRoutes(to: router, proxy: proxy(httpClient), firebase: firebase)
+        addProxiedRoutes(to: router, proxy: proxy, firebase: firebase)
         var app = Application(
             responder: ObliviousGatewayResponder(
                 inner: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
@@ -319,7 +322,8 @@ public struct SignetGateway: Sendable {
         )
         app.addServices(
             SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger),
-            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger)
+            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger),
+            upstream
         )
         if let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
             let receiptVerifier

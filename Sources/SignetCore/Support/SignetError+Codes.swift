@@ -130,8 +130,12 @@ extension SignetError.Code {
     public static let notFound = Self("not_found", 404)
     public static let methodNotAllowed = Self("method_not_allowed", 405)
     public static let storeUnavailable = Self("store_unavailable", 503)
-    /// The upstream could not be reached, or failed before its answer was complete.
+    /// The upstream failed after the gateway reached it: it closed or reset the connection, did not
+    /// answer in time, or its answer broke off.
     public static let upstreamUnavailable = Self("upstream_unavailable", 503)
+    /// No connection to the upstream could be made (refused, no route, name unknown): answered at
+    /// once, as nginx's 502, rather than after the upstream timeout.
+    public static let upstreamUnreachable = Self("upstream_unreachable", 502)
     /// Anything unexpected; the answer says nothing more.
     public static let internalError = Self("internal_error", 500)
     // Pinning and the client transport (raised in the client; the statuses are what a proxy in the

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
@@ -18,12 +16,11 @@ import SignetMiddleware
 /// the upstream nothing. The client's identity and forwarding fields never reach the upstream
 /// (``ForwardedFields``); the gateway sets its own.
 struct GatewayProxy: Sendable {
-    let client: HTTPClient
-    let upstream: String
+    let upstream: UpstreamClient
     let responseSigner: MessageSigner?
     let maximumBodyBytes: Int
     let maximumSignedResponseBytes: Int
-    /// How long the upstream has to answer; AsyncHTTPClient keeps retrying a refused connection until then.
+    /// How long the upstream has to accept the connection, to answer, and between two parts of its body.
     let timeout: TimeAmount
     /// `https` when clients reach the gateway over TLS (also behind a TLS-terminating proxy).
     let publicScheme: String
@@ -32,45 +29,59 @@ struct GatewayProxy: Sendable {
     func forward(_ request: Request, context: some SignetRequestContextProtocol) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
-        var outbound = HTTPClientRequest(url: upstream + (request.head.path ?? "/"))
-        outbound.method = .init(rawValue: request.method.rawValue)
-        outbound.headers = ForwardedFields.outbound(
+        // The routed target as `PathNormalizingResponder` left it: the upstream acts on these bytes.
+        let target = upstream.origin.requestTarget(routedTarget: request.head.path ?? "/")
+        var headers = ForwardedFields.outbound(
             request.headers,
             identity: context.signet.identity,
             client: context.remoteAddress,
             scheme: publicScheme,
             authority: publicAuthority ?? request.head.authority
         )
-        if body.readableBytes > 0 || request.headers[.contentLength] != nil {
-            outbound.body = .bytes(body)
+        headers.add(name: "Host", value: upstream.origin.authority)
+        let method = HTTPMethod(rawValue: request.method.rawValue)
+        if body.readableBytes > 0 || request.headers[.contentLength] != nil || [.POST, .PUT, .PATCH].contains(method) {
+            headers.add(name: "Content-Length", value: String(body.readableBytes))
         }
-
-        // AsyncHTTPClient logs only at debug and trace, yet tags its logger for every request and
-        // connection, and swift-log's StreamLogHandler renders all metadata again on each tag (2 % of
-        // the gateway's core under load): below debug, it gets none (its own no-op logger).
-        let upstreamLogger = context.logger.logLevel <= .debug ? context.logger : nil
-        let upstreamResponse: HTTPClientResponse
+        let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
+        let upstreamResponse: UpstreamResponse
         do {
-            upstreamResponse = try await client.execute(outbound, timeout: timeout, logger: upstreamLogger)
-        } catch {
-            throw SignetError(.upstreamUnavailable, "the upstream did not answer: \(error)")
+            upstreamResponse = try await upstream.execute(head, body: body, timeout: timeout)
+        } catch let failure as UpstreamFailure {
+            throw Self.error(failure)
         }
-        var headers = ForwardedFields.inbound(upstreamResponse.headers)
-        let status = HTTPResponse.Status(code: Int(upstreamResponse.status.code))
+        var fields = ForwardedFields.inbound(upstreamResponse.head.headers)
+        let status = HTTPResponse.Status(code: Int(upstreamResponse.head.status.code))
         guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
-            if let length = upstreamResponse.headers.first(name: "content-length") { headers[.contentLength] = length }
-            return Response(status: status, headers: headers, body: .init(asyncSequence: upstreamResponse.body))
+            if let length = upstreamResponse.head.headers.first(name: "content-length") { fields[.contentLength] = length }
+            return Response(status: status, headers: fields, body: .init(asyncSequence: upstreamResponse.body))
         }
         // A signed response covers its body's digest, so the body is read whole first (bounded).
-        let responseBody: ByteBuffer
+        var responseBody = ByteBuffer()
         do {
-            responseBody = try await upstreamResponse.body.collect(upTo: maximumSignedResponseBytes)
-        } catch let error as NIOTooManyBytesError {
-            throw SignetError(.upstreamUnavailable, "the upstream's answer exceeds what can be signed: \(error)")
-        } catch {
-            throw SignetError(.upstreamUnavailable, "the upstream's answer broke off: \(error)")
+            for try await part in upstreamResponse.body {
+                guard responseBody.readableBytes + part.readableBytes <= maximumSignedResponseBytes else {
+                    throw SignetError(
+                        .upstreamUnavailable,
+                        "the upstream's answer exceeds the \(maximumSignedResponseBytes) bytes that can be signed"
+                    )
+                }
+                responseBody.writeImmutableBuffer(part)
+            }
+        } catch let failure as UpstreamFailure {
+            throw Self.error(failure)
         }
-        return try sign(status: status, headers: headers, body: responseBody, request: signedRequest, signer: responseSigner)
+        return try sign(status: status, headers: fields, body: responseBody, request: signedRequest, signer: responseSigner)
+    }
+
+    /// The public face of a failed exchange: a reason code and a sentence, never a system error's text.
+    static func error(_ failure: UpstreamFailure) -> SignetError {
+        switch failure {
+        case .unreachable: SignetError(.upstreamUnreachable, "the upstream refused the connection or cannot be reached")
+        case .closedBeforeAnswer: SignetError(.upstreamUnavailable, "the upstream closed the connection before answering")
+        case .timedOut: SignetError(.upstreamUnavailable, "the upstream did not answer in time")
+        case .brokeOff: SignetError(.upstreamUnavailable, "the upstream's answer broke off")
+        }
     }
 
     /// Signs the response with the gateway key, bound to the request it answers (`;req`).

@@ -21,9 +21,11 @@ import SignetMiddleware
 ///   (`X-HTTP-Method-Override` and kin, `X-Original-URL`, `X-Rewrite-URL`);
 /// - hop-by-hop fields, and every field `Connection` names (RFC 9110 §7.6.1).
 enum ForwardedFields {
+    /// Hop-by-hop fields, and those the gateway writes itself: `Host` and `Content-Length` for the
+    /// upstream, and `Expect`, answered already (the gateway reads the whole body before forwarding).
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection", "te",
-        "trailer", "transfer-encoding", "upgrade", "host", "content-length",
+        "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect",
     ]
 
     static func outbound(

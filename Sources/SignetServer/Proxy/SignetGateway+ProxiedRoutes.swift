@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import AsyncHTTPClient
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -9,11 +8,9 @@ import SignetMiddleware
 /// The route table's proxied routes: each with the middleware its access mode calls for, then
 /// ``GatewayProxy``.
 extension SignetGateway {
-    func proxy(_ httpClient: HTTPClient) -> GatewayProxy {
+    var proxy: GatewayProxy {
         GatewayProxy(
-            client: httpClient,
-            upstream: configuration.upstream.hasSuffix("/")
-                ? String(configuration.upstream.dropLast()) : configuration.upstream,
+            upstream: upstream,
             responseSigner: responseSigner,
             maximumBodyBytes: configuration.maxBodyBytes,
             maximumSignedResponseBytes: 8 << 20,

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+import NIOCore
+import NIOHTTP1
+
+/// How an exchange with the upstream failed; the proxy turns each into a reason code.
+enum UpstreamFailure: Error, Sendable, Equatable {
+    /// No connection could be made (refused, no route, name not found, TLS handshake).
+    case unreachable
+    /// The connection closed or reset before a response head arrived.
+    case closedBeforeAnswer
+    /// No response head (or, while a body streams, no next part) within the timeout.
+    case timedOut
+    /// The connection ended in the middle of the response body.
+    case brokeOff
+}
+
+/// The upstream's answer: its head, then its body as it arrives.
+struct UpstreamResponse: Sendable {
+    typealias Body = NIOThrowingAsyncSequenceProducer<
+        ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark,
+        UpstreamExchangeHandler.Demand
+    >
+    var head: HTTPResponseHead
+    var body: Body
+}
+
+/// One exchange at a time on one upstream connection: writes the request, hands the response head
+/// to the waiting proxy and the body to whoever reads it, with backpressure — a slow client slows
+/// the reads from the upstream instead of filling the gateway's memory.
+///
+/// A connection goes back to the pool only when the whole request was written, the whole response
+/// read, and both sides keep it alive: an upstream that answered before reading the body (legal,
+/// and what a 401 or 413 looks like) has not consumed the rest, which must not become the start
+/// of the next request.
+final class UpstreamExchangeHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundIn = HTTPClientRequestPart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private enum State {
+        case idle
+        case awaitingHead(EventLoopPromise<UpstreamResponse>)
+        case streaming(UpstreamResponse.Body.Source)
+        case closed
+    }
+
+    /// Wakes the connection's reads when the body's reader wants more, and closes it when the
+    /// reader went away before the end (the rest of the body cannot be skipped on a shared line).
+    struct Demand: NIOAsyncSequenceProducerDelegate {
+        let handler: NIOLoopBound<UpstreamExchangeHandler>
+        let exchange: Int
+
+        func produceMore() {
+            handler.eventLoop.execute { handler.value.produceMore(exchange: exchange) }
+        }
+
+        func didTerminate() {
+            handler.eventLoop.execute { handler.value.readerWentAway(exchange: exchange) }
+        }
+    }
+
+    private var state = State.idle
+    private var context: ChannelHandlerContext?
+    private var exchange = 0
+    private var head: HTTPResponseHead?
+    private var requestWritten = false
+    private var readPaused = false
+    private var readPending = false
+    private var timeout: TimeAmount = .seconds(30)
+    private var timer: Scheduled<Void>?
+    private var onComplete: ((_ reusable: Bool) -> Void)?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    /// Sends one request. `promise` receives the head; `onComplete` runs once the response has
+    /// ended (reusable: the connection can carry another exchange) or failed (not reusable).
+    func start(
+        head request: HTTPRequestHead,
+        body: ByteBuffer?,
+        timeout: TimeAmount,
+        promise: EventLoopPromise<UpstreamResponse>,
+        onComplete: @escaping (_ reusable: Bool) -> Void
+    ) {
+        guard case .idle = state, let context, context.channel.isActive else {
+            promise.fail(UpstreamFailure.closedBeforeAnswer)
+            onComplete(false)
+            return
+        }
+        exchange += 1
+        state = .awaitingHead(promise)
+        head = nil
+        requestWritten = false
+        readPaused = false
+        self.timeout = timeout
+        self.onComplete = onComplete
+        armTimer()
+        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let current = exchange
+        written.futureResult.whenSuccess { [self] in
+            if current == exchange { requestWritten = true }
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            // A head nobody asked for: the line is out of step, and nothing on it can be trusted.
+            guard case .awaitingHead(let promise) = state else {
+                fail(.brokeOff)
+                return close()
+            }
+            self.head = head
+            let sequence = UpstreamResponse.Body.makeSequence(
+                backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
+                finishOnDeinit: false,
+                delegate: Demand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), exchange: exchange)
+            )
+            state = .streaming(sequence.source)
+            armTimer()
+            promise.succeed(UpstreamResponse(head: head, body: sequence.sequence))
+        case .body(let part):
+            guard case .streaming(let source) = state else { return }
+            switch source.yield(part) {
+            case .produceMore: armTimer()
+            case .stopProducing:
+                // The reader is behind: no reads, so no timeout, until it asks for more.
+                readPaused = true
+                cancelTimer()
+            case .dropped: close()
+            }
+        case .end:
+            guard case .streaming(let source) = state else { return }
+            cancelTimer()
+            state = .idle
+            source.finish()
+            let reusable = requestWritten && (head?.isKeepAlive ?? false) && context.channel.isActive
+            complete(reusable: reusable)
+            if !reusable { close() }
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if readPaused {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(.closedBeforeAnswer)
+        state = .closed
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(.closedBeforeAnswer)
+        close()
+    }
+
+    private func produceMore(exchange: Int) {
+        guard exchange == self.exchange, case .streaming = state else { return }
+        readPaused = false
+        armTimer()
+        if readPending, let context {
+            readPending = false
+            context.read()
+        }
+    }
+
+    private func readerWentAway(exchange: Int) {
+        guard exchange == self.exchange, case .streaming = state else { return }
+        fail(.brokeOff)
+        close()
+    }
+
+    /// Fails whatever is in flight: the waiting proxy, or the reader of the body.
+    private func fail(_ failure: UpstreamFailure) {
+        cancelTimer()
+        switch state {
+        case .awaitingHead(let promise):
+            state = .closed
+            promise.fail(failure)
+            complete(reusable: false)
+        case .streaming(let source):
+            state = .closed
+            source.finish(failure == .closedBeforeAnswer ? UpstreamFailure.brokeOff : failure)
+            complete(reusable: false)
+        case .idle, .closed:
+            state = .closed
+        }
+    }
+
+    private func complete(reusable: Bool) {
+        let onComplete = self.onComplete
+        self.onComplete = nil
+        onComplete?(reusable)
+    }
+
+    private func close() {
+        state = .closed
+        context?.close(promise: nil)
+    }
+
+    private func armTimer() {
+        timer?.cancel()
+        guard let context else { return }
+        let current = exchange
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: timeout) {
+            let handler = bound.value
+            guard handler.exchange == current else { return }
+            handler.fail(.timedOut)
+            handler.close()
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import PropertyBased
+import SignetMiddleware
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// The upstream acts on exactly the path the gateway routed: the request target it receives is the
+/// upstream's base path, then the routed path, then the query as sent — written by the gateway, never
+/// decoded and re-encoded by a URL type (issue 25: `/public/%FF?cmd=delete` reached the upstream as
+/// `/?cmd=delete`, outside every route).
+@Suite(.awaitsCleanups) struct RoutedPathTests {
+    static let routes: [GatewayConfiguration.Route] = [
+        .init(prefix: "/public", methods: ["GET"], access: .open),
+        .init(prefix: "/transfers", access: .deviceKey),
+        .init(prefix: "/", access: .verified),
+    ]
+
+    /// A gateway in front of an echoing upstream mounted at `/api`.
+    static func gateway() async throws -> (GatewayHarness, MisbehavingUpstream) {
+        let upstream = try await MisbehavingUpstream.start(.echo)
+        let harness = try await GatewayHarness.start(store: .memory) {
+            $0.upstream = "http://127.0.0.1:\(upstream.port)/api/"
+            $0.routes = routes
+        }
+        return (harness, upstream)
+    }
+
+    @Test(arguments: [
+        "/public/%FF?cmd=delete", "/public/%80", "/public/%C0%AE", "/public/%C0%AE%C0%AE/admin", "/public/%C3%28",
+        "/public/%ED%A0%80", "/public/%F4%90%80%80", "/public/%E0%80%AF", "/public/%C3a%A9", "/public/%F0%9F%98",
+        "/public/%FE%FF", "/public/a%C3",
+    ])
+    func escapesThatAreNotUTF8AreRefusedBeforeRouting(_ target: String) async throws {
+        let (harness, upstream) = try await Self.gateway()
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        let answer = try await RawHTTP.exchange(port: harness.port, GatewayHardeningTests.get(target))
+        #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "path_ambiguous", "\(answer)")
+        #expect(upstream.seen.isEmpty, "\(upstream.seen.map(\.target))")
+    }
+
+    @Test func theUpstreamGetsItsBasePathThenTheRoutedPathThenTheQueryAsSent() async throws {
+        let (harness, upstream) = try await Self.gateway()
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        let cases = [
+            ("/public/%C3%A9t%C3%A9?cmd=delete", "/api/public/%C3%A9t%C3%A9?cmd=delete"),
+            ("/public/%e2%82%ac/./x/../y?q=%FF&r=%2e%2e", "/api/public/%E2%82%AC/y?q=%FF&r=%2e%2e"),
+            ("/public?x", "/api/public?x"),
+            ("/public/", "/api/public/"),
+            ("/PUBLIC/%7euser", "/api/PUBLIC/~user"),
+        ]
+        for (sent, expected) in cases {
+            let answer = try await RawHTTP.exchange(port: harness.port, GatewayHardeningTests.get(sent))
+            #expect(RawHTTP.status(answer) == 200, "\(sent): \(answer)")
+            #expect(upstream.seen.last?.target == expected, "\(sent)")
+        }
+        #expect(upstream.seen.count == cases.count)
+        #expect(upstream.seen.allSatisfy { $0.values("Host") == ["127.0.0.1:\(upstream.port)"] })
+    }
+
+    @Test func aQueryByteNoRequestLineCarriesIsRefused() async throws {
+        let (harness, upstream) = try await Self.gateway()
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        // A raw byte above 0x7F in the query: the parser lets it through, the gateway does not.
+        let answer = try await RawHTTP.exchange(port: harness.port, "GET /public/x?q=\u{E9} HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        #expect(RawHTTP.status(answer) == 400, "\(answer)")
+        #expect(upstream.seen.isEmpty)
+    }
+
+    // MARK: The invariant, over generated paths
+
+    static let pieces = [
+        "public", "PUBLIC", "Public", "transfers", "api", "x", "..", ".", "%2e", "%2E%2e", ".%2e", "", "~a-b_c",
+        "!$&'()*+,=:@", "%C3%A9", "%e2%82%ac", "%F0%9F%98%80", "%7e", "%41", "%2F", "%5C", "%00", ";x", "a%20b",
+    ]
+
+    /// A path segment from 64 random bits: mostly one of ``pieces``, else one to four escapes of
+    /// arbitrary bytes (valid UTF-8 or not, in either case of hex digit).
+    static func segment(_ bits: UInt64) -> String {
+        guard bits & 0xFF >= 0xA0 else { return pieces[Int(bits & 0xFF) % pieces.count] }
+        let count = 1 + Int((bits >> 8) & 3)
+        return (0..<count).map { index in
+            let byte = UInt8(truncatingIfNeeded: bits >> (16 + 8 * index))
+            let hex = String(byte, radix: 16, uppercase: byte % 2 == 0)
+            return "%" + (hex.count == 1 ? "0" + hex : hex)
+        }.joined()
+    }
+
+    static let segments = Gen<UInt64>.value().array(of: 0...5).map { $0.map(segment) }
+    static let prefix = Gen<String?>.element(of: ["/public/", "/public", "/PUBLIC/", "/", "/transfers/", "/public/.."]).map { $0! }
+    static let query = Gen<String?>.element(of: ["", "?cmd=delete", "?q=%FF", "?a=%2e%2e/x&b=/../y", "?", "?x=%C3%A9&y=%C0"]).map { $0! }
+
+    /// Every request is refused, or reaches the upstream once, at exactly `/api` + the routed path +
+    /// the query as sent, inside the only open route; the routed path is a fixed point of routing and,
+    /// escapes decoded, is the sent path with its dot-segments removed.
+    @Test func everyRequestIsRefusedOrReachesTheUpstreamAtExactlyTheRoutedPath() async throws {
+        let (harness, upstream) = try await Self.gateway()
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        let port = harness.port
+        var outcomes: [Int: Int] = [:]
+        await propertyCheck(count: 300, input: Self.prefix, Self.segments, Self.query) {
+            prefix, segments, query in
+            let path = prefix + segments.joined(separator: "/")
+            let before = upstream.seen.count
+            let answer = try await RawHTTP.exchange(port: port, GatewayHardeningTests.get(path + query))
+            let status = RawHTTP.status(answer)
+            let reached = upstream.seen.dropFirst(before)
+            outcomes[status ?? 0, default: 0] += 1
+            guard status == 200 else {
+                #expect(reached.isEmpty, "\(path + query) was refused (\(status ?? 0)) yet reached \(reached.map(\.target))")
+                #expect(
+                    [400, 401].contains(status ?? 0),
+                    "\(path + query): \(status ?? 0) \(RawHTTP.reason(answer) ?? answer)"
+                )
+                return
+            }
+            try #require(reached.count == 1, "\(path + query) answered 200 and reached the upstream \(reached.count) times")
+            let target = reached.first!.target
+            let (seenPath, seenQuery) = Self.split(target)
+            #expect(seenQuery == Self.split(path + query).1, "the query changed on the way: \(target)")
+            #expect(seenPath.hasPrefix("/api/"), "\(target)")
+            let routed = String(seenPath.dropFirst(4))
+            let lowered = routed.lowercased()
+            #expect(lowered == "/public" || lowered.hasPrefix("/public/"), "\(path) reached \(target) without a signature")
+            #expect((try? RoutingPath.normalize(routed)) == routed, "the routed path \(routed) is not a fixed point")
+            #expect(Self.decoded(routed) == Self.model(path), "\(path) → \(routed)")
+        }
+        // The generator reaches every outcome: forwarded, refused as ambiguous, and routed elsewhere.
+        #expect(outcomes[200, default: 0] >= 30 && outcomes[400, default: 0] >= 30 && outcomes[401, default: 0] >= 10, "\(outcomes)")
+    }
+
+    /// Path and query of a target (the query with its `?`).
+    static func split(_ target: String) -> (String, String) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, "") }
+        return (String(target[..<mark]), String(target[mark...]))
+    }
+
+    /// A path with its escapes decoded, as bytes.
+    static func decoded(_ path: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var bytes = Array(path.utf8)[...]
+        while let byte = bytes.popFirst() {
+            if byte == UInt8(ascii: "%"), bytes.count >= 2, let value = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) {
+                out.append(value)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(byte)
+            }
+        }
+        return out
+    }
+
+    /// The model: decode every escape (none of `/` survives routing), then remove dot-segments as
+    /// RFC 3986 §5.2.4 does.
+    static func model(_ path: String) -> [UInt8] {
+        let segments = decoded(path).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        var output: [ArraySlice<UInt8>] = []
+        var trailing = false
+        for segment in segments {
+            trailing = false
+            if Array(segment) == Array(".".utf8) {
+                trailing = true
+            } else if Array(segment) == Array("..".utf8) {
+                if !output.isEmpty { output.removeLast() }
+                trailing = true
+            } else if segment.isEmpty {
+                trailing = true
+            } else {
+                output.append(segment)
+            }
+        }
+        var result = Array("/".utf8) + Array(output.joined(separator: [UInt8(ascii: "/")]))
+        if trailing, !output.isEmpty { result.append(UInt8(ascii: "/")) }
+        return result
+    }
+}
