@@ -92,6 +92,8 @@ extension PostgresStore {
             "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
             "ALTER TABLE devices ADD COLUMN last_seen_at BIGINT",
         ],
+        // Registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when used.
+        ["DROP TABLE challenges"],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

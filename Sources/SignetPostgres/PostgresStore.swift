@@ -50,35 +50,6 @@ public final class PostgresStore: SignetStorage {
         return store
     }
 
-    // MARK: Challenges
-
-    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
-        let expiry = Self.millis(expiresAt)
-        let cutoff = Self.millis(now)
-        let inserted = try await count(
-            """
-            INSERT INTO challenges (value, expires_at)
-            SELECT \(value), \(expiry) WHERE (SELECT COUNT(*) FROM challenges WHERE expires_at > \(cutoff)) < \(limit)
-            RETURNING 1
-            """
-        )
-        guard inserted > 0 else { throw SignetError(.rateLimited, "\(limit) challenges are outstanding") }
-    }
-
-    public func consumeChallenge(_ value: String, now: Date) async throws {
-        var expiry: Int64?
-        try await perform { client, logger in
-            for try await value in try await client.query(
-                "DELETE FROM challenges WHERE value = \(value) RETURNING expires_at",
-                logger: logger
-            ).decode(Int64.self) {
-                expiry = value
-            }
-        }
-        guard let expiry else { throw SignetError(.challengeUnknown, "the challenge is unknown or already used") }
-        guard expiry > Self.millis(now) else { throw SignetError(.challengeExpired, "the challenge expired") }
-    }
-
     // MARK: Devices
 
     public func registerDevice(_ device: DeviceRecord) async throws {
@@ -212,12 +183,11 @@ public final class PostgresStore: SignetStorage {
 
     public func sweep(now: Date) async throws -> Int {
         let cutoff = Self.millis(now)
-        let challenges = try await count("DELETE FROM challenges WHERE expires_at <= \(cutoff) RETURNING 1")
         let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
         let reports = try await count("DELETE FROM pin_reports WHERE received_at < \(oldest) RETURNING 1")
         let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")
-        return challenges + nonces + reports + failures + (try await sweepConsole(now: now))
+        return nonces + reports + failures + (try await sweepConsole(now: now))
     }
 
     // MARK: Pin reports

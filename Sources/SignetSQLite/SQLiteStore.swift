@@ -174,6 +174,8 @@ public final class SQLiteStore: SignetStorage {
             END
             """
         ],
+        // 8: registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when used.
+        ["DROP TABLE challenges"],
     ]
 
     private func migrate() async throws {
@@ -191,29 +193,6 @@ public final class SQLiteStore: SignetStorage {
                 throw error
             }
         }
-    }
-
-    // MARK: Challenges
-
-    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
-        // The count and the insert are one statement: concurrent issuers cannot overshoot the cap.
-        let rows = try await query(
-            """
-            INSERT INTO challenges (value, expires_at)
-            SELECT ?, ? WHERE (SELECT COUNT(*) FROM challenges WHERE expires_at > ?) < ?
-            RETURNING value
-            """,
-            [.text(value), .integer(Self.millis(expiresAt)), .integer(Self.millis(now)), .integer(limit)]
-        )
-        guard !rows.isEmpty else { throw SignetError(.rateLimited, "\(limit) challenges are outstanding") }
-    }
-
-    public func consumeChallenge(_ value: String, now: Date) async throws {
-        let rows = try await query("DELETE FROM challenges WHERE value = ? RETURNING expires_at", [.text(value)])
-        guard let expiry = rows.first?.column("expires_at")?.integer else {
-            throw SignetError(.challengeUnknown, "the challenge is unknown or already used")
-        }
-        guard expiry > Self.millis(now) else { throw SignetError(.challengeExpired, "the challenge expired") }
     }
 
     // MARK: Devices
@@ -318,14 +297,13 @@ public final class SQLiteStore: SignetStorage {
 
     public func sweep(now: Date) async throws -> Int {
         let cutoff = SQLiteData.integer(Self.millis(now))
-        let challenges = try await query("DELETE FROM challenges WHERE expires_at <= ? RETURNING 1", [cutoff])
         let nonces = try await query("DELETE FROM nonces WHERE expires_at < ? RETURNING 1", [cutoff])
         let reports = try await query(
             "DELETE FROM pin_reports WHERE received_at < ? RETURNING 1",
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
         )
         let failures = try await query("DELETE FROM login_failures WHERE window_end <= ? RETURNING 1", [cutoff])
-        return challenges.count + nonces.count + reports.count + failures.count + (try await sweepConsole(now: now))
+        return nonces.count + reports.count + failures.count + (try await sweepConsole(now: now))
     }
 
     // MARK: Pin reports

@@ -71,7 +71,6 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// Whether `POST /signet/v1/devices` registers keys that no attestation vouches for.
     public var allowUnattestedDevices = true
     public var challengeTTLSeconds: Int = 120
-    public var maxOutstandingChallenges: Int = 10_000
     public var challengesPerSourcePerMinute: Int = 60
     public var maxBodyBytes: Int = 1 << 20
     public var policy = Policy()
@@ -189,7 +188,6 @@ extension GatewayConfiguration {
         RegistrationConfiguration(
             allowUnattestedDevices: allowUnattestedDevices,
             challengeTTLSeconds: challengeTTLSeconds,
-            maxOutstandingChallenges: maxOutstandingChallenges,
             challengesPerSourcePerMinute: challengesPerSourcePerMinute,
             adminToken: adminToken,
             requirePasswordLogin: passwords?.requireForRegistration ?? false

@@ -6,7 +6,6 @@ import Synchronization
 /// An in-process ``SignetStorage`` for tests and single-process tools. Nothing survives a restart.
 public final class MemoryStore: SignetStorage {
     struct State {
-        var challenges: [String: Date] = [:]
         var devices: [String: DeviceRecord] = [:]
         var deviceIDByKeyID: [String: String] = [:]
         var pinReports: [PinReportRecord] = []
@@ -24,24 +23,6 @@ public final class MemoryStore: SignetStorage {
 
     public init(nonceCapacity: Int = 1_000_000) {
         self.nonces = MemoryNonceStore(capacity: nonceCapacity)
-    }
-
-    public func issueChallenge(_ value: String, expiresAt: Date, now: Date, limit: Int) async throws {
-        try state.withLock { state in
-            guard state.challenges.count < limit || state.challenges.values.count(where: { $0 > now }) < limit else {
-                throw SignetError(.rateLimited, "\(limit) challenges are outstanding")
-            }
-            state.challenges[value] = expiresAt
-        }
-    }
-
-    public func consumeChallenge(_ value: String, now: Date) async throws {
-        try state.withLock { state in
-            guard let expiry = state.challenges.removeValue(forKey: value) else {
-                throw SignetError(.challengeUnknown, "the challenge is unknown or already used")
-            }
-            guard expiry > now else { throw SignetError(.challengeExpired, "the challenge expired") }
-        }
     }
 
     public func registerDevice(_ device: DeviceRecord) async throws {
@@ -215,17 +196,14 @@ public final class MemoryStore: SignetStorage {
     }
 
     public func sweep(now: Date) async throws -> Int {
-        let challenges = state.withLock { state in
-            let before = state.challenges.count
-            state.challenges = state.challenges.filter { $0.value > now }
+        let removed = state.withLock { state in
             let reports = state.pinReports.count
             state.pinReports.removeAll { $0.receivedAt < now.addingTimeInterval(-PinReportRecord.retention) }
             let failures = state.loginFailures.count
             state.loginFailures = state.loginFailures.filter { $0.value.windowEnd > now }
-            return before - state.challenges.count + reports - state.pinReports.count + failures
-                - state.loginFailures.count + state.console.sweep(now: now)
+            return reports - state.pinReports.count + failures - state.loginFailures.count + state.console.sweep(now: now)
         }
-        return challenges + nonces.sweep(now: now)
+        return removed + nonces.sweep(now: now)
     }
 
     public func shutdown() async throws {}

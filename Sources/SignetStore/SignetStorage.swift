@@ -3,10 +3,10 @@ import Foundation
 import SignetCore
 
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
-public protocol SignetStorage: ChallengeStore, DeviceStore, NonceStore, PinReportStore, AccountStore,
+public protocol SignetStorage: DeviceStore, NonceStore, PinReportStore, AccountStore,
     LoginThrottleStore, ServerSecretStore, ReceiptStore, ConsoleStore
 {
-    /// Deletes expired challenges, nonces, pin reports, login failure windows, console sessions, old
+    /// Deletes expired nonces (challenge claims among them), pin reports, login failure windows, console sessions, old
     /// activity counts and refusals beyond their retention or count; returns how many
     /// rows went.
     func sweep(now: Date) async throws -> Int

@@ -285,16 +285,68 @@ import Testing
         #expect(window.admits(retryAfter), "\(retryAfter)")
     }
 
-    @Test func theChallengeCapSaysToRetryWithinAChallengesLifetime() async throws {
-        let harness = try await GatewayHarness.start {
-            $0.maxOutstandingChallenges = 2
-            $0.challengeTTLSeconds = 45
-        }
+    /// Issue 25: 10,000 challenges from 180 sources filled `maxOutstandingChallenges` and every new
+    /// device got 429 for two minutes. Challenges are stateless now: issuing writes nothing, so no
+    /// number of them locks anyone out, and only a used challenge is stored (as a claim).
+    @Test func aFloodOfChallengesStoresNothingAndLocksNoDeviceOut() async throws {
+        let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 1_000_000 }
         Cleanup.after { try await harness.stop() }
-        for _ in 0..<2 { _ = try await harness.challenge() }
-        let answer = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/challenges")
-        #expect(answer.status == 429 && answer.reason == "rate_limited")
-        #expect(answer.headers.first(name: "Retry-After") == "45")
+        let base = harness.base
+        let issued = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var issued = 0
+                    for _ in 0..<250 {
+                        let answer = try await GatewayHarness.send(method: "POST", url: base + "/signet/v1/challenges")
+                        if answer.status == 201 { issued += 1 }
+                    }
+                    return issued
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(issued == 2_000)
+        let later = Date().addingTimeInterval(600)
+        #expect(try await harness.store.sweep(now: later) == 0, "issuing challenges stored something")
+        _ = try await harness.register()
+        #expect(try await harness.store.sweep(now: later) == 1, "the used challenge is claimed once")
+    }
+
+    @Test func aChallengeWorksOnEveryInstanceOnceAndOnlyAsIssued() async throws {
+        let harness = try await GatewayHarness.start(instances: 2)
+        Cleanup.after { try await harness.stop() }
+        let challenge = try await harness.challenge(gateway: 0)
+        func register(_ challenge: String, on gateway: Int) async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(
+                method: "POST",
+                url: harness.url(gateway) + "/signet/v1/devices",
+                headers: [("Content-Type", "application/json")],
+                body: try harness.registration(key: try SigningKey.generate(.p256), alg: "ecdsa-p256-sha256", challenge: challenge)
+            )
+        }
+        // Issued by one instance, used on the other (the key is shared through the store), once.
+        #expect(try await register(challenge, on: 1).status == 201)
+        let again = try await register(challenge, on: 0)
+        #expect(again.status == 401 && again.reason == "challenge_unknown", "\(again.text)")
+        // Altered, or never issued: unknown, and nothing is stored for it.
+        var altered = Array(try await harness.challenge(gateway: 1))
+        altered[10] = altered[10] == "A" ? "B" : "A"
+        let forged = try await register(String(altered), on: 0)
+        #expect(forged.status == 401 && forged.reason == "challenge_unknown", "\(forged.text)")
+    }
+
+    @Test func aChallengePastItsLifetimeIsExpired() async throws {
+        let harness = try await GatewayHarness.start { $0.challengeTTLSeconds = 1 }
+        Cleanup.after { try await harness.stop() }
+        let challenge = try await harness.challenge()
+        try await Task.sleep(for: .milliseconds(1_100))
+        let answer = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices",
+            headers: [("Content-Type", "application/json")],
+            body: try harness.registration(key: try SigningKey.generate(.p256), alg: "ecdsa-p256-sha256", challenge: challenge)
+        )
+        #expect(answer.status == 401 && answer.reason == "challenge_expired", "\(answer.text)")
     }
 
     @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {

@@ -16,9 +16,9 @@ import Testing
         let url = try #require(TestPostgres.url)
         let store = try await PostgresStore.connect(url: url + "?sslmode=verify-full&sslrootcert=\(try #require(Self.root))")
         let now = Date()
-        let challenge = "tls-\(UUID().uuidString)"
-        try await store.issueChallenge(challenge, expiresAt: now.addingTimeInterval(60), now: now, limit: 1_000_000)
-        try await store.consumeChallenge(challenge, now: now)
+        let nonce = "tls-\(UUID().uuidString)"
+        #expect(try await store.claim(keyID: "tls", nonce: nonce, until: now.addingTimeInterval(60), now: now))
+        #expect(try await !store.claim(keyID: "tls", nonce: nonce, until: now.addingTimeInterval(60), now: now))
         try await store.shutdown()
 
         let required = try await PostgresStore.connect(url: url + "?sslmode=require")

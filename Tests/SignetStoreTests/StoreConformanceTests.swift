@@ -55,64 +55,6 @@ import Testing
         #expect(error?.code == code)
     }
 
-    // MARK: Challenges
-
-    @Test(arguments: kinds)
-    func aChallengeIsConsumedExactlyOnce(_ kind: Kind) async throws {
-        let store = try await Self.makeStore(kind)
-        Cleanup.after { try await store.shutdown() }
-        try await store.issueChallenge("c1", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
-        try await store.consumeChallenge("c1", now: t0.addingTimeInterval(1))
-        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c1", now: self.t0) }
-        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("never", now: self.t0) }
-    }
-
-    @Test(arguments: kinds)
-    func anExpiredChallengeIsRejectedAndGone(_ kind: Kind) async throws {
-        let store = try await Self.makeStore(kind)
-        Cleanup.after { try await store.shutdown() }
-        try await store.issueChallenge("c2", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
-        await Self.expectCode(.challengeExpired) {
-            try await store.consumeChallenge("c2", now: self.t0.addingTimeInterval(61))
-        }
-        await Self.expectCode(.challengeUnknown) { try await store.consumeChallenge("c2", now: self.t0) }
-    }
-
-    @Test(arguments: kinds)
-    func outstandingChallengesAreCapped(_ kind: Kind) async throws {
-        let store = try await Self.makeStore(kind)
-        Cleanup.after { try await store.shutdown() }
-        for index in 0..<3 {
-            try await store.issueChallenge("cap\(index)", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 3)
-        }
-        await Self.expectCode(.rateLimited) {
-            try await store.issueChallenge("cap3", expiresAt: self.t0.addingTimeInterval(60), now: self.t0, limit: 3)
-        }
-        // Expired ones do not count.
-        try await store.issueChallenge(
-            "cap4",
-            expiresAt: t0.addingTimeInterval(200),
-            now: t0.addingTimeInterval(61),
-            limit: 3
-        )
-        #expect(try await store.sweep(now: t0.addingTimeInterval(61)) == 3)
-    }
-
-    @Test(arguments: kinds)
-    func concurrentConsumersOfOneChallengeSucceedOnce(_ kind: Kind) async throws {
-        let store = try await Self.makeStore(kind)
-        Cleanup.after { try await store.shutdown() }
-        try await store.issueChallenge("race", expiresAt: t0.addingTimeInterval(60), now: t0, limit: 10)
-        let now = t0
-        let wins = await withTaskGroup(of: Bool.self) { group in
-            for _ in 0..<50 {
-                group.addTask { (try? await store.consumeChallenge("race", now: now)) != nil }
-            }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
-        }
-        #expect(wins == 1)
-    }
-
     // MARK: Devices
 
     @Test(arguments: kinds)

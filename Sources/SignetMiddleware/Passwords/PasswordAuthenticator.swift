@@ -22,7 +22,7 @@ public final class PasswordAuthenticator: Sendable {
     let hasher: PasswordHasher
     public let basicCache: BasicLoginCache
     let limits: LoginLimits
-    private let nonceKey = Mutex<SymmetricKey?>(nil)
+    private let nonceKey: SharedServerKey
     /// Checked when the user is unknown, so that the answer takes as long as for a wrong password.
     private let standIn: (basic: PasswordHash?, ha1: String)
 
@@ -42,6 +42,7 @@ public final class PasswordAuthenticator: Sendable {
         self.hasher = hasher
         self.basicCache = BasicLoginCache(lifetime: TimeInterval(configuration.basicCacheSeconds))
         self.limits = LoginLimits(configuration: configuration, store: store)
+        self.nonceKey = SharedServerKey(name: Self.nonceSecretName, store: store)
         let random = Nonce.random()
         standIn = (
             configuration.basic ? try PasswordHash(password: random, iterations: configuration.basicIterations) : nil,
@@ -312,10 +313,6 @@ public final class PasswordAuthenticator: Sendable {
     }
 
     private func nonceSecret() async throws -> SymmetricKey {
-        if let key = nonceKey.withLock({ $0 }) { return key }
-        let proposed = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-        let key = SymmetricKey(data: try await store.serverSecret(named: Self.nonceSecretName, proposing: proposed))
-        nonceKey.withLock { $0 = key }
-        return key
+        try await nonceKey.key()
     }
 }

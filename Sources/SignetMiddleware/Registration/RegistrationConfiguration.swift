@@ -7,10 +7,9 @@
 public struct RegistrationConfiguration: Sendable {
     /// Whether `POST /signet/v1/devices` takes device keys without an App Attest attestation.
     public var allowUnattestedDevices: Bool
-    /// How long an issued challenge can be used.
+    /// How long an issued challenge can be used. Challenges are stateless: there is no cap on how
+    /// many are outstanding, only ``challengesPerSourcePerMinute``.
     public var challengeTTLSeconds: Int
-    /// Challenges outstanding at once across all sources; past it, issuing answers `rate_limited`.
-    public var maxOutstandingChallenges: Int
     /// Challenges one source may ask for in a minute.
     public var challengesPerSourcePerMinute: Int
     /// The bearer token of `DELETE /signet/v1/devices/{id}`; `nil` turns revocation off (`not_found`).
@@ -22,7 +21,6 @@ public struct RegistrationConfiguration: Sendable {
     public init(
         allowUnattestedDevices: Bool = true,
         challengeTTLSeconds: Int = 120,
-        maxOutstandingChallenges: Int = 10_000,
         challengesPerSourcePerMinute: Int = 60,
         adminToken: String? = nil,
         requirePasswordLogin: Bool = false
@@ -30,7 +28,6 @@ public struct RegistrationConfiguration: Sendable {
         self.requirePasswordLogin = requirePasswordLogin
         self.allowUnattestedDevices = allowUnattestedDevices
         self.challengeTTLSeconds = challengeTTLSeconds
-        self.maxOutstandingChallenges = maxOutstandingChallenges
         self.challengesPerSourcePerMinute = challengesPerSourcePerMinute
         self.adminToken = adminToken
     }

@@ -9,8 +9,11 @@ import SignetStore
 /// `DELETE /signet/v1/devices/{id}`: how a device gets a key the verification middleware accepts.
 ///
 /// These answer before anyone is authenticated, so each is bounded: the body size is checked before
-/// parsing, challenges are capped in number and per source, and nothing is stored until the request
-/// has proved something (a device is stored only after its proof of possession verified).
+/// parsing, challenges are limited per source, and nothing is stored until the request has proved
+/// something. Challenges are stateless (``RegistrationChallenge``: MAC'd with a secret the instances
+/// share, carrying their issue time): issuing one writes nothing, so no flood can fill a pool of
+/// outstanding challenges and lock every new device out; a challenge is claimed in the nonce store
+/// once, when a registration uses it. A device is stored only after its proof of possession verified.
 ///
 /// The gateway adds them to its router; an app that embeds the middleware adds them to its own with
 /// its own store:
@@ -19,7 +22,12 @@ import SignetStore
 /// SignetRegistrationRoutes<SignetRequestContext>(store: store, configuration: .init()).add(to: router)
 /// ```
 public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: Sendable {
-    let store: any ChallengeStore & DeviceStore & ReceiptStore & AuditStore
+    /// What registration keeps: devices, receipts and the audit log; challenge claims (nonces) and
+    /// the challenges' key (a server secret).
+    public typealias Store = DeviceStore & ReceiptStore & AuditStore & NonceStore & ServerSecretStore
+
+    let store: any Store
+    let challengeKey: SharedServerKey
     let configuration: RegistrationConfiguration
     let limiter: SourceRateLimiter
     let metrics: SignetMetrics
@@ -30,7 +38,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     let clock: @Sendable () -> Date
 
     /// - Parameters:
-    ///   - store: Where challenges and devices live.
+    ///   - store: Where devices live and used challenges are claimed.
     ///   - configuration: What is allowed, and the bounds.
     ///   - metrics: Counts registrations and attestations (`signet_requests_total`).
     ///   - keyCache: The verification middleware's key cache, emptied when a device is revoked.
@@ -42,7 +50,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///     with ``RegistrationConfiguration/requirePasswordLogin``) binds the device to the user.
     ///   - clock: The time challenges and devices are stamped with.
     public init(
-        store: any ChallengeStore & DeviceStore & ReceiptStore & AuditStore,
+        store: any Store,
         configuration: RegistrationConfiguration,
         metrics: SignetMetrics = SignetMetrics(),
         keyCache: DeviceKeyCache? = nil,
@@ -53,6 +61,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ) {
         self.login = login
         self.store = store
+        self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
         self.configuration = configuration
         self.limiter = SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute)
         self.metrics = metrics
@@ -61,6 +70,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         self.certificateIssuer = certificateIssuer
         self.clock = clock
     }
+
+    /// The name the challenges' key is stored under (`ServerSecretStore`).
+    static var challengeSecretName: String { "registration-challenge-key" }
+    /// How far a challenge's issue time may be ahead of this instance's clock (another instance's).
+    static var clockSkew: TimeInterval { 30 }
 
     /// The largest registration body read; larger ones answer `body_too_large`.
     public static var maximumRegistrationBytes: Int { 16 * 1024 }
@@ -92,22 +106,33 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     private func issueChallenge(context: Context) async throws -> Response {
         let now = clock()
         try limiter.admit(context.remoteAddress, now: now, refusing: "too many challenges from this source")
-        var generator = SystemRandomNumberGenerator()
-        let value = Base64.urlEncode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        let expiresAt = now.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
-        do {
-            try await store.issueChallenge(
-                value,
-                expiresAt: expiresAt,
-                now: now,
-                limit: configuration.maxOutstandingChallenges
-            )
-        } catch var error as SignetError where error.code == .rateLimited {
-            // Every outstanding challenge expires within its lifetime: by then there is room.
-            error.retryAfterSeconds = configuration.challengeTTLSeconds
-            throw error
-        }
-        return try JSONResponse.make(["challenge": value, "expiresAt": JSONResponse.rfc3339(expiresAt)], status: .created)
+        let challenge = RegistrationChallenge.mint(secret: try await challengeKey.key(), now: now)
+        let expiresAt = challenge.issued.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
+        return try JSONResponse.make(
+            ["challenge": challenge.value, "expiresAt": JSONResponse.rfc3339(expiresAt)],
+            status: .created
+        )
+    }
+
+    /// Checks a challenge and claims it, once: `challenge_unknown` when it was not issued here or was
+    /// used already, `challenge_expired` past its lifetime. Nothing is written for a challenge that
+    /// does not check.
+    private func consumeChallenge(_ value: String, now: Date) async throws {
+        let lifetime = TimeInterval(configuration.challengeTTLSeconds)
+        let challenge = try RegistrationChallenge(
+            verifying: value,
+            secret: try await challengeKey.key(),
+            lifetime: lifetime,
+            clockSkew: Self.clockSkew,
+            now: now
+        )
+        let claimed = try await store.claim(
+            keyID: "signet:challenge",
+            nonce: challenge.value,
+            until: challenge.issued.addingTimeInterval(lifetime + Self.clockSkew),
+            now: now
+        )
+        guard claimed else { throw SignetError(.challengeUnknown, "the challenge was used already") }
     }
 
     // MARK: Device keys
@@ -132,7 +157,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         }
         let now = clock()
         // Consume first: every attempt uses up its challenge, right or wrong.
-        try await store.consumeChallenge(registration.challenge, now: now)
+        try await consumeChallenge(registration.challenge, now: now)
         guard registration.proves(with: algorithm) else {
             throw SignetError(.signatureInvalid, "the signature over the challenge does not verify with this key")
         }
@@ -192,7 +217,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             let attestation = Base64.decode(attestationText) ?? Base64.urlDecode(attestationText)
         else { throw SignetError(.malformedMessage, "keyId, attestation (base64) and challenge are required") }
         let now = clock()
-        try await store.consumeChallenge(challenge, now: now)
+        try await consumeChallenge(challenge, now: now)
         let verified = try await attestationVerifier.verify(
             attestation: attestation,
             keyID: keyID,
