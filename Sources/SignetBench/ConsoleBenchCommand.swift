@@ -58,7 +58,7 @@ struct ConsoleBenchCommand: AsyncParsableCommand {
 
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.listen.port = 0
-        configuration.adminToken = "bench-admin-token"
+        configuration.adminToken = "bench-admin-token-of-at-least-32-characters"
         configuration.routes = [.init(prefix: "/", access: .verified)]
         switch store {
         case "memory": configuration.store = .memory

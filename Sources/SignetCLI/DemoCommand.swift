@@ -77,7 +77,8 @@ struct DemoCommand: AsyncParsableCommand {
         var passwords = GatewayConfiguration.Passwords(realm: "signet-demo-bank")
         passwords.nonceLifetimeSeconds = 2
         configuration.passwords = passwords
-        configuration.adminToken = Nonce.random()
+        // 32 random bytes: what a production token should be (at least 32 characters).
+        configuration.adminToken = Nonce.random() + Nonce.random()
         let running = try await RunningGateway.start(configuration, logger: logger)
         let base = "https://localhost:\(running.port)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")

@@ -230,6 +230,10 @@ public final class PostgresStore: SignetStorage {
         return result
     }
 
+    public func ping() async throws {
+        _ = try await count("SELECT 1")
+    }
+
     public func shutdown() async throws {
         runner.cancel()
         await runner.value

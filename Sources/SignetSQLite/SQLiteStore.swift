@@ -336,6 +336,10 @@ public final class SQLiteStore: SignetStorage {
         )
     }
 
+    public func ping() async throws {
+        _ = try await query("SELECT 1")
+    }
+
     public func shutdown() async throws {
         // Both, even when the first fails; the first failure is the one reported.
         var failure: (any Error)?

@@ -92,7 +92,7 @@ extension GatewayConfiguration {
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
     /// `SIGNET_STORE` (a file path or a `postgres://` URL), `SIGNET_PUBLIC_SCHEME`,
-    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN` and `SIGNET_DEBUG`.
+    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_DEBUG` and `SIGNET_DEVELOPMENT`.
     public static func load(file: String?, environment: [String: String]) throws -> GatewayConfiguration {
         var configuration: GatewayConfiguration
         if let file {
@@ -121,6 +121,9 @@ extension GatewayConfiguration {
         if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { configuration.publicAuthority = authority }
         if let token = environment["SIGNET_ADMIN_TOKEN"] { configuration.adminToken = token }
         if let debug = environment["SIGNET_DEBUG"] { configuration.debug = ["1", "true", "yes"].contains(debug) }
+        if let development = environment["SIGNET_DEVELOPMENT"] {
+            configuration.development = ["1", "true", "yes"].contains(development)
+        }
         try configuration.validate()
         return configuration
     }

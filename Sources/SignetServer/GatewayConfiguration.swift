@@ -83,6 +83,9 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var adminCertificates: [String]?
     /// Adds the signature base to problem responses. Never in production.
     public var debug = false
+    /// Relaxes start-up checks meant for production (an `adminToken` shorter than 32 characters).
+    /// Never in production.
+    public var development = false
     public var sweepIntervalSeconds: Int = 30
     /// How long a resolved device key is reused before the store is asked again; a revocation made
     /// through another instance takes effect within this time. 0 turns the cache off.
@@ -152,6 +155,13 @@ public struct GatewayConfiguration: Codable, Sendable {
             }
         }
         _ = try adminCertificatePins()
+        // A short token falls to guessing, however its attempts are limited per source.
+        if let adminToken, adminToken.count < AdminToken.minimumLength, !development {
+            throw SignetError(
+                .malformedMessage,
+                "adminToken has \(adminToken.count) characters; use at least \(AdminToken.minimumLength) (openssl rand -base64 32), or set development: true"
+            )
+        }
     }
 
     /// The parsed `adminCertificates`; they need mutual TLS to be presented at all.

@@ -15,7 +15,7 @@ import SignetStore
 struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let store: any SignetStorage
     let limiter: SourceRateLimiter
-    let adminToken: String?
+    let admin: AdminAccess
     let metrics: SignetMetrics
     let clock: @Sendable () -> Date
 
@@ -26,8 +26,9 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
             var request = request
             return try await receive(&request, source: context.remoteAddress)
         }
-        router.get("/signet/v1/pin-reports") { request, _ in
-            try await list(request)
+        router.get("/signet/v1/pin-reports") { request, context in
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            return try await list()
         }
     }
 
@@ -67,8 +68,7 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         return try JSONResponse.make(["id": id], status: .created)
     }
 
-    private func list(_ request: Request) async throws -> Response {
-        try AdminToken(adminToken).authorize(request)
+    private func list() async throws -> Response {
         let reports = try await store.pinReports(limit: 100)
         let objects: [[String: Any]] = reports.map { report in
             [

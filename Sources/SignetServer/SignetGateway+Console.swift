@@ -11,7 +11,7 @@ extension SignetGateway {
         let adminPins = (try? configuration.adminCertificatePins()) ?? []
         guard configuration.adminToken != nil || !adminPins.isEmpty else { return }
         do {
-            try OperatorConsole(gateway: self, adminToken: configuration.adminToken, adminCertificates: adminPins)
+            try OperatorConsole(gateway: self, admin: admin, adminCertificates: adminPins)
                 .add(to: router)
         } catch {
             // The templates are constants, parsed in the tests: not expected, but never silent.

@@ -65,6 +65,8 @@ public struct SignetGateway: Sendable {
     let appTokenVerifier: AppTokenVerifier?
     /// Kept-alive connections to the upstream.
     let upstream: UpstreamClient
+    /// The admin token, with the failed attempts per source that every admin surface shares.
+    let admin: AdminAccess
 
     public init(
         configuration: GatewayConfiguration,
@@ -82,6 +84,7 @@ public struct SignetGateway: Sendable {
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
         self.upstream = try UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
+        self.admin = AdminAccess(token: configuration.adminToken)
 
         var ring = KeyRing()
         var secrets: [String: [UInt8]] = [:]
@@ -262,13 +265,14 @@ public struct SignetGateway: Sendable {
             attestationVerifier: attestationVerifier,
             certificateIssuer: deviceCA,
             login: passwordLogin,
+            admin: admin,
             clock: clock
         ).add(to: router)
         if let passwordLogin {
             SignetAccountRoutes<SignetRequestContext>(
                 authenticator: passwordLogin,
                 store: store,
-                adminToken: configuration.adminToken,
+                admin: admin,
                 keyCache: keyCache,
                 clock: clock
             ).add(to: router)
@@ -276,7 +280,7 @@ public struct SignetGateway: Sendable {
         PinReportRoutes<SignetRequestContext>(
             store: store,
             limiter: SourceRateLimiter(limit: configuration.pinReportsPerSourcePerMinute),
-            adminToken: configuration.adminToken,
+            admin: admin,
             metrics: metrics,
             clock: clock
         ).add(to: router)
@@ -285,8 +289,15 @@ public struct SignetGateway: Sendable {
         router.get("/signet/v1/openapi.json") { _, _ in OpenAPIDocument.response() }
         addConsole(to: router)
         router.get("/healthz") { _, _ in "ok\n" }
+        let readiness = Readiness(store: store, upstream: upstream)
+        router.get("/readyz") { _, _ in try await readiness.response() }
         let exposition = self.exposition
-        router.get("/metrics") { _, _ in exposition.text() }
+        // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
+        // `authorization: {credentials: …}`), off without one.
+        router.get("/metrics") { [admin, clock] request, context in
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            return exposition.text()
+        }
         let firebase = configuration.firebaseAppCheck.map {
             FirebaseAppCheckVerifier(
                 projectNumber: $0.projectNumber,

@@ -206,5 +206,7 @@ public final class MemoryStore: SignetStorage {
         return removed + nonces.sweep(now: now)
     }
 
+    public func ping() async throws {}
+
     public func shutdown() async throws {}
 }

@@ -10,6 +10,8 @@ public protocol SignetStorage: DeviceStore, NonceStore, PinReportStore, AccountS
     /// activity counts and refusals beyond their retention or count; returns how many
     /// rows went.
     func sweep(now: Date) async throws -> Int
+    /// Throws unless the store answers a trivial query now (the readiness check).
+    func ping() async throws
     /// Releases connections.
     func shutdown() async throws
 }

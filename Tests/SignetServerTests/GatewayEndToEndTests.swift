@@ -439,16 +439,46 @@ import Testing
         #expect(!down.text.contains("errno") && !down.text.contains("refused ("), "\(down.text)")
     }
 
-    @Test func healthAndMetrics() async throws {
+    @Test func healthReadinessAndMetricsBehindTheAdminToken() async throws {
         let harness = try await GatewayHarness.start()
         Cleanup.after { try await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
+        let ready = try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz")
+        #expect(ready.status == 200 && ready.json["status"] as? String == "ready", "\(ready.text)")
         _ = try await GatewayHarness.send(try harness.scorePost())
-        let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics").text
+        // Not the public's: without the admin token, refused (and counted as a failed admin attempt).
+        let anonymous = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics")
+        #expect(anonymous.status == 401 && anonymous.reason == "admin_unauthorized", "\(anonymous.text)")
+        let metrics = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/metrics",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        ).text
         #expect(
             metrics.contains("signet_requests_total{outcome=\"rejected\",reason=\"signature_missing\"} 1"),
             "\(metrics)"
         )
+        // Readiness follows the upstream: down, 503 naming it, while liveness stays ok.
+        await harness.backendServer.stop()
+        try await Task.sleep(for: .milliseconds(1_100))
+        let down = try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz")
+        #expect(down.status == 503 && down.json["upstream"] as? String == "unreachable" && down.json["store"] as? String == "ok")
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").status == 200)
+    }
+
+    @Test func withoutAnAdminTokenThereAreNoMetricsAndAShortTokenDoesNotStart() async throws {
+        let harness = try await GatewayHarness.start { $0.adminToken = nil }
+        Cleanup.after { try await harness.stop() }
+        let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics")
+        #expect(metrics.status == 404 && metrics.reason == "not_found")
+
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+        configuration.store = .memory
+        configuration.adminToken = "change-me"
+        let error = #expect(throws: SignetError.self) { try configuration.validate() }
+        #expect(error?.code == .malformedMessage && error?.reason.contains("32") == true, "\(String(describing: error))")
+        configuration.development = true
+        try configuration.validate()
     }
 }
 

@@ -297,14 +297,14 @@ import Testing
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.listen.port = 0
         configuration.store = .sqlite(harness.folder.appendingPathComponent("signet.sqlite").path)
-        configuration.adminToken = "the-rotated-token"
+        configuration.adminToken = "the-rotated-token-of-at-least-32-characters"
         let rotated = try await RunningGateway.start(configuration, logger: Logger(label: "signet.test"))
         Cleanup.after { try await rotated.stop() }
         let elsewhere = Browser(base: "http://127.0.0.1:\(rotated.port)")
         elsewhere.cookie = browser.cookie
         #expect(try await elsewhere.get("/signet/admin/overview").status == 303)
         #expect(try await elsewhere.signIn().status == 401)
-        #expect(try await elsewhere.signIn("the-rotated-token").status == 303)
+        #expect(try await elsewhere.signIn("the-rotated-token-of-at-least-32-characters").status == 303)
         #expect(try await elsewhere.get("/signet/admin/overview").status == 200)
         // The audit log tells the two tokens apart without showing either.
         let audit = try await elsewhere.get("/signet/admin/audit").text
@@ -325,6 +325,46 @@ import Testing
         let retryAfter = try #require(answer.headers.first(name: "Retry-After").flatMap { Int($0) })
         // The rest of the minute that began with the first attempt, never more than the window.
         #expect(window.admits(retryAfter), "\(retryAfter)")
+    }
+
+    /// Issue 25: the admin API took 300 wrong bearer tokens in 0.2 s, even from a source the
+    /// console had locked. One count of failed admin credentials per source serves both.
+    @Test func failedAdminCredentialsAreCountedOncePerSourceAcrossTheAPIAndTheConsole() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        func api(_ token: String) async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(
+                method: "GET",
+                url: harness.base + "/signet/v1/devices/dev_nobody",
+                headers: [("Authorization", "Bearer \(token)")]
+            )
+        }
+        let window = RestOfWindow()
+        let guesses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 { group.addTask { try await api("guess-\(index)").status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        // Ten were looked at; the rest were refused before their token was.
+        #expect(guesses.filter { $0 == 401 }.count == 10 && guesses.filter { $0 == 429 }.count == 30, "\(guesses)")
+        let right = try await api(GatewayHarness.adminToken)
+        #expect(right.status == 429 && right.reason == "rate_limited", "\(right.text)")
+        let retryAfter = try #require(right.headers.first(name: "Retry-After").flatMap { Int($0) })
+        #expect(window.admits(retryAfter), "\(retryAfter)")
+        // The console answers the same source the same way.
+        let browser = Browser(base: harness.base)
+        #expect(try await browser.signIn().status == 429 && browser.cookie == nil)
+
+        // And the other way round: a console locked by wrong tokens locks the API.
+        let other = try await GatewayHarness.start()
+        Cleanup.after { try await other.stop() }
+        let console = Browser(base: other.base)
+        for _ in 0..<10 { #expect(try await console.signIn("guess").status == 401) }
+        let locked = try await GatewayHarness.send(
+            method: "GET",
+            url: other.base + "/signet/v1/devices/dev_nobody",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(locked.status == 429 && locked.reason == "rate_limited", "\(locked.text)")
     }
 
     @Test func withoutAnAdminTokenThereIsNoConsole() async throws {

@@ -383,6 +383,54 @@ import Testing
         }
     }
 
+    /// Issue 25: after one Basic login filled the cache, wrong passwords locked the user, yet the
+    /// right one still answered 200 from the cache; and each cache hit cleared others' failures.
+    @Test func aWarmBasicCacheNeitherOpensALockedAccountNorClearsItsFailures() async throws {
+        let harness = try await GatewayHarness.startWithPasswords {
+            $0.passwords?.allowInsecureHTTP = true
+            $0.passwords?.maxFailures = 3
+            $0.passwords?.maxFailuresPerSource = 1000
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Aladdin", password: "open sesame")
+        let right = BasicCredentials(username: "Aladdin", password: "open sesame").fieldValue
+        let wrong = BasicCredentials(username: "Aladdin", password: "guess").fieldValue
+        #expect(try await Self.send(harness, "/echo/password/c", right).status == 200)
+        // Two failures, then a cache hit: the failures stay.
+        for _ in 0..<2 { #expect(try await Self.send(harness, "/echo/password/c", wrong).reason == "credentials_invalid") }
+        #expect(try await Self.send(harness, "/echo/password/c", right).status == 200)
+        #expect(try await Self.send(harness, "/echo/password/c", wrong).reason == "credentials_invalid")
+        // Three: locked, for the right password with the cache warm, and for Digest alike.
+        let locked = try await Self.send(harness, "/echo/password/c", right)
+        #expect(locked.status == 429 && locked.reason == "login_locked", "\(locked.text)")
+        let challenge = try await harness.challenge("/echo/password/c")
+        let digest = GatewayHarness.digest(challenge, user: "Aladdin", password: "open sesame", uri: "/echo/password/c")
+        #expect(try await Self.send(harness, "/echo/password/c", digest.fieldValue).reason == "login_locked")
+    }
+
+    /// Issue 25: a userhash had a budget per Digest algorithm — five guesses under SHA-256, five more
+    /// under SHA-512-256. A user's failures count once, however the name was sent.
+    @Test func aUserhashHasOneBudgetAcrossAlgorithms() async throws {
+        let harness = try await GatewayHarness.startWithPasswords {
+            $0.passwords?.maxFailures = 3
+            $0.passwords?.maxFailuresPerSource = 1000
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("alice", password: "right")
+        func attempt(_ algorithm: DigestAlgorithm, password: String, userhash: Bool) async throws -> GatewayHarness.Answer {
+            let challenge = try await harness.challenge("/echo/md5/h", algorithm: algorithm)
+            let field = GatewayHarness.digest(challenge, user: "alice", password: password, uri: "/echo/md5/h", useUserhash: userhash)
+            return try await Self.send(harness, "/echo/md5/h", field.fieldValue)
+        }
+        #expect(try await attempt(.sha256, password: "one", userhash: true).reason == "credentials_invalid")
+        #expect(try await attempt(.sha512_256, password: "two", userhash: true).reason == "credentials_invalid")
+        #expect(try await attempt(.md5, password: "three", userhash: true).reason == "credentials_invalid")
+        for algorithm in [DigestAlgorithm.sha256, .sha512_256, .md5] {
+            #expect(try await attempt(algorithm, password: "four", userhash: true).reason == "login_locked", "\(algorithm)")
+            #expect(try await attempt(algorithm, password: "right", userhash: false).reason == "login_locked", "\(algorithm)")
+        }
+    }
+
     @Test func aParallelBurstOfGuessesCannotOutrunTheLimit() async throws {
         let harness = try await GatewayHarness.startWithPasswords {
             $0.passwords?.maxFailures = 3

@@ -20,7 +20,7 @@ public final class GatewayHarness: Sendable {
     public var stores: [any SignetStorage] { gateways.map(\.store) }
     public let gatewayKey: SigningKey
     public let folder: URL
-    public static let adminToken = "admin-secret-token"
+    public static let adminToken = "admin-secret-token-for-the-tests-0123456789"
     public static let appID = "ABCDE12345.dev.signet.scores"
     public static let simulatorCA = try! DevelopmentAttestationCA()
     public static let legacySecret = Array("a9bk342nziAFD234".utf8)

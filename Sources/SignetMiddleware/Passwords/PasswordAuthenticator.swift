@@ -208,17 +208,22 @@ public final class PasswordAuthenticator: Sendable {
         } catch let error as SignetError where error.code == .digestNonceInvalid {
             throw await challenging(error, route: route, now: now)
         }
-        let subjects = limits.subjects(
-            user: credentials.userhash
-                ? [LoginLimits.subject(credentials.algorithm, userhash: credentials.username)]
-                : limits.subjects(name: credentials.username),
-            source: source
-        )
-        let snapshot = try await limits.read(subjects, now: now)
         let account =
             credentials.userhash
             ? try await store.account(userhash: credentials.username.lowercased(), algorithm: credentials.algorithm)
             : try await store.account(name: credentials.username)
+        // A user's failures count under every algorithm's subject however the name was sent: a
+        // userhash under SHA-256, then under SHA-512-256, gets one budget, not one per algorithm.
+        let userSubjects: [String]
+        if credentials.userhash {
+            userSubjects =
+                account.map { limits.subjects(name: $0.name) }
+                ?? [LoginLimits.subject(credentials.algorithm, userhash: credentials.username)]
+        } else {
+            userSubjects = limits.subjects(name: credentials.username)
+        }
+        let subjects = limits.subjects(user: userSubjects, source: source)
+        let snapshot = try await limits.read(subjects, now: now)
         // An unknown user is checked against a stand-in: the same work, the same answer.
         let secret = account.flatMap { $0.realm == configuration.realm ? $0.digests[credentials.algorithm] : nil }
         let ha1 = secret?.ha1 ?? standIn.ha1
@@ -278,15 +283,18 @@ public final class PasswordAuthenticator: Sendable {
         let validName = (try? AccountName.validate(credentials.username)) != nil
         let subjects = limits.subjects(user: validName ? limits.subjects(name: credentials.username) : [], source: source)
         let snapshot = try await limits.read(subjects, now: now)
+        // Locked is locked, the right password and a warm cache included: the check comes first.
+        try limits.check(subjects, snapshot, now: now)
         let account = validName ? try await store.account(name: credentials.username) : nil
         let stored = account?.basicHash.flatMap { try? PasswordHash(phc: $0) }
         var verified = false
+        var cached = false
         if let account, stored != nil, let text = account.basicHash,
             basicCache.contains(user: account.name, password: credentials.password, storedHash: text, now: now)
         {
             verified = true
+            cached = true
         } else if validName {
-            try limits.check(subjects, snapshot, now: now)
             // The stand-in when there is no hash to check: an unknown user costs a PBKDF2 too. The
             // limit is read again in the hasher's turn: attempts queued behind a failure see it.
             let hash = stored ?? standIn.basic
@@ -300,13 +308,14 @@ public final class PasswordAuthenticator: Sendable {
                 return matched
             }
         } else {
-            try limits.check(subjects, snapshot, now: now)
             limits.noteFailure(subjects, now: now)
         }
         guard verified, let account, let text = account.basicHash else {
             try await limits.persistFailure(subjects, now: now)
             throw await challenging(SignetError(.credentialsInvalid, "the user name or password is wrong"), route: route, now: now)
         }
+        // A cache hit proves what an earlier login proved; it does not clear failures others made since.
+        guard !cached else { return PasswordLogin(user: account.name, scheme: .basic, digest: nil) }
         basicCache.insert(user: account.name, password: credentials.password, storedHash: text, now: now)
         try await limits.succeeded(name: account.name, snapshot)
         return PasswordLogin(user: account.name, scheme: .basic, digest: nil)

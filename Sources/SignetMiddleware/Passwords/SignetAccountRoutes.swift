@@ -14,26 +14,26 @@ import SignetStore
 public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let authenticator: PasswordAuthenticator
     let store: any AccountStore
-    let adminToken: AdminToken
+    let admin: AdminAccess
     let keyCache: DeviceKeyCache?
     let clock: @Sendable () -> Date
 
     /// - Parameters:
     ///   - authenticator: Makes the stored values as password login reads them.
     ///   - store: Where accounts live.
-    ///   - adminToken: The admin bearer token; `nil` turns both routes off (`not_found`).
+    ///   - admin: The admin bearer token and its failed attempts; no token turns both routes off (`not_found`).
     ///   - keyCache: The verification middleware's key cache, emptied when a user's devices are revoked.
     ///   - clock: The time accounts are stamped with and devices revoked at.
     public init(
         authenticator: PasswordAuthenticator,
         store: any AccountStore,
-        adminToken: String?,
+        admin: AdminAccess,
         keyCache: DeviceKeyCache? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.authenticator = authenticator
         self.store = store
-        self.adminToken = AdminToken(adminToken)
+        self.admin = admin
         self.keyCache = keyCache
         self.clock = clock
     }
@@ -44,11 +44,11 @@ public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendab
     public func add(to router: some RouterMethods<Context>) {
         router.put("/signet/v1/users/:name") { request, context in
             var request = request
-            try adminToken.authorize(request)
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
             return try await put(name: try Self.name(context), request: &request)
         }
         router.delete("/signet/v1/users/:name") { request, context in
-            try adminToken.authorize(request)
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
             let name = try Self.name(context)
             guard try await store.deleteAccount(name: name, at: clock()) else {
                 throw SignetError(.notFound, "no user \(name.debugDescription)")

@@ -35,6 +35,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     let attestationVerifier: AppAttestAttestationVerifier?
     let certificateIssuer: (any ClientCertificateIssuing)?
     let login: PasswordAuthenticator?
+    let admin: AdminAccess
     let clock: @Sendable () -> Date
 
     /// - Parameters:
@@ -48,6 +49,9 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///     it such a registration is refused.
     ///   - login: Password login: a registration with `Authorization` credentials (or every one,
     ///     with ``RegistrationConfiguration/requirePasswordLogin``) binds the device to the user.
+    ///   - admin: The admin token of device lookup and revocation, with the failed attempts it
+    ///     shares with the other admin surfaces; made from ``RegistrationConfiguration/adminToken``
+    ///     when not given.
     ///   - clock: The time challenges and devices are stamped with.
     public init(
         store: any Store,
@@ -57,9 +61,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         attestationVerifier: AppAttestAttestationVerifier? = nil,
         certificateIssuer: (any ClientCertificateIssuing)? = nil,
         login: PasswordAuthenticator? = nil,
+        admin: AdminAccess? = nil,
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.login = login
+        self.admin = admin ?? AdminAccess(token: configuration.adminToken)
         self.store = store
         self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
         self.configuration = configuration
@@ -94,10 +100,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             return try await registerAttested(&request, context: context)
         }
         router.get("/signet/v1/devices/:id") { request, context in
-            try await show(request, id: context.parameters.get("id") ?? "")
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            return try await show(id: context.parameters.get("id") ?? "")
         }
         router.delete("/signet/v1/devices/:id") { request, context in
-            try await revoke(request, id: context.parameters.get("id") ?? "", source: context.remoteAddress)
+            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            return try await revoke(id: context.parameters.get("id") ?? "", source: context.remoteAddress)
         }
     }
 
@@ -299,8 +307,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     /// The device as operators see it: never a key or secret; with App Attest, the receipt's dates
     /// and the risk metric.
-    private func show(_ request: Request, id: String) async throws -> Response {
-        try AdminToken(configuration.adminToken).authorize(request)
+    private func show(id: String) async throws -> Response {
         guard let device = try await store.device(id: id) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }
@@ -328,10 +335,8 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     }
 
     /// Audited like a revocation in the operator console, under the token's actor name.
-    private func revoke(_ request: Request, id: String, source: String?) async throws -> Response {
-        let token = AdminToken(configuration.adminToken)
-        try token.authorize(request)
-        guard try await store.revokeDevice(id: id, at: clock(), by: token.actor, source: source) else {
+    private func revoke(id: String, source: String?) async throws -> Response {
+        guard try await store.revokeDevice(id: id, at: clock(), by: admin.token.actor, source: source) else {
             throw SignetError(.notFound, "no device \(id.debugDescription)")
         }
         keyCache?.invalidateAll()

@@ -58,22 +58,45 @@ public final class SourceRateLimiter: Sendable {
         state.entries[source ?? "unknown"] ?? state.entries["overflow"]
     }
 
+    /// Runs `check` unless `source` is over the limit, and counts one against it when `check`
+    /// returns `false`: a limit of failures. One critical section, so parallel attempts cannot all
+    /// pass before any failure is counted. `nil` when over the limit (`check` did not run).
+    public func attempt(_ source: String?, now: Date, check: () -> Bool) -> Bool? {
+        state.withLock { state in
+            if let entry = Self.entry(of: source, in: state), now.timeIntervalSince(entry.start) < window,
+                entry.count >= limit
+            {
+                return nil
+            }
+            let passed = check()
+            if !passed { _ = Self.count(source, in: &state, now: now, window: window, maximumSources: maximumSources) }
+            return passed
+        }
+    }
+
     /// Counts one request from `source`; `false` when it is over the limit.
     public func allow(_ source: String?, now: Date) -> Bool {
         state.withLock { state in
-            var key = source ?? "unknown"
-            if state.entries[key] == nil, state.entries.count >= maximumSources {
-                if now.timeIntervalSince(state.lastSweep) >= window {
-                    state.entries = state.entries.filter { now.timeIntervalSince($0.value.start) < window }
-                    state.lastSweep = now
-                }
-                if state.entries.count >= maximumSources { key = "overflow" }
-            }
-            var entry = state.entries[key] ?? Entry(start: now, count: 0)
-            if now.timeIntervalSince(entry.start) >= window { entry = Entry(start: now, count: 0) }
-            entry.count += 1
-            state.entries[key] = entry
-            return entry.count <= limit
+            Self.count(source, in: &state, now: now, window: window, maximumSources: maximumSources) <= limit
         }
+    }
+
+    /// Counts one against `source` (or the shared overflow counter); returns its count in the window.
+    private static func count(_ source: String?, in state: inout State, now: Date, window: TimeInterval, maximumSources: Int)
+        -> Int
+    {
+        var key = source ?? "unknown"
+        if state.entries[key] == nil, state.entries.count >= maximumSources {
+            if now.timeIntervalSince(state.lastSweep) >= window {
+                state.entries = state.entries.filter { now.timeIntervalSince($0.value.start) < window }
+                state.lastSweep = now
+            }
+            if state.entries.count >= maximumSources { key = "overflow" }
+        }
+        var entry = state.entries[key] ?? Entry(start: now, count: 0)
+        if now.timeIntervalSince(entry.start) >= window { entry = Entry(start: now, count: 0) }
+        entry.count += 1
+        state.entries[key] = entry
+        return entry.count
     }
 }

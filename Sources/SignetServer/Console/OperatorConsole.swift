@@ -22,29 +22,28 @@ import X509
 /// inline style: nothing here needs either.
 struct OperatorConsole: Sendable {
     let store: any SignetStorage
-    let adminToken: String?
+    /// The admin token and the failed attempts per source that the console shares with the admin API.
+    let admin: AdminAccess
     /// Pins of the operators' client certificates; empty when only the token signs in.
     let adminCertificates: Set<SPKIPin>
     let sessions: ConsoleSessions
     let keys: GatewayKeyInventory
     let keyCache: DeviceKeyCache
     let metrics: SignetMetrics
-    let signInLimiter: SourceRateLimiter
     let library: MustacheLibrary
     let clock: @Sendable () -> Date
 
     static let pageSize = 50
     static let formLimit = 8 * 1024
 
-    init(gateway: SignetGateway, adminToken: String?, adminCertificates: Set<SPKIPin>) throws {
+    init(gateway: SignetGateway, admin: AdminAccess, adminCertificates: Set<SPKIPin>) throws {
         store = gateway.store
-        self.adminToken = adminToken
+        self.admin = admin
         self.adminCertificates = adminCertificates
         sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: gateway.tls != nil)
         keys = GatewayKeyInventory(gateway: gateway)
         keyCache = gateway.keyCache
         metrics = gateway.metrics
-        signInLimiter = SourceRateLimiter(limit: 10)
         library = try ConsoleTemplates.library()
         clock = gateway.clock
     }
@@ -94,8 +93,10 @@ struct OperatorConsole: Sendable {
 
     private func signIn(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
         let now = clock()
-        guard signInLimiter.allow(context.remoteAddress, now: now) else {
-            return refuse(signInLimiter.refusal(context.remoteAddress, now: now, "too many sign-in attempts"), request, context)
+        do {
+            try admin.checkAttempts(from: context.remoteAddress, now: now)
+        } catch let error as SignetError {
+            return refuse(error, request, context)
         }
         guard Self.isSameOrigin(request) else {
             return refuse(SignetError(.csrfInvalid, "the sign-in came from another site"), request, context)
@@ -103,8 +104,14 @@ struct OperatorConsole: Sendable {
         let form = try await Self.form(request, context)
         let actor: String
         do {
-            actor = try await form["method"] == "certificate" ? certificateActor(context, now: now) : tokenActor(form)
+            actor =
+                try await form["method"] == "certificate"
+                ? certificateActor(context, now: now) : tokenActor(form, source: context.remoteAddress, now: now)
         } catch let error as SignetError {
+            // A token's failure was counted with its comparison; a certificate's is counted here.
+            if form["method"] == "certificate", error.code != .rateLimited {
+                admin.recordFailure(from: context.remoteAddress, now: now)
+            }
             var response = refuse(error, request, context)
             var values = signInValues()
             values["error"] = "\(error.reason) (\(error.code.rawValue))."
@@ -118,14 +125,14 @@ struct OperatorConsole: Sendable {
         return response
     }
 
-    private func tokenActor(_ form: [String: String]) throws -> String {
-        guard let adminToken else {
+    private func tokenActor(_ form: [String: String], source: String?, now: Date) throws -> String {
+        guard admin.token.token != nil else {
             throw SignetError(.adminUnauthorized, "this console takes client certificates only")
         }
-        guard ConstantTime.equals(Array((form["token"] ?? "").utf8), Array(adminToken.utf8)) else {
+        guard try admin.attempt(from: source, now: now, check: { admin.token.matches(form["token"] ?? "") }) else {
             throw SignetError(.adminUnauthorized, "That admin token is wrong")
         }
-        return AdminToken(adminToken).actor
+        return admin.token.actor
     }
 
     /// `certificate sha256/<pin>`: the TLS handshake proved the client holds the certificate's key;
@@ -156,7 +163,7 @@ struct OperatorConsole: Sendable {
     static func actor(of pin: SPKIPin) -> String { "certificate \(pin)" }
 
     private func signInValues() -> [String: Any] {
-        ["title": "Sign in", "token": adminToken != nil, "certificate": !adminCertificates.isEmpty && sessions.secure]
+        ["title": "Sign in", "token": admin.token.token != nil, "certificate": !adminCertificates.isEmpty && sessions.secure]
     }
 
     /// The request's live session: its cookie, and the credential that made it still configured —
@@ -165,7 +172,7 @@ struct OperatorConsole: Sendable {
         guard let session = try await sessions.session(for: request.headers, now: clock()) else { return nil }
         guard session.actor.hasPrefix("certificate ") else {
             // A session of a token ends when the token is changed or removed, on every instance.
-            return adminToken.map { AdminToken($0).actor } == session.actor ? session : nil
+            return admin.token.token != nil && admin.token.actor == session.actor ? session : nil
         }
         guard let der = try? await context.peerCertificateDER(), let pin = try? SPKIPin(certificateDER: der),
             session.actor == Self.actor(of: pin), adminCertificates.contains(pin)

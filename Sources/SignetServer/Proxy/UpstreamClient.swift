@@ -58,6 +58,19 @@ final class UpstreamClient: Sendable {
         return try await exchange(on: connection, head: head, body: body, timeout: timeout)
     }
 
+    /// Whether the upstream accepts a connection now: an idle kept-alive one counts, else a new one
+    /// is opened and kept for the next request.
+    ///
+    /// - Throws: ``UpstreamFailure/unreachable``.
+    func probe(timeout: TimeAmount) async throws {
+        if let idle = takeIdle() {
+            release(channel: idle.0, handler: idle.1)
+            return
+        }
+        let (channel, handler) = try await connect(timeout: timeout)
+        release(channel: channel, handler: handler)
+    }
+
     /// Closes the idle connections; those in use close when their exchange ends.
     func closeIdle() {
         let connections = idle.withLockedValue { idle in

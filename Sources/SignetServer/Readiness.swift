@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetMiddleware
+import SignetStore
+import Synchronization
+
+/// `GET /readyz`: whether this instance can serve — its store answers and its upstream accepts a
+/// connection — for a load balancer or an orchestrator to route by; `/healthz` says only that the
+/// process is up.
+///
+/// Answered from a result at most a second old, so a flood of probes costs the store and the
+/// upstream one check a second, not one each.
+final class Readiness: Sendable {
+    struct Report: Sendable {
+        var store: Bool
+        var upstream: Bool
+        var at: ContinuousClock.Instant
+        var ready: Bool { store && upstream }
+    }
+
+    private let store: any SignetStorage
+    private let upstream: UpstreamClient
+    private let latest = Mutex<Report?>(nil)
+    static let freshFor: Duration = .seconds(1)
+    static let probeTimeout: TimeAmount = .seconds(2)
+
+    init(store: any SignetStorage, upstream: UpstreamClient) {
+        self.store = store
+        self.upstream = upstream
+    }
+
+    func report() async -> Report {
+        let now = ContinuousClock.now
+        if let latest = latest.withLock({ $0 }), now - latest.at < Self.freshFor { return latest }
+        async let storeAnswers = (try? await store.ping()) != nil
+        async let upstreamAnswers = (try? await upstream.probe(timeout: Self.probeTimeout)) != nil
+        let report = Report(store: await storeAnswers, upstream: await upstreamAnswers, at: now)
+        latest.withLock { $0 = report }
+        return report
+    }
+
+    func response() async throws -> Response {
+        let report = await report()
+        return try JSONResponse.make(
+            [
+                "status": report.ready ? "ready" : "unavailable",
+                "store": report.store ? "ok" : "unavailable",
+                "upstream": report.upstream ? "ok" : "unreachable",
+            ],
+            status: report.ready ? .ok : .serviceUnavailable
+        )
+    }
+}
