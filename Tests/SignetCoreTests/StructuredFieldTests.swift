@@ -54,6 +54,46 @@ import Testing
         #expect(throws: SignetError.self) { try StructuredFieldParser.parseDictionary(wide) }
     }
 
+    @Test func signatureFieldsAreBoundedWhileTheyAreParsedAndAcceptedAtTheLimits() throws {
+        let limits = SignatureFields.Limits.standard
+        func fields(_ input: String, _ signature: String) -> MessageFields {
+            var fields = MessageFields()
+            fields.append(name: "Signature-Input", value: input)
+            fields.append(name: "Signature", value: signature)
+            return fields
+        }
+        func components(_ count: Int) -> String { "(" + (0..<count).map { "\"x-\($0)\"" }.joined(separator: " ") + ")" }
+        // At each limit: parsed (by the fast path or the general one alike).
+        #expect(try SignatureFields(fields("a=\(components(limits.components))", "a=:AAAA:")).entries[0].parameters.components.count == 64)
+        let eight = (0..<limits.signatures).map { "s\($0)=(\"@method\")" }.joined(separator: ",")
+        let eightSignatures = (0..<limits.signatures).map { "s\($0)=:AAAA:" }.joined(separator: ",")
+        #expect(try SignatureFields(fields(eight, eightSignatures)).entries.count == 8)
+        let sixteen = "a=(\"@method\")" + (0..<limits.parameters).map { ";p\($0)" }.joined()
+        #expect(try SignatureFields(fields(sixteen, "a=:AAAA:")).entries.count == 1)
+        // One past each: malformed_header, naming the limit.
+        let refused = [
+            fields("a=\(components(limits.components + 1))", "a=:AAAA:"),
+            fields(eight + ",s8=(\"@method\")", eightSignatures + ",s8=:AAAA:"),
+            fields(sixteen + ";p16", "a=:AAAA:"),
+            fields("a=(\"@method\";" + (0...limits.parameters).map { "p\($0)" }.joined(separator: ";") + ")", "a=:AAAA:"),
+            fields("a=(\"x\" \"x\")", "a=:AAAA:"),
+        ]
+        for fields in refused {
+            let error = #expect(throws: SignetError.self) { try SignatureFields(fields) }
+            #expect(error?.code == .malformedHeader, "\(String(describing: error))")
+        }
+    }
+
+    @Test func aRepeatedKeyAmongManyIsFoundByIndexAndStillTakesItsFirstPlace() throws {
+        let input = (0..<500).map { "k\($0 % 50)=\($0)" }.joined(separator: ",")
+        let dictionary = try StructuredFieldParser.parseDictionary(input)
+        #expect(dictionary.keys == (0..<50).map { "k\($0)" })
+        #expect(dictionary["k7"]?.rawValue == "457")
+        let item = try StructuredFieldParser.parseItem("1" + (0..<300).map { ";p\($0 % 3)=\($0)" }.joined())
+        #expect(item.parameters.entries.map(\.key) == ["p0", "p1", "p2"])
+        #expect(item.parameters["p2"] == .integer(299))
+    }
+
     @Test func randomBytesNeverCrashTheParser() {
         var generator = SplitMix64(seed: 9421)
         let alphabet = Array("ab=;,()\"\\:?*@%-.1 \t09AZ/+é".utf8)

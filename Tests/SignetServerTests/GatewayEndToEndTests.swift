@@ -335,6 +335,29 @@ import Testing
         #expect(forged.status == 401 && forged.reason == "challenge_unknown", "\(forged.text)")
     }
 
+    /// Key ids that resolve to nothing are remembered for a moment (so unknown keys cost one store
+    /// read, not one per request), but a registration through the instance is seen at once.
+    @Test func aKeyRefusedAsUnknownWorksAsSoonAsItIsRegistered() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let key = try SigningKey.generate(.p256)
+        var jwk = key.verificationKey.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        let signer = MessageSigner(key: key, keyID: keyID, algorithm: ECDSAP256SHA256())
+        let early = try await GatewayHarness.send(try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random()))
+        #expect(early.status == 401 && early.reason == "unknown_key", "\(early.text)")
+        let registered = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices",
+            headers: [("Content-Type", "application/json")],
+            body: try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: try await harness.challenge())
+        )
+        #expect(registered.status == 201 && registered.json["keyid"] as? String == keyID, "\(registered.text)")
+        let after = try await GatewayHarness.send(try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random()))
+        #expect(after.status == 201, "\(after.text)")
+    }
+
     @Test func aChallengePastItsLifetimeIsExpired() async throws {
         let harness = try await GatewayHarness.start { $0.challengeTTLSeconds = 1 }
         Cleanup.after { try await harness.stop() }

@@ -9,6 +9,32 @@ public struct SignatureFields: Sendable {
         public var signature: [UInt8]
     }
 
+    /// What one message's signature fields may hold. Unauthenticated input: without them one header
+    /// of 16 KiB carried two thousand components or hundreds of labels, each a cost the gateway paid
+    /// before it knew anything about the sender.
+    public struct Limits: Sendable, Hashable {
+        /// Signatures (members of each field).
+        public var signatures: Int
+        /// Components one signature covers.
+        public var components: Int
+        /// Parameters of one signature or one component.
+        public var parameters: Int
+
+        public init(signatures: Int, components: Int, parameters: Int) {
+            self.signatures = signatures
+            self.components = components
+            self.parameters = parameters
+        }
+
+        /// 8 signatures, 64 components, 16 parameters: a signer rolling keys over attaches two, and
+        /// a request has rarely a dozen fields worth covering.
+        public static let standard = Limits(signatures: 8, components: 64, parameters: 16)
+
+        var parser: StructuredFieldParser.Limits {
+            .init(members: signatures, innerListItems: components, parameters: parameters)
+        }
+    }
+
     /// In `Signature-Input` order.
     public let entries: [Entry]
 
@@ -17,7 +43,8 @@ public struct SignatureFields: Sendable {
     /// - Parameters:
     ///   - fields: The message's fields.
     ///   - maximumBytes: The two fields together may not be longer, so parsing stays bounded.
-    public init(_ fields: MessageFields, maximumBytes: Int = 16 * 1024) throws {
+    ///   - limits: What they may hold, checked while parsing (`malformed_header` past one).
+    public init(_ fields: MessageFields, maximumBytes: Int = 16 * 1024, limits: Limits = .standard) throws {
         guard let input = fields["signature-input"] else {
             throw SignetError(.signatureMissing, "the message has no Signature-Input field")
         }
@@ -27,17 +54,17 @@ public struct SignatureFields: Sendable {
         guard input.utf8.count + signature.utf8.count <= maximumBytes else {
             throw SignetError(.headerTooLarge, "Signature-Input and Signature exceed \(maximumBytes) bytes")
         }
-        if let entry = SingleSignatureScanner.entry(input: input, signature: signature) {
+        if let entry = SingleSignatureScanner.entry(input: input, signature: signature, limits: limits) {
             self.entries = [entry]
         } else {
-            self.entries = try Self.parse(input: input, signature: signature)
+            self.entries = try Self.parse(input: input, signature: signature, limits: limits)
         }
     }
 
     /// The general path: both fields through ``StructuredFieldParser``.
-    static func parse(input: String, signature: String) throws -> [Entry] {
-        let inputs = try StructuredFieldParser.parseDictionary(input)
-        let signatures = try StructuredFieldParser.parseDictionary(signature)
+    static func parse(input: String, signature: String, limits: Limits = .standard) throws -> [Entry] {
+        let inputs = try StructuredFieldParser.parseDictionary(input, limits: limits.parser)
+        let signatures = try StructuredFieldParser.parseDictionary(signature, limits: limits.parser)
         var entries: [Entry] = []
         for member in inputs.entries {
             guard let signed = signatures[member.key] else {

@@ -40,8 +40,9 @@ public struct SignatureParameters: Sendable, Hashable {
             throw SignetError(.malformedHeader, "a Signature-Input member must be an inner list")
         }
         self.components = try list.items.map(ComponentIdentifier.init(item:))
-        // Equal name and parameters (in order) is equal serialised text; lists are short.
-        for (position, component) in components.enumerated() where components[..<position].contains(component) {
+        // Equal name and parameters (in order) is equal serialised text. A set: linear in the list.
+        var seen = Set<ComponentIdentifier>(minimumCapacity: components.count)
+        for component in components where !seen.insert(component).inserted {
             throw SignetError(.malformedHeader, "a component is covered twice")
         }
         for (key, value) in list.parameters {

@@ -16,12 +16,12 @@ struct SingleSignatureScanner {
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    static func entry(input: String, signature: String) -> SignatureFields.Entry? {
+    static func entry(input: String, signature: String, limits: SignatureFields.Limits = .standard) -> SignatureFields.Entry? {
         var input = input
         var signature = signature
         return input.withUTF8 { inputBytes in
             var scanner = SingleSignatureScanner(inputBytes)
-            guard let (label, parameters) = scanner.signatureInput() else { return nil }
+            guard let (label, parameters) = scanner.signatureInput(maximumComponents: limits.components) else { return nil }
             return signature.withUTF8 { signatureBytes in
                 var scanner = SingleSignatureScanner(signatureBytes)
                 guard let bytes = scanner.signature(label: label) else { return nil }
@@ -32,7 +32,7 @@ struct SingleSignatureScanner {
 
     // MARK: The two fields
 
-    private mutating func signatureInput() -> (String, SignatureParameters)? {
+    private mutating func signatureInput(maximumComponents: Int) -> (String, SignatureParameters)? {
         skipSpaces()
         guard let label = key(), take(UInt8(ascii: "=")) else { return nil }
         let rawStart = index
@@ -46,7 +46,9 @@ struct SingleSignatureScanner {
                 !name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A })
             else { return nil }
             let component = ComponentIdentifier(lowercaseName: name)
-            guard !components.contains(component) else { return nil }  // the general path refuses it
+            // Past the limit, or covered twice: the general path refuses it, with its reason. The
+            // search is linear in a list the limit keeps short.
+            guard components.count < maximumComponents, !components.contains(component) else { return nil }
             components.append(component)
             guard peek == UInt8(ascii: " ") || peek == UInt8(ascii: ")") else { return nil }
         }

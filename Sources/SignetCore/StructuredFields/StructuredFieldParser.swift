@@ -3,22 +3,44 @@ import Foundation
 
 /// A strict, bounded RFC 9651 parser (RFC 8941 plus Date and Display String).
 ///
-/// Bounds: the caller limits the input size; the parser caps members per container, so no input can
-/// make it allocate without limit. It never recurses beyond one inner-list level.
+/// Bounds: the caller limits the input size; the parser caps members, inner-list items and
+/// parameters per container (``Limits``), refusing as soon as one is passed, so no input can make it
+/// allocate without limit. Its time is linear in the input: a repeated key (last one wins) is found
+/// through an index, not a search. It never recurses beyond one inner-list level.
 public struct StructuredFieldParser {
     public static let maximumMembers = 1024
 
+    /// The most a container may hold; past one, parsing stops with `malformed_header`.
+    public struct Limits: Sendable, Hashable {
+        /// Members of the top-level dictionary or list.
+        public var members: Int
+        /// Items of one inner list.
+        public var innerListItems: Int
+        /// Parameters of one item or inner list.
+        public var parameters: Int
+
+        public init(members: Int, innerListItems: Int, parameters: Int) {
+            self.members = members
+            self.innerListItems = innerListItems
+            self.parameters = parameters
+        }
+
+        public static let general = Limits(members: maximumMembers, innerListItems: maximumMembers, parameters: maximumMembers)
+    }
+
     private let bytes: [UInt8]
     private var index = 0
+    private let limits: Limits
 
-    public init(_ fieldValue: String) {
+    public init(_ fieldValue: String, limits: Limits = .general) {
         self.bytes = Array(fieldValue.utf8)
+        self.limits = limits
     }
 
     // MARK: Top level (RFC 9651 §4.2)
 
-    public static func parseDictionary(_ value: String) throws -> SFDictionary {
-        var parser = StructuredFieldParser(value)
+    public static func parseDictionary(_ value: String, limits: Limits = .general) throws -> SFDictionary {
+        var parser = StructuredFieldParser(value, limits: limits)
         return try parser.topLevel { try $0.dictionary() }
     }
 
@@ -44,6 +66,7 @@ public struct StructuredFieldParser {
 
     private mutating func dictionary() throws -> SFDictionary {
         var result = SFDictionary()
+        var positions: [String: Int] = [:]
         var count = 0
         while index < bytes.count {
             let key = try self.key()
@@ -58,9 +81,11 @@ public struct StructuredFieldParser {
                 member = .item(SFItem(.boolean(true), parameters: try parameters()))
             }
             let raw = String(decoding: bytes[rawStart..<index], as: UTF8.self)
-            result.set(.init(key: key, member: member, rawValue: raw))
+            let position = positions[key]
+            if position == nil { positions[key] = result.count }
+            result.set(.init(key: key, member: member, rawValue: raw), at: position)
             count += 1
-            guard count <= Self.maximumMembers else { throw fail("too many dictionary members") }
+            guard count <= limits.members else { throw fail("more than \(limits.members) dictionary members") }
             guard try endOrComma() else { break }
         }
         return result
@@ -70,7 +95,7 @@ public struct StructuredFieldParser {
         var result: [SFMember] = []
         while index < bytes.count {
             result.append(try itemOrInnerList())
-            guard result.count <= Self.maximumMembers else { throw fail("too many list members") }
+            guard result.count <= limits.members else { throw fail("more than \(limits.members) list members") }
             guard try endOrComma() else { break }
         }
         return result
@@ -102,7 +127,9 @@ public struct StructuredFieldParser {
                 return SFInnerList(items, parameters: try parameters())
             }
             items.append(try item())
-            guard items.count <= Self.maximumMembers else { throw fail("too many inner-list items") }
+            guard items.count <= limits.innerListItems else {
+                throw fail("more than \(limits.innerListItems) inner-list items")
+            }
             guard peek == UInt8(ascii: " ") || peek == UInt8(ascii: ")") else {
                 throw fail("expected ' ' or ')' in inner list")
             }
@@ -117,6 +144,7 @@ public struct StructuredFieldParser {
 
     private mutating func parameters() throws -> SFParameters {
         var result = SFParameters()
+        var positions: [String: Int] = [:]
         var count = 0
         while peek == UInt8(ascii: ";") {
             index += 1
@@ -127,9 +155,11 @@ public struct StructuredFieldParser {
                 index += 1
                 value = try bareItem()
             }
-            result[key] = value
+            let position = positions[key]
+            if position == nil { positions[key] = result.count }
+            result.set(value, for: key, at: position)
             count += 1
-            guard count <= Self.maximumMembers else { throw fail("too many parameters") }
+            guard count <= limits.parameters else { throw fail("more than \(limits.parameters) parameters") }
         }
         return result
     }

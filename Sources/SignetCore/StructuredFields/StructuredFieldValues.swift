@@ -34,7 +34,14 @@ public struct SFParameters: Sendable, Hashable, Sequence {
     }
 
     public var isEmpty: Bool { entries.isEmpty }
+    public var count: Int { entries.count }
     public func makeIterator() -> some IteratorProtocol<(key: String, value: SFBareItem)> { entries.makeIterator() }
+
+    /// For a parser that keeps its own index of keys: a new key at the end, or the value at a
+    /// known position replaced (no search either way).
+    mutating func set(_ value: SFBareItem, for key: String, at position: Int?) {
+        if let position { entries[position].value = value } else { entries.append((key, value)) }
+    }
 
     public static func == (lhs: SFParameters, rhs: SFParameters) -> Bool {
         lhs.entries.elementsEqual(rhs.entries, by: { $0.key == $1.key && $0.value == $1.value })
@@ -96,12 +103,15 @@ public struct SFDictionary: Sendable, Hashable {
     public var keys: [String] { entries.map(\.key) }
 
     mutating func set(_ entry: Entry) {
-        if let index = entries.firstIndex(where: { $0.key == entry.key }) {
-            entries[index] = entry
-        } else {
-            entries.append(entry)
-        }
+        set(entry, at: entries.firstIndex(where: { $0.key == entry.key }))
     }
+
+    /// For a parser that keeps its own index of keys (see ``SFParameters``).
+    mutating func set(_ entry: Entry, at position: Int?) {
+        if let position { entries[position] = entry } else { entries.append(entry) }
+    }
+
+    public var count: Int { entries.count }
 
     public mutating func append(key: String, member: SFMember) {
         set(Entry(key: key, member: member, rawValue: nil))

@@ -62,10 +62,14 @@ public struct MessageVerifier: Sendable {
         now: Date,
         authorize: (KeyRecord) throws -> Void = { _ in }
     ) async throws -> VerifiedSignature {
-        let fields = try SignatureFields(message.fields, maximumBytes: policy.maximumSignatureHeaderBytes)
+        let fields = try SignatureFields(
+            message.fields,
+            maximumBytes: policy.maximumSignatureHeaderBytes,
+            limits: policy.signatureLimits
+        )
         // One candidate (nearly every request) is settled without a key lookup or a suspension.
         let candidates = try candidates(from: fields.entries)
-        let entry = candidates.count == 1 ? candidates[0] : try await disambiguate(candidates, now: now)
+        let entry = candidates.count == 1 ? candidates[0] : try await disambiguate(candidates, message: message, now: now)
         try checkParameters(entry.parameters, now: now)
         try checkCoverage(entry.parameters.components, of: message)
 
@@ -122,11 +126,30 @@ public struct MessageVerifier: Sendable {
         }
     }
 
-    /// Several signatures: keep those whose key this verifier can use now (a signer rolling keys
-    /// over attaches one per key). More than one left is ambiguous, never "any will do".
-    private func disambiguate(_ candidates: [SignatureFields.Entry], now: Date) async throws -> SignatureFields.Entry {
-        var usable: [SignatureFields.Entry] = []
+    /// Several signatures: keep those that pass the checks that cost nothing (window, parameters,
+    /// coverage), then of those the ones whose key this verifier can use now (a signer rolling keys
+    /// over attaches one per key): only a signature that could be accepted costs a key lookup. More
+    /// than one left is ambiguous, never "any will do".
+    private func disambiguate(
+        _ candidates: [SignatureFields.Entry],
+        message: HTTPMessage,
+        now: Date
+    ) async throws -> SignatureFields.Entry {
+        var plausible: [SignatureFields.Entry] = []
+        var firstRefusal: (any Error)?
         for entry in candidates {
+            do {
+                try checkParameters(entry.parameters, now: now)
+                try checkCoverage(entry.parameters.components, of: message)
+                plausible.append(entry)
+            } catch {
+                firstRefusal = firstRefusal ?? error
+            }
+        }
+        if plausible.isEmpty, let firstRefusal { throw firstRefusal }
+        if plausible.count == 1 { return plausible[0] }
+        var usable: [SignatureFields.Entry] = []
+        for entry in plausible {
             guard let keyID = entry.parameters.keyID else { continue }
             let records = try await keys.records(for: keyID)
             if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }

@@ -72,6 +72,9 @@ public struct VerificationPolicy: Sendable {
     public var clockSkew: Int64
     /// Bound on `Signature-Input` and `Signature` together, in bytes.
     public var maximumSignatureHeaderBytes: Int
+    /// Bounds on what those fields hold, checked while they are parsed: signatures per message,
+    /// components per signature, parameters per signature or component.
+    public var signatureLimits: SignatureFields.Limits
     /// How long to keep a nonce when the signature bounds neither its age nor its expiry, in seconds.
     public var nonceRetentionFallback: Int64
 
@@ -87,6 +90,7 @@ public struct VerificationPolicy: Sendable {
         maximumAge: Int64? = 300,
         clockSkew: Int64 = 30,
         maximumSignatureHeaderBytes: Int = 16 * 1024,
+        signatureLimits: SignatureFields.Limits = .standard,
         nonceRetentionFallback: Int64 = 86_400
     ) {
         self.selection = selection
@@ -100,6 +104,7 @@ public struct VerificationPolicy: Sendable {
         self.maximumAge = maximumAge
         self.clockSkew = clockSkew
         self.maximumSignatureHeaderBytes = maximumSignatureHeaderBytes
+        self.signatureLimits = signatureLimits
         self.nonceRetentionFallback = nonceRetentionFallback
     }
 

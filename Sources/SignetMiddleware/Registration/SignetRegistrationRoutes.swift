@@ -205,6 +205,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 user: user?.user
             )
         )
+        keyCache?.forget(keyID)
         metrics.record(outcome: "registered", reason: nil)
         return try await answered(JSONResponse.make(answer, status: .created), login: user)
     }
@@ -269,6 +270,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 user: user?.user
             )
         )
+        keyCache?.forget(verified.keyID)
         metrics.record(outcome: "attested", reason: nil)
         var answer = ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue]
         if let user { answer["user"] = user.user }
