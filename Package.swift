@@ -307,6 +307,7 @@ let package = Package(
             name: "SignetMiddlewareTests",
             dependencies: [
                 "SignetCore", "SignetStore", "SignetMiddleware",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

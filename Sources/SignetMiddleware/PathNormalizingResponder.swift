@@ -32,7 +32,7 @@ where Inner.Context: SignetRequestContextProtocol {
                 method: request.method.rawValue,
                 path: received,
                 keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                source: context.remoteAddress
+                source: context.clientAddress
             )
             return ProblemResponse.make(error, debug: debug)
         }

@@ -45,7 +45,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     path: request.uri.path,
                     keyID: signet?.signet.identity?.keyID
                         ?? ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                    source: signet?.remoteAddress
+                    source: signet?.clientAddress
                 )
             }
             return ProblemResponse.make(problem, debug: debug)

@@ -13,6 +13,9 @@ public struct SignetRequestState: Sendable {
     /// The request target exactly as the client sent it, when `RoutingPath` normalised it for
     /// routing; the signature is checked against this one.
     public var receivedTarget: String?
+    /// The client's address as established behind trusted proxies (`TrustedProxies`); `nil` when
+    /// nobody established one, and the peer is the client.
+    public var clientAddress: String?
 
     public init() {}
 }
@@ -21,7 +24,7 @@ public struct SignetRequestState: Sendable {
 /// use ``SignetVerificationMiddleware`` in any Hummingbird app.
 public protocol SignetRequestContextProtocol: RequestContext {
     var signet: SignetRequestState { get set }
-    /// The peer address, for per-source limits and forwarding fields (`nil` when unknown).
+    /// The peer address: who opened the connection (`nil` when unknown).
     var remoteAddress: String? { get }
     /// The connection, for the mutual-TLS client certificate (`source.channel`); `nil` by default.
     var channel: (any Channel)? { get }
@@ -29,6 +32,10 @@ public protocol SignetRequestContextProtocol: RequestContext {
 
 extension SignetRequestContextProtocol {
     public var channel: (any Channel)? { nil }
+
+    /// The client's address, for per-source limits, audit entries and forwarding fields: the one
+    /// trusted proxies named (``SignetRequestState/clientAddress``), else the peer's.
+    public var clientAddress: String? { signet.clientAddress ?? remoteAddress }
 
     /// The verified client, as ``SignetRequestState/identity``.
     public var signetIdentity: SignetIdentity? {

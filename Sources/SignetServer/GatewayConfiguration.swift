@@ -95,6 +95,13 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var upstreamTimeoutSeconds: Int = 30
     public var tls: TLS?
     public var deviceCA: DeviceCA?
+    /// Addresses (CIDR) of the proxies in front of the gateway — a load balancer, a CDN — whose
+    /// word on the client's address is taken: per-source limits then count clients, not the
+    /// balancer. Off (every peer is the client) when empty.
+    public var trustedProxies: [String] = []
+    /// Where the trusted proxies put the client's address: `x-forwarded-for` (the default),
+    /// `forwarded` (RFC 7239) or `proxy-protocol` (HAProxy's v1/v2 header, then required from them).
+    public var clientAddressFrom: TrustedProxies.Source = .xForwardedFor
     /// Pin failure reports accepted per client address per minute.
     public var pinReportsPerSourcePerMinute: Int = 30
     public var ohttp: OHTTP?
@@ -109,6 +116,16 @@ public struct GatewayConfiguration: Codable, Sendable {
 
     public init(upstream: String) {
         self.upstream = upstream
+    }
+
+    /// The trusted proxies, when there are any.
+    public func proxies() throws -> TrustedProxies? {
+        guard !trustedProxies.isEmpty else { return nil }
+        do {
+            return try TrustedProxies(trustedProxies, source: clientAddressFrom)
+        } catch let error as SignetError {
+            throw SignetError(.malformedMessage, "trustedProxies: \(error.reason)")
+        }
     }
 
     /// The scheme clients sign: the configured one, else that of the gateway's own listener.
@@ -155,6 +172,7 @@ public struct GatewayConfiguration: Codable, Sendable {
             }
         }
         _ = try adminCertificatePins()
+        _ = try proxies()
         // A short token falls to guessing, however its attempts are limited per source.
         if let adminToken, adminToken.count < AdminToken.minimumLength, !development {
             throw SignetError(

@@ -24,10 +24,10 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     func add(to router: Router<Context>) {
         router.post("/signet/v1/pin-reports") { request, context in
             var request = request
-            return try await receive(&request, source: context.remoteAddress)
+            return try await receive(&request, source: context.clientAddress)
         }
         router.get("/signet/v1/pin-reports") { request, context in
-            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            try admin.authorize(request, source: context.clientAddress, now: clock())
             return try await list()
         }
     }

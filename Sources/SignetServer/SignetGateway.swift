@@ -67,6 +67,8 @@ public struct SignetGateway: Sendable {
     let upstream: UpstreamClient
     /// The admin token, with the failed attempts per source that every admin surface shares.
     let admin: AdminAccess
+    /// The proxies whose word on the client's address is taken.
+    let trustedProxies: TrustedProxies?
 
     public init(
         configuration: GatewayConfiguration,
@@ -154,16 +156,17 @@ public struct SignetGateway: Sendable {
             maximumBodyBytes: configuration.maxBodyBytes,
             riskLimit: configuration.appAttest?.riskLimit
         )
+        trustedProxies = try configuration.proxies()
         if let tlsConfiguration = configuration.tls {
             let tls = try GatewayTLS.resolve(tlsConfiguration)
             self.tls = tls
-            server = try .tls(
-                .http1(configuration: Self.http1),
-                configuration: tls.channelConfiguration(clientCertificates: tlsConfiguration.clientCertificates == true)
+            server = Self.server(
+                tls: try tls.channelConfiguration(clientCertificates: tlsConfiguration.clientCertificates == true),
+                proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil
             )
         } else {
             tls = nil
-            server = .http1(configuration: Self.http1)
+            server = Self.server(tls: nil, proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil)
         }
         deviceCA = try configuration.deviceCA.map {
             try DeviceCertificateAuthority.loadOrCreate(
@@ -231,6 +234,20 @@ public struct SignetGateway: Sendable {
         }
     }
 
+    /// HTTP/1.1 (``http1``), over TLS when configured, after a PROXY protocol header when the
+    /// trusted proxies send one (read before the TLS handshake, where balancers put it).
+    static func server(tls: TLSChannelConfiguration?, proxyProtocol: TrustedProxies?) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            let http = HTTP1Channel(responder: responder, configuration: http1)
+            switch (tls, proxyProtocol) {
+            case (nil, nil): return http
+            case (let tls?, nil): return try TLSChannel(http, configuration: tls)
+            case (nil, let proxies?): return ProxyProtocolChannel(http, trusted: proxies)
+            case (let tls?, let proxies?): return ProxyProtocolChannel(try TLSChannel(http, configuration: tls), trusted: proxies)
+            }
+        }
+    }
+
     /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``); a
     /// connection that sends nothing for 60 s while a request is read, or between requests, is
     /// closed (nginx's `client_header_timeout` / `client_body_timeout`).
@@ -295,7 +312,7 @@ public struct SignetGateway: Sendable {
         // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
         // `authorization: {credentials: …}`), off without one.
         router.get("/metrics") { [admin, clock] request, context in
-            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            try admin.authorize(request, source: context.clientAddress, now: clock())
             return exposition.text()
         }
         let firebase = configuration.firebaseAppCheck.map {
@@ -309,8 +326,7 @@ public struct SignetGateway: Sendable {
             )
         }
         addProxiedRoutes(to: router, proxy: proxy, firebase: firebase)
-        var app = Application(
-            responder: ObliviousGatewayResponder(
+        let responder = ObliviousGatewayResponder(
                 inner: PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics),
                 keys: ohttpKeys,
                 replay: store,
@@ -322,7 +338,9 @@ public struct SignetGateway: Sendable {
                 debug: configuration.debug,
                 metrics: metrics,
                 clock: clock
-            ),
+            )
+        var app = Application(
+            responder: ClientAddressResponder(inner: responder, trusted: trustedProxies),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),

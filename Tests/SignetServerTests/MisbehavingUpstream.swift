@@ -147,6 +147,11 @@ final class MisbehavingUpstream: Sendable {
 /// targets and framings an HTTP client library would refuse or rewrite.
 enum RawHTTP {
     static func exchange(port: Int, _ request: String, timeout: TimeAmount = .seconds(10)) async throws -> String {
+        try await exchange(port: port, bytes: Array(request.utf8), timeout: timeout)
+    }
+
+    /// The same with the request as bytes (a binary PROXY protocol header, invalid UTF-8).
+    static func exchange(port: Int, bytes request: [UInt8], timeout: TimeAmount = .seconds(10)) async throws -> String {
         let group = MultiThreadedEventLoopGroup.singleton
         let collected = NIOLockedValueBox<[UInt8]>([])
         let channel = try await ClientBootstrap(group: group)
@@ -156,7 +161,7 @@ enum RawHTTP {
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
-        try await channel.writeAndFlush(ByteBuffer(string: request))
+        try await channel.writeAndFlush(ByteBuffer(bytes: request))
         let deadline = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
         try? await channel.closeFuture.get()
         deadline.cancel()

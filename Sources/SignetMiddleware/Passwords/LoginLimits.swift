@@ -67,7 +67,7 @@ final class LoginLimits: Sendable {
     }
 
     func subjects(user: [String], source: String?) -> Subjects {
-        Subjects(user: user, source: "source:" + (source ?? "unknown"))
+        Subjects(user: user, source: "source:" + IPAddress.sourceKey(source))
     }
 
     // MARK: Attempts

@@ -164,7 +164,7 @@ public final class PasswordAuthenticator: Sendable {
             authorization: request.headers[values: .authorization],
             method: request.method.rawValue,
             target: context.signet.receivedTarget ?? request.head.path ?? "/",
-            source: context.remoteAddress,
+            source: context.clientAddress,
             route: route,
             body: { Array(buffer: try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")) },
             now: now

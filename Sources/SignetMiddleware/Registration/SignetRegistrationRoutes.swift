@@ -100,12 +100,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             return try await registerAttested(&request, context: context)
         }
         router.get("/signet/v1/devices/:id") { request, context in
-            try admin.authorize(request, source: context.remoteAddress, now: clock())
+            try admin.authorize(request, source: context.clientAddress, now: clock())
             return try await show(id: context.parameters.get("id") ?? "")
         }
         router.delete("/signet/v1/devices/:id") { request, context in
-            try admin.authorize(request, source: context.remoteAddress, now: clock())
-            return try await revoke(id: context.parameters.get("id") ?? "", source: context.remoteAddress)
+            try admin.authorize(request, source: context.clientAddress, now: clock())
+            return try await revoke(id: context.parameters.get("id") ?? "", source: context.clientAddress)
         }
     }
 
@@ -113,7 +113,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     private func issueChallenge(context: Context) async throws -> Response {
         let now = clock()
-        try limiter.admit(context.remoteAddress, now: now, refusing: "too many challenges from this source")
+        try limiter.admit(context.clientAddress, now: now, refusing: "too many challenges from this source")
         let challenge = RegistrationChallenge.mint(secret: try await challengeKey.key(), now: now)
         let expiresAt = challenge.issued.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
         return try JSONResponse.make(

@@ -4,7 +4,8 @@ import SignetCore
 import Synchronization
 
 /// A per-source counter for unauthenticated endpoints: at most `limit` requests in the window that a
-/// source's first request opens (not a window aligned to the clock, which a burst straddling the
+/// source's first request opens. A source is an IPv4 address or an IPv6 /64 (``IPAddress/sourceKey``),
+/// so a client holding a whole IPv6 prefix is one source (not a window aligned to the clock, which a burst straddling the
 /// boundary gets through twice). Bounded in memory: at most `maximumSources` sources are tracked;
 /// expired ones are swept at most once per window, and new sources past the cap share one bucket.
 public final class SourceRateLimiter: Sendable {
@@ -55,7 +56,7 @@ public final class SourceRateLimiter: Sendable {
 
     /// The source's own counter, or the shared one it was put in past `maximumSources`.
     private static func entry(of source: String?, in state: State) -> Entry? {
-        state.entries[source ?? "unknown"] ?? state.entries["overflow"]
+        state.entries[IPAddress.sourceKey(source)] ?? state.entries["overflow"]
     }
 
     /// Runs `check` unless `source` is over the limit, and counts one against it when `check`
@@ -85,7 +86,7 @@ public final class SourceRateLimiter: Sendable {
     private static func count(_ source: String?, in state: inout State, now: Date, window: TimeInterval, maximumSources: Int)
         -> Int
     {
-        var key = source ?? "unknown"
+        var key = IPAddress.sourceKey(source)
         if state.entries[key] == nil, state.entries.count >= maximumSources {
             if now.timeIntervalSince(state.lastSweep) >= window {
                 state.entries = state.entries.filter { now.timeIntervalSince($0.value.start) < window }

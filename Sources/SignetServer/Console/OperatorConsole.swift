@@ -94,7 +94,7 @@ struct OperatorConsole: Sendable {
     private func signIn(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
         let now = clock()
         do {
-            try admin.checkAttempts(from: context.remoteAddress, now: now)
+            try admin.checkAttempts(from: context.clientAddress, now: now)
         } catch let error as SignetError {
             return refuse(error, request, context)
         }
@@ -106,11 +106,11 @@ struct OperatorConsole: Sendable {
         do {
             actor =
                 try await form["method"] == "certificate"
-                ? certificateActor(context, now: now) : tokenActor(form, source: context.remoteAddress, now: now)
+                ? certificateActor(context, now: now) : tokenActor(form, source: context.clientAddress, now: now)
         } catch let error as SignetError {
             // A token's failure was counted with its comparison; a certificate's is counted here.
             if form["method"] == "certificate", error.code != .rateLimited {
-                admin.recordFailure(from: context.remoteAddress, now: now)
+                admin.recordFailure(from: context.clientAddress, now: now)
             }
             var response = refuse(error, request, context)
             var values = signInValues()
@@ -215,7 +215,7 @@ struct OperatorConsole: Sendable {
         async throws
     {
         try await store.appendAudit(
-            AuditRecord(at: clock(), actor: session.actor, action: action, target: target, source: context.remoteAddress)
+            AuditRecord(at: clock(), actor: session.actor, action: action, target: target, source: context.clientAddress)
         )
     }
 
@@ -225,7 +225,7 @@ struct OperatorConsole: Sendable {
             guard form["confirm"] == "yes" else {
                 return refuse(SignetError(.requestInvalid, "tick the box to confirm the revocation"), request, context, session)
             }
-            guard try await store.revokeDevice(id: id, at: clock(), by: session.actor, source: context.remoteAddress) else {
+            guard try await store.revokeDevice(id: id, at: clock(), by: session.actor, source: context.clientAddress) else {
                 return refuse(SignetError(.notFound, "no device \(id)"), request, context, session)
             }
             keyCache.invalidateAll()
@@ -262,7 +262,7 @@ struct OperatorConsole: Sendable {
             method: request.method.rawValue,
             path: request.uri.path,
             keyID: nil,
-            source: context.remoteAddress
+            source: context.clientAddress
         )
         var values: [String: Any] = ["title": "Refused", "reason": error.code.rawValue, "detail": error.reason]
         if let session { values.merge(layout(session, "Refused", nav: "")) { old, _ in old } }

@@ -58,7 +58,7 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
 
     private func oblivious(_ request: Request, context: Context, keys: OHTTPKeySet) async throws -> Response {
         let now = clock()
-        let source = context.remoteAddress
+        let source = context.clientAddress
         guard !failures.isExceeded(source, now: now) else {
             throw failures.refusal(source, now: now, "too many requests from this source failed to decapsulate")
         }

@@ -34,7 +34,7 @@ struct GatewayProxy: Sendable {
         var headers = ForwardedFields.outbound(
             request.headers,
             identity: context.signet.identity,
-            client: context.remoteAddress,
+            client: context.clientAddress,
             scheme: publicScheme,
             authority: publicAuthority ?? request.head.authority
         )
