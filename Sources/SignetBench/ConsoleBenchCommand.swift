@@ -249,19 +249,24 @@ struct FillPlan {
         }
         try await store.recordActivity(counts: counts, refusals: [], lastSeen: [:])
 
-        // Pin reports from 50 hosts, one a minute.
+        // Groups of pin reports from 50 hosts, one opened a minute.
         for index in 0..<pinReports {
             let host = "api\(index % 50).example.com"
-            try await store.storePinReport(
+            let seen = now.addingTimeInterval(-Double(pinReports - index) * 60)
+            try await store.recordPinReport(
                 PinReportRecord(
                     id: Self.pinReport(index),
-                    receivedAt: now.addingTimeInterval(-Double(pinReports - index) * 60),
                     hostname: host,
+                    reason: "no-matching-pin",
+                    servedPins: "sha256/\(index)",
+                    firstSeen: seen,
+                    lastSeen: seen,
                     source: "10.1.0.\(index % 256)",
                     json: """
                         {"hostname":"\(host)","port":443,"served-certificate-chain":["-----BEGIN CERTIFICATE-----\\nMIIB\\n-----END CERTIFICATE-----"],"known-pins":["pin-sha256=\\"47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=\\""]}
                         """
-                )
+                ),
+                limit: .max
             )
         }
     }

@@ -220,7 +220,12 @@ extension PostgresStore {
     }
 
     public func pinReport(id: String) async throws -> PinReportRecord? {
-        try await pinReports("SELECT id, received_at, hostname, source, report FROM pin_reports WHERE id = \(id)").first
+        try await pinReports(
+            """
+            SELECT id, hostname, reason, served_pins, count, first_seen, last_seen, source, report
+            FROM pin_report_groups WHERE id = \(id)
+            """
+        ).first
     }
 
     public func pinReportHosts(limit: Int) async throws -> [PinReportHostCount] {
@@ -228,7 +233,7 @@ extension PostgresStore {
         try await perform { client, logger in
             let rows = try await client.query(
                 """
-                SELECT hostname, COUNT(*) AS n FROM pin_reports GROUP BY hostname ORDER BY n DESC, hostname
+                SELECT hostname, SUM(count)::BIGINT AS n FROM pin_report_groups GROUP BY hostname ORDER BY n DESC, hostname
                 LIMIT \(limit)
                 """,
                 logger: logger
@@ -238,6 +243,18 @@ extension PostgresStore {
             }
         }
         return result
+    }
+
+    public func pinReportGroupCount() async throws -> Int {
+        var result: Int64 = 0
+        try await perform { client, logger in
+            for try await value in try await client.query("SELECT COUNT(*) FROM pin_report_groups", logger: logger)
+                .decode(Int64.self)
+            {
+                result = value
+            }
+        }
+        return Int(result)
     }
 
     /// Old refusals and counts, refusals beyond the kept maximum, expired sessions.

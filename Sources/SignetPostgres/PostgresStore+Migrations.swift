@@ -92,8 +92,25 @@ extension PostgresStore {
             "CREATE INDEX pin_reports_host ON pin_reports (hostname)",
             "ALTER TABLE devices ADD COLUMN last_seen_at BIGINT",
         ],
-        // Registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when used.
-        ["DROP TABLE challenges"],
+        // Registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when used;
+        // pin reports are grouped (host, reason, served pins) with a count, and bounded.
+        [
+            "DROP TABLE challenges",
+            """
+            CREATE TABLE pin_report_groups (id TEXT PRIMARY KEY, hostname TEXT NOT NULL, reason TEXT NOT NULL,
+                served_pins TEXT NOT NULL, count BIGINT NOT NULL, first_seen BIGINT NOT NULL,
+                last_seen BIGINT NOT NULL, source TEXT, report TEXT NOT NULL)
+            """,
+            "CREATE INDEX pin_report_groups_seen ON pin_report_groups (last_seen)",
+            "CREATE INDEX pin_report_groups_host ON pin_report_groups (hostname)",
+            // Reports kept before grouping: a group each, their reason not known then.
+            """
+            INSERT INTO pin_report_groups (id, hostname, reason, served_pins, count, first_seen, last_seen, source, report)
+            SELECT id, hostname, 'unknown', '', 1, received_at, received_at, source, left(report, 8192)
+            FROM pin_reports
+            """,
+            "DROP TABLE pin_reports",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

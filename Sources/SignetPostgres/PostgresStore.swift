@@ -185,19 +185,38 @@ public final class PostgresStore: SignetStorage {
         let cutoff = Self.millis(now)
         let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
-        let reports = try await count("DELETE FROM pin_reports WHERE received_at < \(oldest) RETURNING 1")
+        let reports = try await count("DELETE FROM pin_report_groups WHERE last_seen < \(oldest) RETURNING 1")
         let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")
         return nonces + reports + failures + (try await sweepConsole(now: now))
     }
 
     // MARK: Pin reports
 
-    public func storePinReport(_ report: PinReportRecord) async throws {
-        let received = Self.millis(report.receivedAt)
-        _ = try await count(
+    public func recordPinReport(_ report: PinReportRecord, limit: Int) async throws -> Int {
+        let first = Self.millis(report.firstSeen)
+        let last = Self.millis(report.lastSeen)
+        var count: Int64 = 0
+        try await perform { client, logger in
+            let rows = try await client.query(
+                """
+                INSERT INTO pin_report_groups (id, hostname, reason, served_pins, count, first_seen, last_seen, source, report)
+                VALUES (\(report.id), \(report.hostname), \(report.reason), \(report.servedPins), 1, \(first), \(last),
+                    \(report.source), \(report.json))
+                ON CONFLICT (id) DO UPDATE SET count = pin_report_groups.count + 1,
+                    last_seen = GREATEST(pin_report_groups.last_seen, EXCLUDED.last_seen), source = EXCLUDED.source
+                RETURNING count
+                """,
+                logger: logger
+            )
+            for try await value in rows.decode(Int64.self) { count = value }
+        }
+        // Only a new group can pass the bound: the least recently seen go.
+        guard count == 1 else { return 0 }
+        return try await self.count(
             """
-            INSERT INTO pin_reports (id, received_at, hostname, source, report)
-            VALUES (\(report.id), \(received), \(report.hostname), \(report.source), \(report.json)) RETURNING 1
+            DELETE FROM pin_report_groups WHERE id IN
+                (SELECT id FROM pin_report_groups ORDER BY last_seen DESC, id DESC OFFSET \(limit))
+            RETURNING 1
             """
         )
     }
@@ -205,8 +224,8 @@ public final class PostgresStore: SignetStorage {
     public func pinReports(limit: Int) async throws -> [PinReportRecord] {
         try await pinReports(
             """
-            SELECT id, received_at, hostname, source, report FROM pin_reports
-            ORDER BY received_at DESC, id LIMIT \(limit)
+            SELECT id, hostname, reason, served_pins, count, first_seen, last_seen, source, report
+            FROM pin_report_groups ORDER BY last_seen DESC, id LIMIT \(limit)
             """
         )
     }
@@ -215,12 +234,18 @@ public final class PostgresStore: SignetStorage {
         var result: [PinReportRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, received, hostname, source, json) in rows.decode((String, Int64, String, String?, String).self) {
+            for try await (id, hostname, reason, pins, count, first, last, source, json) in rows.decode(
+                (String, String, String, String, Int64, Int64, Int64, String?, String).self
+            ) {
                 result.append(
                     PinReportRecord(
                         id: id,
-                        receivedAt: Self.date(millis: received),
                         hostname: hostname,
+                        reason: reason,
+                        servedPins: pins,
+                        count: Int(count),
+                        firstSeen: Self.date(millis: first),
+                        lastSeen: Self.date(millis: last),
                         source: source,
                         json: json
                     )

@@ -194,12 +194,12 @@ extension SQLiteStore {
     }
 
     public func pinReport(id: String) async throws -> PinReportRecord? {
-        try await query("SELECT * FROM pin_reports WHERE id = ?", [.text(id)]).first.map(Self.pinReport)
+        try await query("SELECT * FROM pin_report_groups WHERE id = ?", [.text(id)]).first.map(Self.pinReport)
     }
 
     public func pinReportHosts(limit: Int) async throws -> [PinReportHostCount] {
         try await query(
-            "SELECT hostname, COUNT(*) AS n FROM pin_reports GROUP BY hostname ORDER BY n DESC, hostname LIMIT ?",
+            "SELECT hostname, SUM(count) AS n FROM pin_report_groups GROUP BY hostname ORDER BY n DESC, hostname LIMIT ?",
             [.integer(limit)]
         ).map { row in
             guard let host = row.column("hostname")?.string, let count = row.column("n")?.integer else {
@@ -207,6 +207,10 @@ extension SQLiteStore {
             }
             return PinReportHostCount(hostname: host, count: count)
         }
+    }
+
+    public func pinReportGroupCount() async throws -> Int {
+        try await query("SELECT COUNT(*) AS n FROM pin_report_groups").first?.column("n")?.integer ?? 0
     }
 
     /// Old refusals and counts, refusals beyond the kept maximum, expired sessions.

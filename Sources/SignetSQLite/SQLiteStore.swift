@@ -174,8 +174,25 @@ public final class SQLiteStore: SignetStorage {
             END
             """
         ],
-        // 8: registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when used.
-        ["DROP TABLE challenges"],
+        // 8: registration challenges are stateless (`RegistrationChallenge`), claimed as nonces when
+        // used; pin reports are grouped (host, reason, served pins) with a count, and bounded.
+        [
+            "DROP TABLE challenges",
+            """
+            CREATE TABLE pin_report_groups (id TEXT PRIMARY KEY, hostname TEXT NOT NULL, reason TEXT NOT NULL,
+                served_pins TEXT NOT NULL, count INTEGER NOT NULL, first_seen INTEGER NOT NULL,
+                last_seen INTEGER NOT NULL, source TEXT, report TEXT NOT NULL)
+            """,
+            "CREATE INDEX pin_report_groups_seen ON pin_report_groups (last_seen)",
+            "CREATE INDEX pin_report_groups_host ON pin_report_groups (hostname)",
+            // Reports kept before grouping: a group each, their reason not known then.
+            """
+            INSERT INTO pin_report_groups (id, hostname, reason, served_pins, count, first_seen, last_seen, source, report)
+            SELECT id, hostname, 'unknown', '', 1, received_at, received_at, source, substr(report, 1, 8192)
+            FROM pin_reports
+            """,
+            "DROP TABLE pin_reports",
+        ],
     ]
 
     private func migrate() async throws {
@@ -299,7 +316,7 @@ public final class SQLiteStore: SignetStorage {
         let cutoff = SQLiteData.integer(Self.millis(now))
         let nonces = try await query("DELETE FROM nonces WHERE expires_at < ? RETURNING 1", [cutoff])
         let reports = try await query(
-            "DELETE FROM pin_reports WHERE received_at < ? RETURNING 1",
+            "DELETE FROM pin_report_groups WHERE last_seen < ? RETURNING 1",
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
         )
         let failures = try await query("DELETE FROM login_failures WHERE window_end <= ? RETURNING 1", [cutoff])
@@ -308,29 +325,52 @@ public final class SQLiteStore: SignetStorage {
 
     // MARK: Pin reports
 
-    public func storePinReport(_ report: PinReportRecord) async throws {
-        try await run(
-            "INSERT INTO pin_reports (id, received_at, hostname, source, report) VALUES (?, ?, ?, ?, ?)",
+    public func recordPinReport(_ report: PinReportRecord, limit: Int) async throws -> Int {
+        let rows = try await query(
+            """
+            INSERT INTO pin_report_groups (id, hostname, reason, served_pins, count, first_seen, last_seen, source, report)
+            VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET count = count + 1, last_seen = max(last_seen, excluded.last_seen),
+                source = excluded.source
+            RETURNING count
+            """,
             [
-                .text(report.id), .integer(Self.millis(report.receivedAt)), .text(report.hostname),
+                .text(report.id), .text(report.hostname), .text(report.reason), .text(report.servedPins),
+                .integer(Self.millis(report.firstSeen)), .integer(Self.millis(report.lastSeen)),
                 report.source.map { .text($0) } ?? .null, .text(report.json),
             ]
         )
+        // Only a new group can pass the bound: the least recently seen go.
+        guard rows.first?.column("count")?.integer == 1 else { return 0 }
+        return try await query(
+            """
+            DELETE FROM pin_report_groups WHERE id IN
+                (SELECT id FROM pin_report_groups ORDER BY last_seen DESC, id DESC LIMIT -1 OFFSET ?)
+            RETURNING 1
+            """,
+            [.integer(limit)]
+        ).count
     }
 
     public func pinReports(limit: Int) async throws -> [PinReportRecord] {
-        try await query("SELECT * FROM pin_reports ORDER BY received_at DESC, id LIMIT ?", [.integer(limit)])
+        try await query("SELECT * FROM pin_report_groups ORDER BY last_seen DESC, id LIMIT ?", [.integer(limit)])
             .map(Self.pinReport)
     }
 
     static func pinReport(_ row: SQLiteRow) throws -> PinReportRecord {
-        guard let id = row.column("id")?.string, let received = row.column("received_at")?.integer,
-            let hostname = row.column("hostname")?.string, let json = row.column("report")?.string
-        else { throw SignetError(.storeUnavailable, "a pin_reports row is incomplete") }
+        guard let id = row.column("id")?.string, let hostname = row.column("hostname")?.string,
+            let reason = row.column("reason")?.string, let pins = row.column("served_pins")?.string,
+            let count = row.column("count")?.integer, let first = row.column("first_seen")?.integer,
+            let last = row.column("last_seen")?.integer, let json = row.column("report")?.string
+        else { throw SignetError(.storeUnavailable, "a pin_report_groups row is incomplete") }
         return PinReportRecord(
             id: id,
-            receivedAt: date(millis: received),
             hostname: hostname,
+            reason: reason,
+            servedPins: pins,
+            count: count,
+            firstSeen: date(millis: first),
+            lastSeen: date(millis: last),
             source: row.column("source")?.string,
             json: json
         )

@@ -104,6 +104,9 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var clientAddressFrom: TrustedProxies.Source = .xForwardedFor
     /// Pin failure reports accepted per client address per minute.
     public var pinReportsPerSourcePerMinute: Int = 30
+    /// Groups of identical pin reports (host, reason, served pins) kept at most; past it the least
+    /// recently reported go first, and the console says the store is full.
+    public var maxPinReportGroups: Int = 10_000
     public var ohttp: OHTTP?
     public var legacyEnvelope: LegacyEnvelope?
     public var trustDocument: TrustDocument?

@@ -299,6 +299,7 @@ public struct SignetGateway: Sendable {
             limiter: SourceRateLimiter(limit: configuration.pinReportsPerSourcePerMinute),
             admin: admin,
             metrics: metrics,
+            maximumGroups: configuration.maxPinReportGroups,
             clock: clock
         ).add(to: router)
         trustDocument?.add(to: router)

@@ -8,7 +8,7 @@ public final class MemoryStore: SignetStorage {
     struct State {
         var devices: [String: DeviceRecord] = [:]
         var deviceIDByKeyID: [String: String] = [:]
-        var pinReports: [PinReportRecord] = []
+        var pinReports: [String: PinReportRecord] = [:]
         /// ``CounterWindow/seen`` per device (the highest counter is the device's `counter`).
         var counterWindows: [String: UInt64] = [:]
         var accounts: [String: AccountRecord] = [:]
@@ -172,12 +172,32 @@ public final class MemoryStore: SignetStorage {
 
     // MARK: Pin reports
 
-    public func storePinReport(_ report: PinReportRecord) async throws {
-        state.withLock { $0.pinReports.append(report) }
+    public func recordPinReport(_ report: PinReportRecord, limit: Int) async throws -> Int {
+        state.withLock { state in
+            if var group = state.pinReports[report.id] {
+                group.count += 1
+                group.lastSeen = max(group.lastSeen, report.lastSeen)
+                group.source = report.source
+                state.pinReports[report.id] = group
+                return 0
+            }
+            var report = report
+            report.count = 1
+            state.pinReports[report.id] = report
+            let excess = state.pinReports.count - limit
+            guard excess > 0 else { return 0 }
+            for group in Self.byRecency(state.pinReports.values).suffix(excess) { state.pinReports[group.id] = nil }
+            return excess
+        }
     }
 
     public func pinReports(limit: Int) async throws -> [PinReportRecord] {
-        state.withLock { Array($0.pinReports.reversed().prefix(limit)) }
+        state.withLock { Array(Self.byRecency($0.pinReports.values).prefix(limit)) }
+    }
+
+    /// Most recently seen first, then by id (as the databases order them).
+    static func byRecency(_ groups: some Sequence<PinReportRecord>) -> [PinReportRecord] {
+        groups.sorted { ($0.lastSeen, $0.id) > ($1.lastSeen, $1.id) }
     }
 
     public func advanceCounter(deviceID: String, to value: UInt64, window: Int) async throws -> Bool {
@@ -198,7 +218,7 @@ public final class MemoryStore: SignetStorage {
     public func sweep(now: Date) async throws -> Int {
         let removed = state.withLock { state in
             let reports = state.pinReports.count
-            state.pinReports.removeAll { $0.receivedAt < now.addingTimeInterval(-PinReportRecord.retention) }
+            state.pinReports = state.pinReports.filter { $0.value.lastSeen >= now.addingTimeInterval(-PinReportRecord.retention) }
             let failures = state.loginFailures.count
             state.loginFailures = state.loginFailures.filter { $0.value.windowEnd > now }
             return reports - state.pinReports.count + failures - state.loginFailures.count + state.console.sweep(now: now)

@@ -2,9 +2,17 @@
 import Foundation
 import SignetCore
 
-/// Pin failure reports that clients sent to `POST /signet/v1/pin-reports`.
+/// Pin failure reports that clients sent to `POST /signet/v1/pin-reports`, grouped
+/// (``PinReportRecord``) and bounded in number.
 public protocol PinReportStore: Sendable {
-    func storePinReport(_ report: PinReportRecord) async throws
-    /// The newest reports first.
+    /// Counts one report into its group (same ``PinReportRecord/id``: `count` up, `lastSeen` and
+    /// `source` from this one), or opens the group with this record. When that makes more than
+    /// `limit` groups, the least recently seen go first, in the same step.
+    ///
+    /// - Returns: How many groups were dropped to stay within `limit`.
+    @discardableResult
+    func recordPinReport(_ report: PinReportRecord, limit: Int) async throws -> Int
+
+    /// The groups, most recently seen first.
     func pinReports(limit: Int) async throws -> [PinReportRecord]
 }

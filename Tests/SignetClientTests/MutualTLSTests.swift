@@ -298,6 +298,11 @@ import X509
         #expect(reports.count == 1)
         #expect(reports.first?["id"] as? String == id)
         #expect(reports.first?["hostname"] as? String == "api.example.com")
+        // Grouped by what it says: the served certificate's SPKI pin and TrustKit's result.
+        let served = try SPKIPin(certificateDER: try gateway.gateway.tls!.chain[0].serializeAsPEM().derBytes).description
+        #expect(reports.first?["servedPins"] as? [String] == [served])
+        #expect(reports.first?["reason"] as? String == "no-matching-pin")
+        #expect(reports.first?["count"] as? Int == 1)
     }
 }
 

@@ -216,25 +216,32 @@ import Testing
     func pinReportsAreFoundByIDAndCountedByHost(_ kind: Kind) async throws {
         let store = try await StoreConformanceTests.makeStore(kind)
         Cleanup.after { try await store.shutdown() }
-        for (index, host) in ["api.example", "api.example", "cdn.example"].enumerated() {
-            try await store.storePinReport(
+        for (index, (id, host)) in [("r0", "api.example"), ("r1", "api.example"), ("r1", "api.example"), ("r2", "cdn.example")].enumerated() {
+            let seen = t0.addingTimeInterval(Double(index))
+            try await store.recordPinReport(
                 PinReportRecord(
-                    id: "r\(index)",
-                    receivedAt: t0.addingTimeInterval(Double(index)),
+                    id: id,
                     hostname: host,
+                    reason: "no-matching-pin",
+                    servedPins: "sha256/a",
+                    firstSeen: seen,
+                    lastSeen: seen,
                     source: nil,
                     json: "{\"hostname\":\"\(host)\"}"
-                )
+                ),
+                limit: 100
             )
         }
         #expect(try await store.pinReport(id: "r2")?.hostname == "cdn.example")
         #expect(try await store.pinReport(id: "r9") == nil)
+        // Counted by host over its groups' counts.
         #expect(
             try await store.pinReportHosts(limit: 10) == [
-                PinReportHostCount(hostname: "api.example", count: 2),
+                PinReportHostCount(hostname: "api.example", count: 3),
                 PinReportHostCount(hostname: "cdn.example", count: 1),
             ]
         )
         #expect(try await store.pinReportHosts(limit: 1).count == 1)
+        #expect(try await store.pinReportGroupCount() == 3)
     }
 }

@@ -76,25 +76,56 @@ import Testing
         #expect(try revoked.keyRecord().revoked)
     }
 
+    static func pinReport(_ id: String, at seen: Date, source: String? = nil) -> PinReportRecord {
+        PinReportRecord(
+            id: id,
+            hostname: "api.example.com",
+            reason: "no-matching-pin",
+            servedPins: "sha256/\(id)",
+            firstSeen: seen,
+            lastSeen: seen,
+            source: source,
+            json: "{\"id\":\"\(id)\"}"
+        )
+    }
+
     @Test(arguments: kinds)
-    func pinReportsAreKeptNewestFirstAndSweptAfterRetention(_ kind: Kind) async throws {
+    func pinReportsAreGroupedKeptMostRecentFirstAndSweptAfterRetention(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
         Cleanup.after { try await store.shutdown() }
-        let old = PinReportRecord(id: "r1", receivedAt: t0, hostname: "api.example.com", source: nil, json: "{\"a\":1}")
-        let new = PinReportRecord(
-            id: "r2",
-            receivedAt: t0.addingTimeInterval(60),
-            hostname: "api.example.com",
-            source: "10.0.0.7",
-            json: "{\"b\":2}"
-        )
-        try await store.storePinReport(old)
-        try await store.storePinReport(new)
-        #expect(try await store.pinReports(limit: 10) == [new, old])
-        #expect(try await store.pinReports(limit: 1) == [new])
-        // Just inside retention for the newer one, just past it for the older.
-        _ = try await store.sweep(now: t0.addingTimeInterval(PinReportRecord.retention + 30))
-        #expect(try await store.pinReports(limit: 10) == [new])
+        try await store.recordPinReport(Self.pinReport("r1", at: t0), limit: 10)
+        try await store.recordPinReport(Self.pinReport("r2", at: t0.addingTimeInterval(30)), limit: 10)
+        // The same report again: counted in its group, which keeps its first report and first time.
+        var again = Self.pinReport("r1", at: t0.addingTimeInterval(60), source: "10.0.0.7")
+        again.json = "{\"second\":true}"
+        try await store.recordPinReport(again, limit: 10)
+        let groups = try await store.pinReports(limit: 10)
+        #expect(groups.map(\.id) == ["r1", "r2"])
+        #expect(groups[0].count == 2 && groups[0].firstSeen == t0 && groups[0].lastSeen == t0.addingTimeInterval(60))
+        #expect(groups[0].source == "10.0.0.7" && groups[0].json == "{\"id\":\"r1\"}")
+        #expect(try await store.pinReports(limit: 1).map(\.id) == ["r1"])
+        // Just inside retention for the group seen last, just past it for the other.
+        _ = try await store.sweep(now: t0.addingTimeInterval(PinReportRecord.retention + 45))
+        #expect(try await store.pinReports(limit: 10).map(\.id) == ["r1"])
+    }
+
+    @Test(arguments: kinds)
+    func pinReportGroupsAreBoundedAndTheLeastRecentlySeenGoFirst(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        for index in 0..<3 {
+            #expect(try await store.recordPinReport(Self.pinReport("g\(index)", at: t0.addingTimeInterval(Double(index))), limit: 3) == 0)
+        }
+        // g0 is reported again: now g1 is the least recently seen.
+        #expect(try await store.recordPinReport(Self.pinReport("g0", at: t0.addingTimeInterval(10)), limit: 3) == 0)
+        #expect(try await store.recordPinReport(Self.pinReport("g3", at: t0.addingTimeInterval(11)), limit: 3) == 1)
+        #expect(Set(try await store.pinReports(limit: 10).map(\.id)) == ["g0", "g2", "g3"])
+        // A thousand distinct reports against a bound of three: three groups, never more.
+        for index in 0..<200 {
+            try await store.recordPinReport(Self.pinReport("flood\(index)", at: t0.addingTimeInterval(20 + Double(index))), limit: 3)
+        }
+        #expect(try await store.pinReportGroupCount() == 3)
+        #expect(try await store.pinReports(limit: 10).map(\.id) == ["flood199", "flood198", "flood197"])
     }
 
     @Test(arguments: kinds)

@@ -215,6 +215,8 @@ enum ConsoleTemplates {
 
     static let pinReports = """
         {{<layout}}{{$content}}
+        <p>Identical reports (same host, reason and served certificates) are counted in one group. {{groups}} groups are kept, at most {{groupLimit}} (<code>maxPinReportGroups</code>); groups unreported for 30 days go.</p>
+        {{#full}}<p class="error" role="alert">The store of pin reports is full: each new kind of report drops the group reported least recently.</p>{{/full}}
         <section aria-labelledby="hosts">
         <h2 id="hosts">Reports by host</h2>
         {{^hasHosts}}<p>No pin reports in the last 30 days.</p>{{/hasHosts}}
@@ -228,9 +230,9 @@ enum ConsoleTemplates {
         <section aria-labelledby="latest">
         <h2 id="latest">Latest reports</h2>
         {{#hasReports}}
-        <table id="report-table"><caption>Latest pin reports, newest first</caption>
-        <thead><tr><th scope="col">Received</th><th scope="col">Host</th><th scope="col">Source</th></tr></thead>
-        <tbody>{{#reports}}<tr><td><a href="/signet/admin/pin-reports/{{linkID}}">{{received}}</a></td><td>{{hostname}}</td><td>{{source}}</td></tr>{{/reports}}</tbody>
+        <table id="report-table"><caption>Groups of reports, most recently reported first</caption>
+        <thead><tr><th scope="col">Last reported</th><th scope="col">Host</th><th scope="col">Reason</th><th scope="col">Reports</th><th scope="col">Latest source</th></tr></thead>
+        <tbody>{{#reports}}<tr><td><a href="/signet/admin/pin-reports/{{linkID}}">{{lastSeen}}</a></td><td>{{hostname}}</td><td>{{reason}}</td><td>{{count}}</td><td>{{source}}</td></tr>{{/reports}}</tbody>
         </table>
         {{/hasReports}}
         </section>
@@ -241,13 +243,17 @@ enum ConsoleTemplates {
         {{<layout}}{{$content}}
         {{#report}}
         <dl>
-        <dt>Received</dt><dd>{{received}}</dd>
         <dt>Host</dt><dd>{{hostname}}</dd>
-        <dt>Source</dt><dd>{{source}}</dd>
+        <dt>Reason</dt><dd>{{reason}}</dd>
+        <dt>Reports</dt><dd>{{count}}</dd>
+        <dt>First reported</dt><dd>{{firstSeen}}</dd>
+        <dt>Last reported</dt><dd>{{lastSeen}}</dd>
+        <dt>Latest source</dt><dd>{{source}}</dd>
+        <dt>Served pins</dt><dd><ol>{{#servedPins}}<li><code>{{.}}</code></li>{{/servedPins}}</ol></dd>
         <dt>Served chain</dt><dd><ol>{{#servedChain}}<li><pre>{{.}}</pre></li>{{/servedChain}}</ol></dd>
         <dt>Expected pins</dt><dd><ul>{{#expectedPins}}<li><code>{{.}}</code></li>{{/expectedPins}}</ul></dd>
         </dl>
-        <h2>Report as received</h2>
+        <h2>The first report, as received</h2>
         <pre>{{json}}</pre>
         {{/report}}
         {{/content}}{{/layout}}

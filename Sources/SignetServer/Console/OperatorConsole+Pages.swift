@@ -149,16 +149,18 @@ extension OperatorConsole {
     {
         let hosts = try await store.pinReportHosts(limit: 100)
         let reports = try await store.pinReports(limit: Self.pageSize)
+        let groups = try await store.pinReportGroupCount()
         return render(
             "pin-reports",
             layout(session, "Pin reports", nav: "pinReports").merging([
                 "hasHosts": !hosts.isEmpty, "hasReports": !reports.isEmpty,
+                "groups": groups, "groupLimit": pinReportGroupLimit, "full": groups >= pinReportGroupLimit,
                 "hosts": hosts.map { ["hostname": $0.hostname, "count": $0.count] as [String: Any] },
                 "reports": reports.map {
                     [
-                        "linkID": Self.segment($0.id), "received": Self.time($0.receivedAt), "hostname": $0.hostname,
-                        "source": $0.source ?? "—",
-                    ]
+                        "linkID": Self.segment($0.id), "lastSeen": Self.time($0.lastSeen), "hostname": $0.hostname,
+                        "reason": $0.reason, "count": $0.count, "source": $0.source ?? "—",
+                    ] as [String: Any]
                 },
             ]) { $1 }
         )
@@ -172,13 +174,16 @@ extension OperatorConsole {
             return refuse(SignetError(.notFound, "no pin report \(id)"), request, context, session)
         }
         let object = (try? JSONSerialization.jsonObject(with: Data(report.json.utf8))) as? [String: Any] ?? [:]
-        var values = layout(session, "Pin report for \(report.hostname)", nav: "pinReports")
+        var values = layout(session, "Pin reports for \(report.hostname)", nav: "pinReports")
         values["report"] = [
-            "received": Self.time(report.receivedAt), "hostname": report.hostname, "source": report.source ?? "—",
-            "servedChain": (object["served-certificate-chain"] as? [Any] ?? []).compactMap { $0 as? String },
+            "firstSeen": Self.time(report.firstSeen), "lastSeen": Self.time(report.lastSeen), "count": report.count,
+            "hostname": report.hostname, "reason": report.reason, "source": report.source ?? "—",
+            "servedPins": report.servedPins.split(separator: " ").map(String.init),
+            "servedChain": (object["served-certificate-chain"] as? [Any] ?? []).compactMap { $0 as? String }
+                .filter { $0.hasPrefix("-----BEGIN") },
             "expectedPins": (object["known-pins"] as? [Any] ?? []).compactMap { $0 as? String },
             "json": report.json,
-        ]
+        ] as [String: Any]
         return render("pin-report", values)
     }
 

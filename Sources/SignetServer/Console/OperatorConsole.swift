@@ -31,6 +31,8 @@ struct OperatorConsole: Sendable {
     let keyCache: DeviceKeyCache
     let metrics: SignetMetrics
     let library: MustacheLibrary
+    /// `maxPinReportGroups`: the pin-report page says when the store is full.
+    let pinReportGroupLimit: Int
     let clock: @Sendable () -> Date
 
     static let pageSize = 50
@@ -45,6 +47,7 @@ struct OperatorConsole: Sendable {
         keyCache = gateway.keyCache
         metrics = gateway.metrics
         library = try ConsoleTemplates.library()
+        pinReportGroupLimit = gateway.configuration.maxPinReportGroups
         clock = gateway.clock
     }
 

@@ -6,8 +6,10 @@ import Foundation
 public protocol ConsoleStore: ActivityStore, AuditStore, AdminSessionStore {
     /// A page of devices, paged on an index (`created_at, device_id`), never a scan of the table.
     func listDevices(_ listing: DeviceListing) async throws -> [DeviceRecord]
-    /// One kept pin report.
+    /// One group of pin reports.
     func pinReport(id: String) async throws -> PinReportRecord?
-    /// Kept pin reports counted by host, most reported first.
+    /// Reports counted by host (the sum of its groups' counts), most reported first.
     func pinReportHosts(limit: Int) async throws -> [PinReportHostCount]
+    /// How many groups of pin reports are kept (against the configured bound).
+    func pinReportGroupCount() async throws -> Int
 }

@@ -161,15 +161,19 @@ extension MemoryStore {
     }
 
     public func pinReport(id: String) async throws -> PinReportRecord? {
-        state.withLock { state in state.pinReports.first { $0.id == id } }
+        state.withLock { state in state.pinReports[id] }
     }
 
     public func pinReportHosts(limit: Int) async throws -> [PinReportHostCount] {
         state.withLock { state in
-            Dictionary(grouping: state.pinReports, by: \.hostname)
-                .map { PinReportHostCount(hostname: $0.key, count: $0.value.count) }
+            Dictionary(grouping: state.pinReports.values, by: \.hostname)
+                .map { PinReportHostCount(hostname: $0.key, count: $0.value.reduce(0) { $0 + $1.count }) }
                 .sorted { ($0.count, $1.hostname) > ($1.count, $0.hostname) }
                 .prefix(limit).map { $0 }
         }
+    }
+
+    public func pinReportGroupCount() async throws -> Int {
+        state.withLock { $0.pinReports.count }
     }
 }

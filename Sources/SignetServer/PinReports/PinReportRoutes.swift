@@ -11,12 +11,17 @@ import SignetStore
 /// the app's own server, never to a third party) and `GET /signet/v1/pin-reports` (admin token) to read them.
 ///
 /// Reports arrive unauthenticated — the client could not trust the connection it failed on — so
-/// each is bounded in size, checked for the HPKP/TrustKit shape, and limited per source.
+/// each is bounded in size, checked for its shape (``PinReport``) and limited per source; identical
+/// reports are counted in one group (host, reason, served pins), a group keeps at most 8 KiB of the
+/// report that opened it, and at most `maxPinReportGroups` groups are kept, the least recently seen
+/// dropped first. A flood of reports grows a count, not the store.
 struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let store: any SignetStorage
     let limiter: SourceRateLimiter
     let admin: AdminAccess
     let metrics: SignetMetrics
+    /// The most groups kept.
+    let maximumGroups: Int
     let clock: @Sendable () -> Date
 
     static var maximumReportBytes: Int { 64 * 1024 }
@@ -36,45 +41,21 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         let now = clock()
         try limiter.admit(source, now: now, refusing: "too many pin reports from this source")
         let body = try await request.collectBody(upTo: Self.maximumReportBytes, refusing: "a pin report")
-        let bytes = Array(buffer: body)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw SignetError(.malformedMessage, "a pin report is a JSON object")
-        }
-        // Two kinds: a pin failure (HPKP/TrustKit shape), or a trust document the client refused.
-        let refusedTrust = object["type"] as? String == "trust_update_refused"
-        // A `type` that is not text is no report of either kind (schemathesis found one accepted).
-        guard let hostname = object["hostname"] as? String, !hostname.isEmpty, hostname.utf8.count <= 253,
-            object["type"] == nil || object["type"] is String,
-            refusedTrust
-                ? object["reason"] is String
-                : object["known-pins"] is [Any] && object["served-certificate-chain"] is [Any]
-        else {
-            throw SignetError(
-                .malformedMessage,
-                "a pin report needs hostname, known-pins and served-certificate-chain (HPKP/TrustKit shape), or type trust_update_refused with hostname and reason"
-            )
-        }
-        let id = "pr_" + Nonce.random()
-        try await store.storePinReport(
-            PinReportRecord(
-                id: id,
-                receivedAt: now,
-                hostname: hostname,
-                source: source,
-                json: String(decoding: bytes, as: UTF8.self)
-            )
-        )
+        let report = try PinReport(json: Array(buffer: body))
+        try await store.recordPinReport(report.record(source: source, at: now), limit: maximumGroups)
         metrics.record(outcome: "pin_report", reason: nil)
-        return try JSONResponse.make(["id": id], status: .created)
+        return try JSONResponse.make(["id": report.groupID], status: .created)
     }
 
     private func list() async throws -> Response {
-        let reports = try await store.pinReports(limit: 100)
-        let objects: [[String: Any]] = reports.map { report in
+        let groups = try await store.pinReports(limit: 100)
+        let objects: [[String: Any]] = groups.map { group in
             [
-                "id": report.id, "receivedAt": JSONResponse.rfc3339(report.receivedAt),
-                "hostname": report.hostname, "source": report.source ?? NSNull(),
-                "report": (try? JSONSerialization.jsonObject(with: Data(report.json.utf8))) ?? report.json,
+                "id": group.id, "hostname": group.hostname, "reason": group.reason,
+                "servedPins": group.servedPins.split(separator: " ").map(String.init), "count": group.count,
+                "firstSeen": JSONResponse.rfc3339(group.firstSeen), "lastSeen": JSONResponse.rfc3339(group.lastSeen),
+                "source": group.source ?? NSNull(),
+                "report": (try? JSONSerialization.jsonObject(with: Data(group.json.utf8))) ?? group.json,
             ]
         }
         let data = try JSONSerialization.data(withJSONObject: ["reports": objects], options: [.sortedKeys])
