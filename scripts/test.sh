@@ -37,6 +37,9 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # a connection per request) has failed under that load: run them after the rest, alone, so the
 # timing-sensitive tests (exactly-once storms, nonce lifetimes) never share the machine with them.
 heavy='OperatorConsoleBrowserTests|ContractTests/aLiveGateway|ObliviousInteropClientTests'
+# Floods, generated-input runs and the cost budget load both cores by design: one at a time, after
+# the rest, so they neither starve the timing-sensitive tests nor skew each other's measurements.
+load='UnauthenticatedCostTests|everyRequestIsRefusedOrReachesTheUpstreamAtExactlyTheRoutedPath|aFloodOf'
 # CI shows the tail of the output: each run ends with what failed and, should a run hang, is
 # stopped after 15 minutes (a whole run takes under two) with what was still running.
 run_tests() {
@@ -50,5 +53,6 @@ run_tests() {
   fi
   rm -f "$log"
 }
-run_tests --skip "$heavy"
+run_tests --skip "$heavy|$load"
 run_tests --filter "$heavy"
+run_tests --filter "$load" --no-parallel

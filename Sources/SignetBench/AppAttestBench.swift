@@ -48,16 +48,20 @@ enum AppAttestBench {
             body: body
         )
         let messages = try (0..<512).map { index in try signer.sign(request, created: now, nonce: "n\(index)") }
+        // Each assertion carries the next counter: the verifier advances it, as the gateway's store does.
         var messageVerifier = MessageVerifier(
             keys: ring,
             algorithms: SignatureAlgorithms.standard.registering(AppAttestAlgorithm(appIDs: [appID])),
-            nonces: MemoryNonceStore()
+            nonces: MemoryNonceStore(),
+            counters: MemoryCounterStore()
         )
         let clock = ContinuousClock()
         var done = 0
         let start = clock.now
         while clock.now - start < .milliseconds(Int(seconds * 1000)) {
+            // The same messages again: fresh replay guards, or every one would be a replay.
             messageVerifier.nonces = MemoryNonceStore()
+            messageVerifier.counters = MemoryCounterStore()
             for message in messages { _ = try await messageVerifier.verify(message, now: now) }
             done += messages.count
         }

@@ -222,7 +222,7 @@ import Testing
             )
             let signed = try signer.sign(
                 request,
-                components: [.method, .targetURI, .contentDigest],
+                components: [.method, .targetURI, .contentDigest, "content-type"],
                 created: Date(timeIntervalSince1970: 1_700_000_000),
                 nonce: "n-\(keyID)"
             )

@@ -140,21 +140,43 @@ import Testing
     }
 
     @Test func aBodyWithoutDigestIsRejected() async throws {
-        let message = try Self.signed(components: [.method, .targetURI])
+        let message = try Self.signed(components: [.method, .targetURI, "content-type"])
         await Self.expectCode(.digestMissing) { _ = try await Self.verify(message) }
     }
 
     @Test func aDigestTheSignatureDoesNotCoverIsRejected() async throws {
-        var message = try Self.signed(components: [.method, .targetURI])
+        var message = try Self.signed(components: [.method, .targetURI, "content-type"])
         message.fields.append(name: "Content-Digest", value: ContentDigest.fieldValue(for: message.body))
         await Self.expectCode(.digestNotCovered) { _ = try await Self.verify(message) }
     }
 
     @Test func aSignatureThatDoesNotCoverTheTargetIsRejected() async throws {
-        let message = try Self.signed(components: [.method, .contentDigest])
+        let message = try Self.signed(components: [.method, .contentDigest, "content-type"])
         await Self.expectCode(.componentNotCovered) { _ = try await Self.verify(message) }
         // @authority + @path + @query is an accepted alternative to @target-uri.
-        _ = try await Self.verify(try Self.signed(components: [.method, .authority, .path, .query, .contentDigest]))
+        _ = try await Self.verify(try Self.signed(components: [.method, .authority, .path, .query, .contentDigest, "content-type"]))
+    }
+
+    /// Issue 25: a body signed as JSON and sent as a form verified, so the upstream could parse the
+    /// same bytes as other values. With a body, the standard policy wants `content-type` covered.
+    @Test func aBodyWhoseTypeIsNotCoveredIsRejectedAndAChangedTypeFailsTheSignature() async throws {
+        let uncovered = try Self.signed(components: [.method, .targetURI, .contentDigest, "x-player"])
+        let error = await #expect(throws: SignetError.self) { _ = try await Self.verify(uncovered) }
+        #expect(error?.code == .componentNotCovered && error?.reason.contains("content-type") == true)
+        // The default components cover it; changed on the way, the signature fails.
+        let covered = try Self.signer.sign(try Self.request(), created: Self.signedAt, nonce: "nonce-d")
+        #expect(try await Self.verify(covered).components.contains("content-type"))
+        var changed = try Self.signer.sign(try Self.request(), created: Self.signedAt, nonce: "nonce-c")
+        changed.fields.set(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        await Self.expectCode(.signatureInvalid) { _ = try await Self.verify(changed) }
+        // A body sent with no type at all cannot be covered: refused as well.
+        var untyped = try Self.request()
+        untyped.fields.removeAll("Content-Type")
+        let signedUntyped = try Self.signer.sign(untyped, created: Self.signedAt, nonce: "nonce-u")
+        await Self.expectCode(.componentNotCovered) { _ = try await Self.verify(signedUntyped) }
+        // Without a body there is nothing to type: the rule does not apply.
+        let get = try HTTPMessage.request(method: "GET", uri: "https://api.example.com/scores?game=1")
+        _ = try await Self.verify(try Self.signer.sign(get, created: Self.signedAt, nonce: "nonce-g"))
     }
 
     // MARK: Replay and time

@@ -52,6 +52,7 @@ import Testing
         let request = try HTTPMessage.request(
             method: "POST",
             uri: "https://api.example.com/api/scores",
+            fields: [("Content-Type", "application/json")],
             body: Array("{\"score\":42}".utf8)
         )
         return try MessageSigner(key: key, keyID: keyID, algorithm: Ed25519Algorithm())

@@ -46,6 +46,7 @@ import Testing
         let request = try HTTPMessage.request(
             method: "POST",
             uri: "https://api.example.com/api/transfer",
+            fields: [("Content-Type", "text/plain")],
             body: Array("100".utf8)
         )
         let signed = try signer.sign(request, created: Date(), nonce: Nonce.random())

@@ -177,7 +177,9 @@ import Testing
         var unknown = key
         unknown.keyID = 9
         let unknownAnswer = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: unknown).bytes, to: harness)
-        #expect(unknownAnswer.status == 422 && unknownAnswer.reason == "ohttp_key_unknown")
+        #expect(unknownAnswer.status == 400 && unknownAnswer.reason == "ohttp_key_unknown")
+        // RFC 9458 §5.3: the problem type clients look for to fetch the keys again.
+        #expect(unknownAnswer.json["type"] as? String == "https://iana.org/assignments/http-problem-types#ohttp-key")
         #expect(unknownAnswer.json["type"] as? String == "https://iana.org/assignments/http-problem-types#ohttp-key")
 
         let wrongType = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness, contentType: "application/octet-stream")

@@ -27,16 +27,19 @@ import Testing
         return (harness, upstream)
     }
 
-    @Test(arguments: [
-        "/public/%FF?cmd=delete", "/public/%80", "/public/%C0%AE", "/public/%C0%AE%C0%AE/admin", "/public/%C3%28",
-        "/public/%ED%A0%80", "/public/%F4%90%80%80", "/public/%E0%80%AF", "/public/%C3a%A9", "/public/%F0%9F%98",
-        "/public/%FE%FF", "/public/a%C3",
-    ])
-    func escapesThatAreNotUTF8AreRefusedBeforeRouting(_ target: String) async throws {
+    /// One gateway for every case: these are cheap requests, not worth a server each.
+    @Test func escapesThatAreNotUTF8AreRefusedBeforeRouting() async throws {
         let (harness, upstream) = try await Self.gateway()
         Cleanup.after { try await harness.stop(); await upstream.stop() }
-        let answer = try await RawHTTP.exchange(port: harness.port, GatewayHardeningTests.get(target))
-        #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "path_ambiguous", "\(answer)")
+        let targets = [
+            "/public/%FF?cmd=delete", "/public/%80", "/public/%C0%AE", "/public/%C0%AE%C0%AE/admin", "/public/%C3%28",
+            "/public/%ED%A0%80", "/public/%F4%90%80%80", "/public/%E0%80%AF", "/public/%C3a%A9", "/public/%F0%9F%98",
+            "/public/%FE%FF", "/public/a%C3",
+        ]
+        for target in targets {
+            let answer = try await RawHTTP.exchange(port: harness.port, GatewayHardeningTests.get(target))
+            #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "path_ambiguous", "\(target): \(answer)")
+        }
         #expect(upstream.seen.isEmpty, "\(upstream.seen.map(\.target))")
     }
 

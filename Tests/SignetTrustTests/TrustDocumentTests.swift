@@ -87,6 +87,28 @@ import Testing
         #expect(await reason(edHeader + "." + parts[1] + "." + parts[2]) == "trust_document_invalid")
     }
 
+    /// Issue 25: a JWS whose header said `EdDSA` but whose signature was the P-256 trust key's own
+    /// verified (jwt-kit takes the key the `kid` names and ignores `alg`), and the reverse. RFC 8725
+    /// §3.1: the header's algorithm must be the key's.
+    @Test(arguments: [(KeyType.p256, "EdDSA"), (.ed25519, "ES256")])
+    func aHeaderNamingAnotherAlgorithmThanItsKeysIsRefused(_ type: KeyType, _ claimed: String) async throws {
+        let key = try SigningKey.generate(type)
+        let trusted = try await Self.keys(["trust-1": key])
+        let document = Self.document()
+        let honest = try await TrustSigner(key: key, kid: "trust-1").sign(document)
+        #expect(try await trusted.verify(honest, now: Self.now) == document)
+        let payload = honest.split(separator: ".")[1]
+        for kid in [#","kid":"trust-1""#, ""] {
+            let header = Base64.urlEncode(Array(#"{"alg":"\#(claimed)"\#(kid),"typ":"JWT"}"#.utf8))
+            let input = Array((header + "." + payload).utf8)
+            // The key's own algorithm, under a header naming the other: ECDSA P-256 (raw r‖s) or Ed25519.
+            let signature = try type == .p256 ? ECDSAP256SHA256().sign(input, with: key) : Ed25519Algorithm().sign(input, with: key)
+            let lying = header + "." + payload + "." + Base64.urlEncode(signature)
+            let error = await #expect(throws: SignetError.self) { try await trusted.verify(lying, now: Self.now) }
+            #expect(error?.code == .trustDocumentInvalid, "\(claimed) header with kid \(kid.isEmpty ? "absent" : "present")")
+        }
+    }
+
     /// PyJWT verifies what `TrustSigner` signs, and Signet verifies what PyJWT signs.
     @Test(.enabled(if: PythonPeer.available("jwt, cryptography")), arguments: [KeyType.p256, .ed25519])
     func pyJWTAgreesBothWays(_ type: KeyType) async throws {

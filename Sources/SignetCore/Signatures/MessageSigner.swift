@@ -31,10 +31,14 @@ public struct MessageSigner: Sendable {
     }
 
     /// The components signed when none are given: `@method @target-uri` for a request, `@status`
-    /// for a response, and `content-digest` when there is a body.
+    /// for a response, and `content-digest` and `content-type` (when the message has one) when there
+    /// is a body: what ``VerificationPolicy/standard`` asks of a request.
     public static func defaultComponents(for message: HTTPMessage) -> [ComponentIdentifier] {
         var components: [ComponentIdentifier] = message.isRequest ? [.method, .targetURI] : [.status]
-        if !message.body.isEmpty { components.append(.contentDigest) }
+        if !message.body.isEmpty {
+            components.append(.contentDigest)
+            if message.fields.contains("content-type") { components.append("content-type") }
+        }
         return components
     }
 

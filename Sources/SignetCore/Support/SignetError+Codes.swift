@@ -90,8 +90,9 @@ extension SignetError.Code {
     public static let tokenKeysUnavailable = Self("token_keys_unavailable", 503)
     // Oblivious HTTP (RFC 9458).
     /// No key configuration has the request's key id, KEM and suite: the client should fetch the
-    /// gateway's keys again (RFC 9458 §5.3's `ohttp-key` problem).
-    public static let ohttpKeyUnknown = Self("ohttp_key_unknown", 422)
+    /// gateway's keys again. 400 with RFC 9458 §5.3's `ohttp-key` problem type, as that section's
+    /// example and other gateways answer, and clients test for.
+    public static let ohttpKeyUnknown = Self("ohttp_key_unknown", 400)
     /// An encapsulated request or response that is truncated, tampered with or does not decrypt.
     public static let decapsulationFailed = Self("decapsulation_failed", 400)
     /// The same encapsulated request again (RFC 9458 §6.5): its encapsulated key was seen already.
@@ -173,7 +174,7 @@ extension SignetError.Code {
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable,
-        .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .internalError,
+        .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
         .connectionFailed, .requestTimeout, .responseSignatureInvalid,
     ]

@@ -3,8 +3,9 @@
 /// What a verifier demands of a signature beyond its cryptographic validity (a "profile").
 ///
 /// The default suits an API: a request signature must cover `@method` and the target
-/// (`@target-uri`, or `@authority` + `@path` + `@query`), `content-digest` when there is a body,
-/// and carry `created`, `keyid` and a `nonce`; `created` may be at most five minutes old.
+/// (`@target-uri`, or `@authority` + `@path` + `@query`), `content-digest` and `content-type` when
+/// there is a body, and carry `created`, `keyid` and a `nonce`; `created` may be at most five
+/// minutes old.
 public struct VerificationPolicy: Sendable {
     /// A requirement on covered components that applies to some messages.
     public struct ComponentRule: Sendable {
@@ -80,7 +81,7 @@ public struct VerificationPolicy: Sendable {
 
     public init(
         selection: Selection = .only,
-        componentRules: [ComponentRule] = VerificationPolicy.requestTargetRules,
+        componentRules: [ComponentRule] = VerificationPolicy.standardRules,
         requireContentDigest: Bool = true,
         requireCreated: Bool = true,
         requireExpires: Bool = false,
@@ -115,6 +116,14 @@ public struct VerificationPolicy: Sendable {
             [.method, .authority, .path, .query],
         ])
     ]
+
+    /// A request with a body must cover `content-type`: the digest fixes the bytes, and the type
+    /// how the upstream reads them. Without it a body signed as JSON could be sent as a form and
+    /// parsed into other values. A body without a `Content-Type` cannot be covered, and is refused.
+    public static let bodyTypeRule = ComponentRule(whenBody: true, all: ["content-type"])
+
+    /// The rules of ``standard``: ``requestTargetRules`` and ``bodyTypeRule``.
+    public static let standardRules: [ComponentRule] = requestTargetRules + [bodyTypeRule]
 
     /// The default API profile.
     public static let standard = VerificationPolicy()
