@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import NIOHTTP1
 import PropertyBased
 import SignetMiddleware
 import SignetServer
@@ -60,6 +61,21 @@ import Testing
         }
         #expect(upstream.seen.count == cases.count)
         #expect(upstream.seen.allSatisfy { $0.values("Host") == ["127.0.0.1:\(upstream.port)"] })
+    }
+
+    /// The gateway's own upstream connections: a HEAD answer has a length and no body, and the
+    /// kept-alive connection still frames the next answer right; requests one after another reuse it.
+    @Test func headAnswersAndKeptAliveConnectionsAreFramedRight() async throws {
+        let (harness, upstream) = try await GatewayHardeningTests.gateway(.echo)
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        for round in 0..<3 {
+            let head = try await GatewayHarness.send(method: "HEAD", url: harness.base + "/public/h\(round)")
+            #expect(head.status == 200 && head.body.isEmpty, "\(head.status) \(head.text)")
+            #expect(head.headers.first(name: "Content-Length").flatMap(Int.init).map { $0 > 0 } == true)
+            let get = try await GatewayHarness.send(method: "GET", url: harness.base + "/public/g\(round)")
+            #expect(get.status == 200 && get.text.hasPrefix("GET /public/g\(round)"), "\(get.text)")
+        }
+        #expect(upstream.seen.map(\.target) == (0..<3).flatMap { ["/public/h\($0)", "/public/g\($0)"] })
     }
 
     @Test func aQueryByteNoRequestLineCarriesIsRefused() async throws {
