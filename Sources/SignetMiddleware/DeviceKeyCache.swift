@@ -14,40 +14,63 @@ public final class DeviceKeyCache: KeyResolver {
     /// How long a key id that resolved to nothing stays unresolved here.
     public let missLifetime: Duration
     private let capacity: Int
-    private let entries = Mutex<[String: (records: [KeyRecord], until: ContinuousClock.Instant)]>([:])
+    /// Misses apart from keys, and fewer: key ids that name nothing cost a client nothing to invent,
+    /// and must not push real devices' keys out.
+    private let missCapacity: Int
+    private let cache = Mutex(Entries())
+
+    private struct Entries {
+        var found: [String: (records: [KeyRecord], until: ContinuousClock.Instant)] = [:]
+        var missing: [String: ContinuousClock.Instant] = [:]
+    }
 
     public init(
         _ base: any KeyResolver,
         lifetime: Duration = .seconds(2),
         missLifetime: Duration = .seconds(1),
-        capacity: Int = 100_000
+        capacity: Int = 100_000,
+        missCapacity: Int = 10_000
     ) {
         self.base = base
         self.lifetime = lifetime
         self.missLifetime = min(missLifetime, lifetime)
         self.capacity = capacity
+        self.missCapacity = missCapacity
     }
 
     public func records(for keyID: String) async throws -> [KeyRecord] {
         let now = ContinuousClock.now
-        if let cached = entries.withLock({ $0[keyID] }), cached.until > now { return cached.records }
+        let cached: [KeyRecord]? = cache.withLock { cache in
+            if let found = cache.found[keyID], found.until > now { return found.records }
+            if let missing = cache.missing[keyID], missing > now { return [] }
+            return nil
+        }
+        if let cached { return cached }
         let records = try await base.records(for: keyID)
-        let keep = records.isEmpty ? missLifetime : lifetime
-        guard keep > .zero else { return records }
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[keyID] = (records, now + keep)
+        cache.withLock { cache in
+            if records.isEmpty {
+                guard missLifetime > .zero else { return }
+                if cache.missing.count >= missCapacity { cache.missing.removeAll(keepingCapacity: true) }
+                cache.missing[keyID] = now + missLifetime
+            } else {
+                guard lifetime > .zero else { return }
+                if cache.found.count >= capacity { cache.found.removeAll(keepingCapacity: true) }
+                cache.found[keyID] = (records, now + lifetime)
+            }
         }
         return records
     }
 
     /// Forgets one key id (a device registered under it through this instance).
     public func forget(_ keyID: String) {
-        _ = entries.withLock { $0.removeValue(forKey: keyID) }
+        cache.withLock { cache in
+            cache.found[keyID] = nil
+            cache.missing[keyID] = nil
+        }
     }
 
     /// Forgets every cached key (after a revocation).
     public func invalidateAll() {
-        entries.withLock { $0.removeAll() }
+        cache.withLock { $0 = Entries() }
     }
 }

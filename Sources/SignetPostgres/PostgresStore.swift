@@ -210,12 +210,13 @@ public final class PostgresStore: SignetStorage {
             )
             for try await value in rows.decode(Int64.self) { count = value }
         }
-        // Only a new group can pass the bound: the least recently seen go.
+        // Only a new group can pass the bound: see `PinReportStore.recordPinReport(_:limit:)` for who goes.
         guard count == 1 else { return 0 }
         return try await self.count(
             """
             DELETE FROM pin_report_groups WHERE id IN
-                (SELECT id FROM pin_report_groups ORDER BY last_seen DESC, id DESC OFFSET \(limit))
+                (SELECT id FROM pin_report_groups
+                ORDER BY (count > 1 OR id = \(report.id)) DESC, last_seen DESC, id DESC OFFSET \(limit))
             RETURNING 1
             """
         )

@@ -7,8 +7,8 @@ import SignetStore
 
 /// The embedded default `SignetStorage`: one SQLite file, created on first start, WAL journal.
 ///
-/// Every replay guard is one statement, so SQLite's own locking makes it atomic: a challenge is a
-/// `DELETE … RETURNING`, a nonce an `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING`, a
+/// Every replay guard is one statement, so SQLite's own locking makes it atomic: a nonce (and a used
+/// registration challenge) is an `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING`, a
 /// counter an `UPDATE … WHERE counter < new`.
 public final class SQLiteStore: SignetStorage {
     private let connection: SQLiteConnection
@@ -340,15 +340,16 @@ public final class SQLiteStore: SignetStorage {
                 report.source.map { .text($0) } ?? .null, .text(report.json),
             ]
         )
-        // Only a new group can pass the bound: the least recently seen go.
+        // Only a new group can pass the bound: see `PinReportStore.recordPinReport(_:limit:)` for who goes.
         guard rows.first?.column("count")?.integer == 1 else { return 0 }
         return try await query(
             """
             DELETE FROM pin_report_groups WHERE id IN
-                (SELECT id FROM pin_report_groups ORDER BY last_seen DESC, id DESC LIMIT -1 OFFSET ?)
+                (SELECT id FROM pin_report_groups ORDER BY (count > 1 OR id = ?) DESC, last_seen DESC, id DESC
+                LIMIT -1 OFFSET ?)
             RETURNING 1
             """,
-            [.integer(limit)]
+            [.text(report.id), .integer(limit)]
         ).count
     }
 

@@ -11,8 +11,8 @@ import Synchronization
 /// connection — for a load balancer or an orchestrator to route by; `/healthz` says only that the
 /// process is up.
 ///
-/// Answered from a result at most a second old, so a flood of probes costs the store and the
-/// upstream one check a second, not one each.
+/// Answered from a result at most a second old, and probes that arrive while a check runs wait for
+/// it: a flood of probes costs the store and the upstream one check a second, not one each.
 final class Readiness: Sendable {
     struct Report: Sendable {
         var store: Bool
@@ -23,7 +23,7 @@ final class Readiness: Sendable {
 
     private let store: any SignetStorage
     private let upstream: UpstreamClient
-    private let latest = Mutex<Report?>(nil)
+    private let checks = Mutex<(latest: Report?, running: Task<Report, Never>?)>((nil, nil))
     static let freshFor: Duration = .seconds(1)
     static let probeTimeout: TimeAmount = .seconds(2)
 
@@ -33,12 +33,26 @@ final class Readiness: Sendable {
     }
 
     func report() async -> Report {
-        let now = ContinuousClock.now
-        if let latest = latest.withLock({ $0 }), now - latest.at < Self.freshFor { return latest }
-        async let storeAnswers = (try? await store.ping()) != nil
-        async let upstreamAnswers = (try? await upstream.probe(timeout: Self.probeTimeout)) != nil
-        let report = Report(store: await storeAnswers, upstream: await upstreamAnswers, at: now)
-        latest.withLock { $0 = report }
+        let task = checks.withLock { checks -> Task<Report, Never> in
+            if let running = checks.running { return running }
+            if let latest = checks.latest, ContinuousClock.now - latest.at < Self.freshFor {
+                return Task { latest }
+            }
+            let check = Task { [store, upstream] in
+                async let storeAnswers = (try? await store.ping()) != nil
+                async let upstreamAnswers = (try? await upstream.probe(timeout: Self.probeTimeout)) != nil
+                return Report(store: await storeAnswers, upstream: await upstreamAnswers, at: ContinuousClock.now)
+            }
+            checks.running = check
+            return check
+        }
+        let report = await task.value
+        checks.withLock { checks in
+            if checks.running == task {
+                checks.running = nil
+                checks.latest = report
+            }
+        }
         return report
     }
 

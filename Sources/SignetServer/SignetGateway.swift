@@ -157,17 +157,12 @@ public struct SignetGateway: Sendable {
             riskLimit: configuration.appAttest?.riskLimit
         )
         trustedProxies = try configuration.proxies()
-        if let tlsConfiguration = configuration.tls {
-            let tls = try GatewayTLS.resolve(tlsConfiguration)
-            self.tls = tls
-            server = Self.server(
-                tls: try tls.channelConfiguration(clientCertificates: tlsConfiguration.clientCertificates == true),
-                proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil
-            )
-        } else {
-            tls = nil
-            server = Self.server(tls: nil, proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil)
-        }
+        let tls = try configuration.tls.map { try GatewayTLS.resolve($0) }
+        self.tls = tls
+        server = Self.server(
+            tls: try tls?.channelConfiguration(clientCertificates: configuration.tls?.clientCertificates == true),
+            proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil
+        )
         deviceCA = try configuration.deviceCA.map {
             try DeviceCertificateAuthority.loadOrCreate(
                 certificateFile: $0.certificateFile,

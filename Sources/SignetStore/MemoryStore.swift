@@ -186,7 +186,11 @@ public final class MemoryStore: SignetStorage {
             state.pinReports[report.id] = report
             let excess = state.pinReports.count - limit
             guard excess > 0 else { return 0 }
-            for group in Self.byRecency(state.pinReports.values).suffix(excess) { state.pinReports[group.id] = nil }
+            let kept = state.pinReports.values.sorted { a, b in
+                let (keepA, keepB) = (a.count > 1 || a.id == report.id, b.count > 1 || b.id == report.id)
+                return keepA != keepB ? keepA : (a.lastSeen, a.id) > (b.lastSeen, b.id)
+            }
+            for group in kept.suffix(excess) { state.pinReports[group.id] = nil }
             return excess
         }
     }
@@ -195,7 +199,7 @@ public final class MemoryStore: SignetStorage {
         state.withLock { Array(Self.byRecency($0.pinReports.values).prefix(limit)) }
     }
 
-    /// Most recently seen first, then by id (as the databases order them).
+    /// Most recently seen first, ties by id.
     static func byRecency(_ groups: some Sequence<PinReportRecord>) -> [PinReportRecord] {
         groups.sorted { ($0.lastSeen, $0.id) > ($1.lastSeen, $1.id) }
     }

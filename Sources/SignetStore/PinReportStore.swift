@@ -7,7 +7,9 @@ import SignetCore
 public protocol PinReportStore: Sendable {
     /// Counts one report into its group (same ``PinReportRecord/id``: `count` up, `lastSeen` and
     /// `source` from this one), or opens the group with this record. When that makes more than
-    /// `limit` groups, the least recently seen go first, in the same step.
+    /// `limit` groups, groups go until there are `limit`: first those reported once (the least
+    /// recently seen of them), then the least recently seen of the rest; the group just opened stays.
+    /// Evidence several reports agree on outlives a spray of one-off reports.
     ///
     /// - Returns: How many groups were dropped to stay within `limit`.
     @discardableResult

@@ -179,6 +179,21 @@ import Testing
         _ = try await Self.verify(try Self.signer.sign(get, created: Self.signedAt, nonce: "nonce-g"))
     }
 
+    /// A field `Connection` names is removed at the next hop: covered, it would vanish after the
+    /// signature vouched for it (`Connection: content-type` strips the type the upstream reads by).
+    @Test func aCoveredFieldNamedInConnectionIsRefused() async throws {
+        for spelling in ["content-type", "Content-Type", "keep-alive, content_type", "X-Player"] {
+            var message = try Self.signed()
+            message.fields.append(name: "Connection", value: spelling)
+            let error = await #expect(throws: SignetError.self, "\(spelling)") { _ = try await Self.verify(message) }
+            #expect(error?.code == .malformedHeader, "\(spelling)")
+        }
+        // Naming only what is not covered is no concern of the signature's.
+        var message = try Self.signed()
+        message.fields.append(name: "Connection", value: "keep-alive, x-trace")
+        _ = try await Self.verify(message)
+    }
+
     // MARK: Replay and time
 
     @Test func aReplayedNonceIsRejected() async throws {

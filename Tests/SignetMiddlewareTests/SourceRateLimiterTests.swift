@@ -16,13 +16,19 @@ import SignetMiddleware
         #expect(limiter.allow("10.0.0.1", now: start.addingTimeInterval(60)), "a new window after 60 s")
     }
 
-    @Test func sourcesBeyondTheCapShareOneBucketUntilOldOnesExpire() {
+    /// Past the cap the source tracked longest is forgotten (it only gets a fresh count); no
+    /// newcomer is ever refused for the others' sake (issue 25: a shared overflow bucket let anyone
+    /// with enough IPv6 prefixes lock every new client out).
+    @Test func pastTheCapTheOldestSourceIsForgottenAndNoNewcomerIsRefused() {
         let limiter = SourceRateLimiter(limit: 1, maximumSources: 2)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(limiter.allow("a", now: t0))
-        #expect(limiter.allow("b", now: t0))
-        #expect(limiter.allow("c", now: t0), "first in the overflow bucket")
-        #expect(!limiter.allow("d", now: t0), "the overflow bucket is shared")
-        #expect(limiter.allow("e", now: t0.addingTimeInterval(61)), "expired sources were swept")
+        #expect(limiter.allow("10.0.0.1", now: t0))
+        #expect(!limiter.allow("10.0.0.1", now: t0), "its own limit holds")
+        #expect(limiter.allow("10.0.0.2", now: t0))
+        // A flood of fresh sources: each is let in once, never refused for the others.
+        for index in 3..<1_000 { #expect(limiter.allow("10.0.\(index / 256).\(index % 256)", now: t0)) }
+        // The first was forgotten along the way: a fresh count.
+        #expect(limiter.allow("10.0.0.1", now: t0))
+        #expect(!limiter.allow("10.0.0.1", now: t0))
     }
 }

@@ -97,6 +97,21 @@ import Testing
         #expect(try await GatewayHarness.send(method: "GET", url: slow.base + "/healthz").status == 200)
     }
 
+    /// An answer in many small chunks arrives in one read, more parts than the gateway buffers for a
+    /// reader that has not started: the kept-alive connection must read again afterwards, or the
+    /// next request on it would never hear its answer (found in review: a 30 s wait, then 503).
+    @Test func aConnectionThatBufferedAWholeAnswerServesTheNextRequest() async throws {
+        let (harness, upstream) = try await Self.gateway(.chunked)
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        for round in 0..<4 {
+            let started = ContinuousClock.now
+            let answer = try await GatewayHarness.send(method: "GET", url: harness.base + "/public/c\(round)", timeout: .seconds(10))
+            #expect(answer.status == 200 && answer.text.hasPrefix("part 0\n") && answer.text.hasSuffix("part 39\n"), "\(answer.text)")
+            #expect(ContinuousClock.now - started < .seconds(5), "round \(round)")
+        }
+        #expect(upstream.seen.count == 4)
+    }
+
     // MARK: 2. Dot-segments and ambiguous paths
 
     @Test(arguments: [

@@ -16,7 +16,8 @@ import NIOPosix
 /// - `mixed`: each of the above by the request path (`early`, `reset`, `slow` in it; else echo).
 final class MisbehavingUpstream: Sendable {
     enum Behaviour: Sendable {
-        case echo, earlyAnswer, reset, mixed
+        /// `chunked`: answers in many small chunks written at once, then the end (one read for the gateway).
+        case echo, earlyAnswer, reset, mixed, chunked
         case slow(TimeAmount)
 
         func resolved(for target: String) -> Behaviour {
@@ -116,6 +117,15 @@ final class MisbehavingUpstream: Sendable {
                     .joined(separator: "\n")
                 switch behaviour {
                 case .echo: answer(context: context, body: text, close: false)
+                case .chunked:
+                    answered = true
+                    var headers = HTTPHeaders([("Transfer-Encoding", "chunked"), ("Content-Type", "text/plain")])
+                    headers.add(name: "X-Target", value: head.uri)
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                    for index in 0..<40 {
+                        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: "part \(index)\n")))), promise: nil)
+                    }
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 case .slow(let delay):
                     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: delay) {

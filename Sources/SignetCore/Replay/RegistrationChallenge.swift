@@ -16,10 +16,18 @@ public struct RegistrationChallenge: Sendable, Hashable {
     static let context = Array("signet-registration-challenge".utf8) + [0]
 
     /// A new challenge, issued at `now`.
-    public static func mint(secret: SymmetricKey, now: Date) -> RegistrationChallenge {
-        var generator = SystemRandomNumberGenerator()
+    public static func mint(
+        secret: SymmetricKey,
+        now: Date,
+        using generator: inout some RandomNumberGenerator
+    ) -> RegistrationChallenge {
         let token = StampedToken.mint(context: context, secret: secret, now: now, using: &generator)
         return RegistrationChallenge(value: token.value, issued: token.issued)
+    }
+
+    public static func mint(secret: SymmetricKey, now: Date) -> RegistrationChallenge {
+        var generator = SystemRandomNumberGenerator()
+        return mint(secret: secret, now: now, using: &generator)
     }
 
     /// Checks a challenge a client sent back: made with this secret, issued no later than

@@ -31,7 +31,8 @@ struct StampedToken: Sendable, Hashable {
 
     /// The token in `value` if this secret made it for this context; `nil` otherwise.
     init?(verifying value: String, context: [UInt8], secret: SymmetricKey) {
-        guard value.utf8.count == 48, let bytes = Base64.urlDecode(value), bytes.count == Self.byteCount else {
+        guard value.utf8.count == Self.byteCount / 3 * 4, let bytes = Base64.urlDecode(value), bytes.count == Self.byteCount
+        else {
             return nil
         }
         let prefix = Array(bytes[..<20])

@@ -21,7 +21,7 @@ struct SingleSignatureScanner {
         var signature = signature
         return input.withUTF8 { inputBytes in
             var scanner = SingleSignatureScanner(inputBytes)
-            guard let (label, parameters) = scanner.signatureInput(maximumComponents: limits.components) else { return nil }
+            guard let (label, parameters) = scanner.signatureInput(limits: limits) else { return nil }
             return signature.withUTF8 { signatureBytes in
                 var scanner = SingleSignatureScanner(signatureBytes)
                 guard let bytes = scanner.signature(label: label) else { return nil }
@@ -32,7 +32,7 @@ struct SingleSignatureScanner {
 
     // MARK: The two fields
 
-    private mutating func signatureInput(maximumComponents: Int) -> (String, SignatureParameters)? {
+    private mutating func signatureInput(limits: SignatureFields.Limits) -> (String, SignatureParameters)? {
         skipSpaces()
         guard let label = key(), take(UInt8(ascii: "=")) else { return nil }
         let rawStart = index
@@ -48,12 +48,15 @@ struct SingleSignatureScanner {
             let component = ComponentIdentifier(lowercaseName: name)
             // Past the limit, or covered twice: the general path refuses it, with its reason. The
             // search is linear in a list the limit keeps short.
-            guard components.count < maximumComponents, !components.contains(component) else { return nil }
+            guard components.count < limits.components, !components.contains(component) else { return nil }
             components.append(component)
             guard peek == UInt8(ascii: " ") || peek == UInt8(ascii: ")") else { return nil }
         }
         var parameters = SignatureParameters(components: components)
+        var count = 0
         while take(UInt8(ascii: ";")) {
+            count += 1
+            guard count <= limits.parameters else { return nil }  // the general path refuses it
             skipSpaces()
             guard let name = key(), take(UInt8(ascii: "=")) else { return nil }
             switch (name, peek) {

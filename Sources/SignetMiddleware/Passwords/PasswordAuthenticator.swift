@@ -70,7 +70,7 @@ public final class PasswordAuthenticator: Sendable {
     /// The `WWW-Authenticate` values for a route: a Digest challenge per algorithm offered there
     /// (strongest first, MD5 only where allowed), then Basic where it may be used.
     public func challenges(for route: PasswordRouteOptions, stale: Bool = false, now: Date) async throws -> [String] {
-        let nonce = DigestNonce.mint(secret: try await nonceSecret(), realm: configuration.realm, now: now)
+        let nonce = DigestNonce.mint(secret: try await nonceKey.key(), realm: configuration.realm, now: now)
         var values: [String] = []
         for algorithm in configuration.digestAlgorithms where algorithm != .md5 || route.allowMD5 {
             values.append(
@@ -201,7 +201,7 @@ public final class PasswordAuthenticator: Sendable {
         }
         let nonce: DigestNonce
         do {
-            nonce = try DigestNonce(verifying: credentials.nonce, secret: try await nonceSecret(), realm: configuration.realm)
+            nonce = try DigestNonce(verifying: credentials.nonce, secret: try await nonceKey.key(), realm: configuration.realm)
             guard nonce.issued.timeIntervalSince(now) <= Self.clockSkew else {
                 throw SignetError(.digestNonceInvalid, "the nonce was issued in the future")
             }
@@ -220,7 +220,9 @@ public final class PasswordAuthenticator: Sendable {
                 account.map { limits.subjects(name: $0.name) }
                 ?? [LoginLimits.subject(credentials.algorithm, userhash: credentials.username)]
         } else {
-            userSubjects = limits.subjects(name: credentials.username)
+            // The stored name where there is one: another Unicode spelling that finds the same
+            // account gets no budget of its own.
+            userSubjects = limits.subjects(name: account?.name ?? credentials.username)
         }
         let subjects = limits.subjects(user: userSubjects, source: source)
         let snapshot = try await limits.read(subjects, now: now)
@@ -281,11 +283,15 @@ public final class PasswordAuthenticator: Sendable {
     ) async throws -> PasswordLogin {
         // A name no account can have is wrong without a PBKDF2 (nothing to hide), counted at the source.
         let validName = (try? AccountName.validate(credentials.username)) != nil
-        let subjects = limits.subjects(user: validName ? limits.subjects(name: credentials.username) : [], source: source)
+        let account = validName ? try await store.account(name: credentials.username) : nil
+        // Counted under the stored name where there is one (another Unicode spelling of it is the same user).
+        let subjects = limits.subjects(
+            user: validName ? limits.subjects(name: account?.name ?? credentials.username) : [],
+            source: source
+        )
         let snapshot = try await limits.read(subjects, now: now)
         // Locked is locked, the right password and a warm cache included: the check comes first.
         try limits.check(subjects, snapshot, now: now)
-        let account = validName ? try await store.account(name: credentials.username) : nil
         let stored = account?.basicHash.flatMap { try? PasswordHash(phc: $0) }
         var verified = false
         var cached = false
@@ -321,7 +327,5 @@ public final class PasswordAuthenticator: Sendable {
         return PasswordLogin(user: account.name, scheme: .basic, digest: nil)
     }
 
-    private func nonceSecret() async throws -> SymmetricKey {
-        try await nonceKey.key()
-    }
+
 }

@@ -4,10 +4,14 @@ import SignetCore
 import Synchronization
 
 /// A per-source counter for unauthenticated endpoints: at most `limit` requests in the window that a
-/// source's first request opens. A source is an IPv4 address or an IPv6 /64 (``IPAddress/sourceKey``),
-/// so a client holding a whole IPv6 prefix is one source (not a window aligned to the clock, which a burst straddling the
-/// boundary gets through twice). Bounded in memory: at most `maximumSources` sources are tracked;
-/// expired ones are swept at most once per window, and new sources past the cap share one bucket.
+/// source's first request opens (not a window aligned to the clock, which a burst straddling the
+/// boundary gets through twice).
+///
+/// A source is an IPv4 address or an IPv6 /64 (``IPAddress/sourceKey``), so a client holding a
+/// whole IPv6 prefix is one source. Bounded in memory: at most `maximumSources` sources are tracked;
+/// past it the source tracked longest is forgotten. Forgetting only gives that source a fresh
+/// count; a shared bucket for newcomers would instead let anyone with enough addresses (two /48s of
+/// IPv6 hold more /64s than the cap) lock every new client out.
 public final class SourceRateLimiter: Sendable {
     private struct Entry {
         var start: Date
@@ -16,7 +20,22 @@ public final class SourceRateLimiter: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
-        var lastSweep = Date.distantPast
+        /// Keys in the order they were first tracked (stale ones are skipped when evicting).
+        var order: [String] = []
+        var head = 0
+
+        mutating func evictOldest() {
+            while head < order.count {
+                let key = order[head]
+                head += 1
+                if entries.removeValue(forKey: key) != nil { break }
+            }
+            // Keep the queue's dead front from growing without bound.
+            if head > 1024, head * 2 > order.count {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -32,10 +51,7 @@ public final class SourceRateLimiter: Sendable {
 
     /// Whether `source` is over the limit now, without counting a request.
     public func isExceeded(_ source: String?, now: Date) -> Bool {
-        state.withLock { state in
-            guard let entry = Self.entry(of: source, in: state) else { return false }
-            return now.timeIntervalSince(entry.start) < window && entry.count >= limit
-        }
+        state.withLock { isExceeded(IPAddress.sourceKey(source), in: $0, now: now) }
     }
 
     /// Counts one request from `source`; over the limit, `rate_limited` with `Retry-After` (the
@@ -48,51 +64,41 @@ public final class SourceRateLimiter: Sendable {
     public func refusal(_ source: String?, now: Date, _ reason: String) -> SignetError {
         var error = SignetError(.rateLimited, reason)
         error.retryAfterSeconds = state.withLock { state in
-            guard let entry = Self.entry(of: source, in: state) else { return 1 }
+            guard let entry = state.entries[IPAddress.sourceKey(source)] else { return 1 }
             return max(1, Int((window - now.timeIntervalSince(entry.start)).rounded(.up)))
         }
         return error
-    }
-
-    /// The source's own counter, or the shared one it was put in past `maximumSources`.
-    private static func entry(of source: String?, in state: State) -> Entry? {
-        state.entries[IPAddress.sourceKey(source)] ?? state.entries["overflow"]
     }
 
     /// Runs `check` unless `source` is over the limit, and counts one against it when `check`
     /// returns `false`: a limit of failures. One critical section, so parallel attempts cannot all
     /// pass before any failure is counted. `nil` when over the limit (`check` did not run).
     public func attempt(_ source: String?, now: Date, check: () -> Bool) -> Bool? {
-        state.withLock { state in
-            if let entry = Self.entry(of: source, in: state), now.timeIntervalSince(entry.start) < window,
-                entry.count >= limit
-            {
-                return nil
-            }
+        let key = IPAddress.sourceKey(source)
+        return state.withLock { state in
+            guard !isExceeded(key, in: state, now: now) else { return nil }
             let passed = check()
-            if !passed { _ = Self.count(source, in: &state, now: now, window: window, maximumSources: maximumSources) }
+            if !passed { _ = count(key, in: &state, now: now) }
             return passed
         }
     }
 
     /// Counts one request from `source`; `false` when it is over the limit.
     public func allow(_ source: String?, now: Date) -> Bool {
-        state.withLock { state in
-            Self.count(source, in: &state, now: now, window: window, maximumSources: maximumSources) <= limit
-        }
+        let key = IPAddress.sourceKey(source)
+        return state.withLock { count(key, in: &$0, now: now) <= limit }
     }
 
-    /// Counts one against `source` (or the shared overflow counter); returns its count in the window.
-    private static func count(_ source: String?, in state: inout State, now: Date, window: TimeInterval, maximumSources: Int)
-        -> Int
-    {
-        var key = IPAddress.sourceKey(source)
-        if state.entries[key] == nil, state.entries.count >= maximumSources {
-            if now.timeIntervalSince(state.lastSweep) >= window {
-                state.entries = state.entries.filter { now.timeIntervalSince($0.value.start) < window }
-                state.lastSweep = now
-            }
-            if state.entries.count >= maximumSources { key = "overflow" }
+    private func isExceeded(_ key: String, in state: State, now: Date) -> Bool {
+        guard let entry = state.entries[key] else { return false }
+        return now.timeIntervalSince(entry.start) < window && entry.count >= limit
+    }
+
+    /// Counts one against `key`; returns its count in the window.
+    private func count(_ key: String, in state: inout State, now: Date) -> Int {
+        if state.entries[key] == nil {
+            if state.entries.count >= maximumSources { state.evictOldest() }
+            state.order.append(key)
         }
         var entry = state.entries[key] ?? Entry(start: now, count: 0)
         if now.timeIntervalSince(entry.start) >= window { entry = Entry(start: now, count: 0) }

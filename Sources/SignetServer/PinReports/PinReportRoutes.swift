@@ -58,9 +58,6 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
                 "report": (try? JSONSerialization.jsonObject(with: Data(group.json.utf8))) ?? group.json,
             ]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["reports": objects], options: [.sortedKeys])
-        var headers = HTTPTypes.HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return try JSONResponse.make(object: ["reports": objects], status: .ok)
     }
 }

@@ -38,7 +38,7 @@ struct GatewayProxy: Sendable {
             scheme: publicScheme,
             authority: publicAuthority ?? request.head.authority
         )
-        headers.add(name: "Host", value: upstream.origin.authority)
+        headers.add(name: "Host", value: upstream.authority)
         let method = HTTPMethod(rawValue: request.method.rawValue)
         if body.readableBytes > 0 || request.headers[.contentLength] != nil || [.POST, .PUT, .PATCH].contains(method) {
             headers.add(name: "Content-Length", value: String(body.readableBytes))
@@ -81,6 +81,7 @@ struct GatewayProxy: Sendable {
         case .closedBeforeAnswer: SignetError(.upstreamUnavailable, "the upstream closed the connection before answering")
         case .timedOut: SignetError(.upstreamUnavailable, "the upstream did not answer in time")
         case .brokeOff: SignetError(.upstreamUnavailable, "the upstream's answer broke off")
+        case .saturated: SignetError(.upstreamUnavailable, "the gateway has as many upstream connections open as it may")
         }
     }
 

@@ -5,38 +5,53 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import ServiceLifecycle
+import SignetMiddleware
 
 /// HTTP/1.1 to the one upstream, over kept-alive connections: the request target goes out as the
 /// bytes the proxy wrote (``UpstreamOrigin/requestTarget(routedTarget:)``), which no general HTTP
 /// client promises (AsyncHTTPClient re-encodes it through Foundation's `URL`).
 ///
 /// Idle connections are kept a few seconds (fewer than Node's default keep-alive of 5 s, so the
-/// gateway closes first) and at most ``maximumIdle`` of them. A request that meets a kept-alive
-/// connection the upstream had just closed is sent once more on a new one when its method is
-/// idempotent (RFC 9110 §9.2.2), as nginx does; otherwise it fails.
+/// gateway closes first) and at most ``maximumIdle`` of them; at most ``maximumConnections`` are open
+/// at once, so clients that stop reading their answers cannot pin an unbounded number (each is
+/// released after ``UpstreamExchangeHandler/stalledReader`` anyway). A request that meets a
+/// kept-alive connection the upstream had just closed is sent once more on a new one when its method
+/// is idempotent (RFC 9110 §9.2.2), as nginx does; otherwise it fails.
 final class UpstreamClient: Sendable {
     let origin: UpstreamOrigin
+    /// `Host` for every request: the origin's authority, written once.
+    let authority: String
     let maximumIdle: Int
+    let maximumConnections: Int
     let keepAlive: TimeAmount
     private let group: any EventLoopGroup
     private let tls: NIOSSLContext?
-    private let idle = NIOLockedValueBox<[IdleConnection]>([])
+    private let pool = NIOLockedValueBox(Pool())
+
+    private struct Pool {
+        var idle: [IdleConnection] = []
+        /// Connections open or being opened.
+        var open = 0
+    }
 
     private struct IdleConnection {
         var channel: any Channel
         var handler: NIOLoopBound<UpstreamExchangeHandler>
-        var expiry: Scheduled<Void>
+        var since: NIODeadline
     }
 
     init(
         origin: UpstreamOrigin,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         maximumIdle: Int = 128,
+        maximumConnections: Int = 1024,
         keepAlive: TimeAmount = .seconds(4)
     ) throws {
         self.origin = origin
+        self.authority = origin.authority
         self.group = group
         self.maximumIdle = maximumIdle
+        self.maximumConnections = maximumConnections
         self.keepAlive = keepAlive
         tls = origin.scheme == .https ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
     }
@@ -58,29 +73,22 @@ final class UpstreamClient: Sendable {
         return try await exchange(on: connection, head: head, body: body, timeout: timeout)
     }
 
-    /// Whether the upstream accepts a connection now: an idle kept-alive one counts, else a new one
-    /// is opened and kept for the next request.
+    /// Whether the upstream accepts a new connection now (one kept alive says nothing of the
+    /// listener); the connection is closed at once.
     ///
-    /// - Throws: ``UpstreamFailure/unreachable``.
+    /// - Throws: ``UpstreamFailure``.
     func probe(timeout: TimeAmount) async throws {
-        if let idle = takeIdle() {
-            release(channel: idle.0, handler: idle.1)
-            return
-        }
-        let (channel, handler) = try await connect(timeout: timeout)
-        release(channel: channel, handler: handler)
+        let (channel, _) = try await connect(timeout: timeout)
+        try? await channel.close()
     }
 
     /// Closes the idle connections; those in use close when their exchange ends.
     func closeIdle() {
-        let connections = idle.withLockedValue { idle in
-            defer { idle.removeAll() }
-            return idle
+        let connections = pool.withLockedValue { pool in
+            defer { pool.idle.removeAll() }
+            return pool.idle
         }
-        for connection in connections {
-            connection.expiry.cancel()
-            connection.channel.close(promise: nil)
-        }
+        for connection in connections { connection.channel.close(promise: nil) }
     }
 
     private func exchange(
@@ -103,40 +111,58 @@ final class UpstreamClient: Sendable {
         }
     }
 
+    /// The most recently used idle connection that is still open and not past ``keepAlive``; older
+    /// ones are closed on the way (no timer per connection: they are found here, or closed by the
+    /// upstream first).
     private func takeIdle() -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>)? {
-        while let connection = idle.withLockedValue({ $0.popLast() }) {
-            connection.expiry.cancel()
-            if connection.channel.isActive { return (connection.channel, connection.handler) }
+        let now = NIODeadline.now()
+        while let connection = pool.withLockedValue({ $0.idle.popLast() }) {
+            guard connection.channel.isActive else { continue }
+            guard now - connection.since < keepAlive else {
+                connection.channel.close(promise: nil)
+                continue
+            }
+            return (connection.channel, connection.handler)
         }
         return nil
     }
 
     private func release(channel: any Channel, handler: NIOLoopBound<UpstreamExchangeHandler>) {
+        let now = NIODeadline.now()
         let keepAlive = self.keepAlive
-        let id = ObjectIdentifier(channel)
-        let expiry = channel.eventLoop.scheduleTask(in: keepAlive) { [idle] in
-            let expired = idle.withLockedValue { idle in
-                guard let index = idle.firstIndex(where: { ObjectIdentifier($0.channel) == id }) else { return false }
-                idle.remove(at: index)
+        let kept = pool.withLockedValue { pool in
+            // The least recently used are the first to have outlived the keep-alive.
+            pool.idle.removeAll { connection in
+                guard now - connection.since >= keepAlive else { return false }
+                connection.channel.close(promise: nil)
                 return true
             }
-            if expired { channel.close(promise: nil) }
-        }
-        let kept = idle.withLockedValue { idle in
-            guard idle.count < maximumIdle else { return false }
-            idle.append(IdleConnection(channel: channel, handler: handler, expiry: expiry))
+            guard pool.idle.count < maximumIdle else { return false }
+            pool.idle.append(IdleConnection(channel: channel, handler: handler, since: now))
             return true
         }
-        if !kept {
-            expiry.cancel()
-            channel.close(promise: nil)
-        }
+        if !kept { channel.close(promise: nil) }
     }
 
     private func connect(timeout: TimeAmount) async throws -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>) {
+        let admitted = pool.withLockedValue { pool in
+            guard pool.open < maximumConnections else { return false }
+            pool.open += 1
+            return true
+        }
+        guard admitted else { throw UpstreamFailure.saturated }
+        do {
+            return try await open(timeout: timeout)
+        } catch {
+            pool.withLockedValue { $0.open -= 1 }
+            throw error
+        }
+    }
+
+    private func open(timeout: TimeAmount) async throws -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>) {
         let tls = self.tls
         let host = origin.host
-        let serverName = Self.isIPAddress(host) ? nil : host
+        let serverName = IPAddress(host) == nil ? host : nil
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -153,15 +179,20 @@ final class UpstreamClient: Sendable {
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: host, port: origin.port).get()
+        } catch ChannelError.connectTimeout {
+            throw UpstreamFailure.timedOut
         } catch {
             throw UpstreamFailure.unreachable
         }
         let handler = try await channel.eventLoop.submit {
             NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamExchangeHandler.self), eventLoop: channel.eventLoop)
         }.get()
-        channel.closeFuture.whenComplete { [idle] _ in
+        channel.closeFuture.whenComplete { [pool] _ in
             let id = ObjectIdentifier(channel)
-            idle.withLockedValue { $0.removeAll { ObjectIdentifier($0.channel) == id } }
+            pool.withLockedValue { pool in
+                pool.open -= 1
+                pool.idle.removeAll { ObjectIdentifier($0.channel) == id }
+            }
         }
         return (channel, handler)
     }
@@ -170,9 +201,6 @@ final class UpstreamClient: Sendable {
         [.GET, .HEAD, .OPTIONS, .PUT, .DELETE, .TRACE].contains(method)
     }
 
-    private static func isIPAddress(_ host: String) -> Bool {
-        host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-    }
 }
 
 extension UpstreamClient: Service {

@@ -4,12 +4,15 @@ import NIOHTTP1
 
 /// How an exchange with the upstream failed; the proxy turns each into a reason code.
 enum UpstreamFailure: Error, Sendable, Equatable {
-    /// No connection could be made (refused, no route, name not found, TLS handshake).
+    /// No connection could be made: refused, no route, name not found.
     case unreachable
-    /// The connection closed or reset before a response head arrived.
+    /// The connection closed or reset before a response head arrived (a failed TLS handshake too).
     case closedBeforeAnswer
-    /// No response head (or, while a body streams, no next part) within the timeout.
+    /// No connection, no response head or, while a body streams, no next part within the timeout;
+    /// or a reader that stopped reading for ``UpstreamExchangeHandler/stalledReader``.
     case timedOut
+    /// As many upstream connections are open as the gateway allows.
+    case saturated
     /// The connection ended in the middle of the response body.
     case brokeOff
 }
@@ -67,8 +70,15 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private var readPaused = false
     private var readPending = false
     private var timeout: TimeAmount = .seconds(30)
+    /// When the exchange fails unless something moves: a head, a body part, or (while the reader is
+    /// behind) the reader asking for more. One timer, re-armed only when it fires early.
+    private var deadline = NIODeadline.distantFuture
     private var timer: Scheduled<Void>?
     private var onComplete: ((_ reusable: Bool) -> Void)?
+
+    /// How long a reader that stopped reading (a client that does not read its answer) may hold the
+    /// upstream connection, as nginx's `send_timeout`.
+    static let stalledReader: TimeAmount = .seconds(60)
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
@@ -92,10 +102,10 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         state = .awaitingHead(promise)
         head = nil
         requestWritten = false
-        readPaused = false
         self.timeout = timeout
         self.onComplete = onComplete
-        armTimer()
+        resumeReading(context: context)
+        armTimer(timeout)
         context.write(wrapOutboundOut(.head(request)), promise: nil)
         if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         let written = context.eventLoop.makePromise(of: Void.self)
@@ -121,16 +131,16 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
                 delegate: Demand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), exchange: exchange)
             )
             state = .streaming(sequence.source)
-            armTimer()
+            armTimer(timeout)
             promise.succeed(UpstreamResponse(head: head, body: sequence.sequence))
         case .body(let part):
             guard case .streaming(let source) = state else { return }
             switch source.yield(part) {
-            case .produceMore: armTimer()
+            case .produceMore: armTimer(timeout)
             case .stopProducing:
-                // The reader is behind: no reads, so no timeout, until it asks for more.
+                // The reader is behind: no reads until it asks for more, and a longer limit on that.
                 readPaused = true
-                cancelTimer()
+                armTimer(Self.stalledReader)
             case .dropped: close()
             }
         case .end:
@@ -138,6 +148,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             cancelTimer()
             state = .idle
             source.finish()
+            // The body's reader may still be behind: the connection reads again (to see the upstream
+            // close it while idle), or the next exchange on it would never hear its answer.
+            resumeReading(context: context)
             let reusable = requestWritten && (head?.isKeepAlive ?? false) && context.channel.isActive
             complete(reusable: reusable)
             if !reusable { close() }
@@ -164,10 +177,14 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     }
 
     private func produceMore(exchange: Int) {
-        guard exchange == self.exchange, case .streaming = state else { return }
+        guard exchange == self.exchange, case .streaming = state, let context else { return }
+        armTimer(timeout)
+        resumeReading(context: context)
+    }
+
+    private func resumeReading(context: ChannelHandlerContext) {
         readPaused = false
-        armTimer()
-        if readPending, let context {
+        if readPending {
             readPending = false
             context.read()
         }
@@ -207,14 +224,27 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         context?.close(promise: nil)
     }
 
-    private func armTimer() {
-        timer?.cancel()
-        guard let context else { return }
+    private func armTimer(_ limit: TimeAmount) {
+        deadline = .now() + limit
+        guard timer == nil, let context else { return }
+        schedule(at: deadline, on: context.eventLoop)
+    }
+
+    private func schedule(at time: NIODeadline, on eventLoop: any EventLoop) {
         let current = exchange
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: timeout) {
+        let bound = NIOLoopBound(self, eventLoop: eventLoop)
+        timer = eventLoop.scheduleTask(deadline: time) {
             let handler = bound.value
+            handler.timer = nil
             guard handler.exchange == current else { return }
+            switch handler.state {
+            case .awaitingHead, .streaming: break
+            case .idle, .closed: return
+            }
+            // Moved since it was set: wait for the later deadline.
+            guard NIODeadline.now() >= handler.deadline else {
+                return handler.schedule(at: handler.deadline, on: eventLoop)
+            }
             handler.fail(.timedOut)
             handler.close()
         }
@@ -223,5 +253,6 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private func cancelTimer() {
         timer?.cancel()
         timer = nil
+        deadline = .distantFuture
     }
 }

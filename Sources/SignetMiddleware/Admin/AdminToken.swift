@@ -12,8 +12,9 @@ public struct AdminToken: Sendable {
     /// `nil`: the admin API is off.
     public let token: String?
 
+    /// An empty token is no token: the admin API stays off rather than open to `Bearer `.
     public init(_ token: String?) {
-        self.token = token
+        self.token = token?.isEmpty == true ? nil : token
     }
 
     /// `admin-token <first 12 hex digits of its SHA-256>`: who acted, in the audit log and the

@@ -6,13 +6,12 @@ import SignetCore
 /// Who may use the admin surfaces — the admin API's bearer token and the operator console's sign-in —
 /// and one count of failed attempts per source that every one of them shares.
 ///
-/// A source past ``maximumFailures`` failed attempts in a minute is refused with `rate_limited`
+/// A source past `maximumFailuresPerMinute` failed attempts is refused with `rate_limited`
 /// (and `Retry-After`) before its credential is looked at, even a right one: otherwise the one right
 /// answer would stand out among the refusals. The console locks the API and the API the console.
 public final class AdminAccess: Sendable {
     public let token: AdminToken
     private let failures: SourceRateLimiter
-    public var maximumFailures: Int { failures.limit }
 
     public init(token: String?, maximumFailuresPerMinute: Int = 10) {
         self.token = AdminToken(token)

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetServer
+import SignetStore
+import SignetTestSupport
+import Testing
+
+/// Pin reports at the gateway: what a flood of them can do to the store.
+@Suite(.awaitsCleanups) struct PinReportGatewayTests {
+    /// Issue 25: 300 reports of 64 KiB from 10 sources added 21 MiB in half a second, kept 30 days.
+    /// Identical reports now add to a count, a group keeps at most 8 KiB, and the groups are bounded.
+    @Test func aFloodOfPinReportsGrowsACountNotTheStore() async throws {
+        let upstream = try await MisbehavingUpstream.start(.echo)
+        let harness = try await GatewayHarness.start(store: .sqlite) {
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.trustedProxies = ["127.0.0.1/32"]
+            $0.maxPinReportGroups = 20
+        }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        func report(host: String, padding: Int) -> [UInt8] {
+            let object: [String: Any] = [
+                "hostname": host, "known-pins": ["pin-sha256=\"AAAA\""],
+                "served-certificate-chain": [String(repeating: "A", count: padding)], "validation-result": 1,
+            ]
+            return Array(try! JSONSerialization.data(withJSONObject: object))
+        }
+        func post(_ body: [UInt8], from source: String) async throws -> Int {
+            try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/pin-reports",
+                headers: [("Content-Type", "application/json"), ("X-Forwarded-For", source)],
+                body: body
+            ).status
+        }
+        let big = report(host: "api.example.com", padding: 60_000)
+        var stored = 0
+        for index in 0..<300 { stored += try await post(big, from: "203.0.113.\(index % 10)") == 201 ? 1 : 0 }
+        #expect(stored == 300, "each of the 10 sources is within its 30 a minute")
+        // Distinct reports past the bound: the least recently seen groups go.
+        for index in 0..<40 {
+            #expect(try await post(report(host: "host\(index).example.com", padding: 100), from: "198.51.100.\(index)") == 201)
+        }
+        let listed = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/signet/v1/pin-reports",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        let groups = try #require(listed.json["reports"] as? [[String: Any]])
+        #expect(groups.count == 20)
+        #expect(groups.first?["hostname"] as? String == "host39.example.com")
+        // The 300 identical reports are one group with their count: evidence several reports agree
+        // on outlives the spray of one-off ones.
+        let repeated = try #require(groups.first { $0["hostname"] as? String == "api.example.com" })
+        #expect(repeated["count"] as? Int == 300 && repeated["reason"] as? String == "no-matching-pin")
+        #expect(try await harness.store.pinReportGroupCount() == 20)
+        // What the store holds: 20 groups of at most 8 KiB each, however large the reports were.
+        let file = harness.folder.appendingPathComponent("signet.sqlite").path
+        let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0)
+            + ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0)
+        #expect(size < 4 << 20, "the store is \(size) bytes")
+    }
+
+}
