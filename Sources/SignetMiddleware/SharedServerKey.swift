@@ -3,7 +3,7 @@ import Crypto
 import SignetStore
 import Synchronization
 
-/// A 256-bit key every instance shares through the store (``ServerSecretStore``), created by the
+/// A 256-bit key every instance shares through the store (`ServerSecretStore`), created by the
 /// first instance that asks and then kept in memory: the key of stateless Digest nonces and
 /// registration challenges.
 final class SharedServerKey: Sendable {

@@ -2,7 +2,7 @@
 import Crypto
 import Foundation
 
-/// Server nonces for Digest that need no storage: a ``StampedToken`` bound to the realm. Any
+/// Server nonces for Digest that need no storage: a stamped token (`StampedToken`) bound to the realm. Any
 /// instance holding the secret checks any other's nonces; the time makes them expire.
 ///
 /// The MAC's context is `"signet-digest-nonce" ‖ 0 ‖ realm ‖ 0`.

@@ -2,7 +2,7 @@
 import Crypto
 import Foundation
 
-/// A one-time registration challenge that is stored only when it is used: a ``StampedToken`` under a
+/// A one-time registration challenge that is stored only when it is used: a stamped token (`StampedToken`) under a
 /// server secret. Issuing one writes nothing, so there is no pool of outstanding challenges that a
 /// flood could fill and lock every new device out with; the verifier claims a challenge in its nonce
 /// store after its MAC and time checked, once.

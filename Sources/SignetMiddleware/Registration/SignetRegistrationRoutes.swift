@@ -10,7 +10,7 @@ import SignetStore
 ///
 /// These answer before anyone is authenticated, so each is bounded: the body size is checked before
 /// parsing, challenges are limited per source, and nothing is stored until the request has proved
-/// something. Challenges are stateless (``RegistrationChallenge``: MAC'd with a secret the instances
+/// something. Challenges are stateless (SignetCore's `RegistrationChallenge`: MAC'd with a secret the instances
 /// share, carrying their issue time): issuing one writes nothing, so no flood can fill a pool of
 /// outstanding challenges and lock every new device out; a challenge is claimed in the nonce store
 /// once, when a registration uses it. A device is stored only after its proof of possession verified.
