@@ -24,18 +24,40 @@ final class HTTP1Connection: Sendable {
     }
 
     /// The waiting request's continuation, resumed exactly once: by the answer, by a failure of the
-    /// connection, or by cancellation — whichever comes first.
+    /// connection, or by cancellation — whichever comes first. It also knows whether the request
+    /// went out: one cancelled while still queued is skipped, and costs the others nothing.
     private final class Reply: Sendable {
-        private let continuation = NIOLockedValueBox<CheckedContinuation<RawResponse, any Error>?>(nil)
+        private enum Phase { case queued, sent, cancelled }
+        private let state = NIOLockedValueBox<(continuation: CheckedContinuation<RawResponse, any Error>?, phase: Phase)>(
+            (nil, .queued)
+        )
 
         func wait(_ continuation: CheckedContinuation<RawResponse, any Error>) {
-            self.continuation.withLockedValue { $0 = continuation }
+            state.withLockedValue { $0.continuation = continuation }
+        }
+
+        /// The connection takes the request; `false` when it was cancelled while queued.
+        func begin() -> Bool {
+            state.withLockedValue { state in
+                guard state.phase == .queued else { return false }
+                state.phase = .sent
+                return true
+            }
+        }
+
+        /// Cancels the request; `true` when it had gone out already, so its answer would arrive on
+        /// the connection out of turn and the connection must close.
+        func cancel() -> Bool {
+            state.withLockedValue { state in
+                if state.phase == .queued { state.phase = .cancelled }
+                return state.phase == .sent
+            }
         }
 
         func resume(_ result: Result<RawResponse, any Error>) {
-            let waiting = continuation.withLockedValue { value in
-                defer { value = nil }
-                return value
+            let waiting = state.withLockedValue { state in
+                defer { state.continuation = nil }
+                return state.continuation
             }
             waiting?.resume(with: result)
         }
@@ -109,7 +131,9 @@ final class HTTP1Connection: Sendable {
     }
 
     /// Sends one request and waits for its whole response. Cancelling (a timeout) fails it at once
-    /// and closes the connection (without waiting for the TLS shutdown): a later answer is dropped.
+    /// with `CancellationError`; a request that had gone out also closes the connection (without
+    /// waiting for the TLS shutdown: its answer would come out of turn), one still queued behind
+    /// others is only taken out of the queue — the requests sharing the connection go on.
     func execute(head: HTTPRequestHead, body: [UInt8]) async throws -> RawResponse {
         let reply = Reply()
         return try await withTaskCancellationHandler {
@@ -120,8 +144,8 @@ final class HTTP1Connection: Sendable {
                 }
             }
         } onCancel: {
-            abort()
-            reply.resume(.failure(SignetError(.connectionFailed, "the request was cancelled")))
+            if reply.cancel() { abort() }
+            reply.resume(.failure(CancellationError()))
         }
     }
 
@@ -147,6 +171,7 @@ final class HTTP1Connection: Sendable {
             try await channel.executeThenClose { inbound, outbound in
                 var responses = inbound.makeAsyncIterator()
                 for await job in stream {
+                    guard job.reply.begin() else { continue }  // cancelled while it waited its turn
                     pending = job
                     // The whole request in one write (one flush): a server that answers as soon as
                     // it has the head and closes (HTTP/1.0) cannot close between our parts. If the

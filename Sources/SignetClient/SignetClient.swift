@@ -183,6 +183,12 @@ public actor SignetClient {
             } catch let error as SignetError where error.code == .connectionFailed && reused && !retried {
                 drop(connection, for: origin)
                 retried = true
+            } catch let error as SignetError where error.code == .requestTimeout {
+                // The connection closed itself if the request had gone out; one still queued
+                // leaves it to the requests sharing it.
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
             } catch {
                 connection.abort()
                 if connections[origin] === connection { connections[origin] = nil }

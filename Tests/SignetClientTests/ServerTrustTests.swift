@@ -72,6 +72,28 @@ import X509
         #expect(server.requestCount == 20)
     }
 
+    /// Cancelling a request still queued behind another on the shared connection takes it out of
+    /// the queue; the one in flight and those after it come back on the same connection.
+    @Test func cancellingAQueuedRequestLeavesTheSharedConnectionToTheOthers() async throws {
+        let server = try await TLSTestServer.start(name: "genuine", chainPEM: genuine.chainPEM, keyPEM: genuine.keyPEM)
+        Cleanup.after { await server.stop() }
+        let client = try client(ports: [server.port], pins: [try genuine.pin, try backupPin()])
+        let base = "https://localhost:\(server.port)"
+        #expect(try await client.send("GET", base + "/hello").status == 200)  // the connection is open
+        let inFlight = Task { try await client.send("GET", base + "/pause?ms=600").status }
+        try await Task.sleep(for: .milliseconds(100))
+        let queued = Task { try await client.send("GET", base + "/hello").status }
+        try await Task.sleep(for: .milliseconds(100))
+        queued.cancel()
+        let after = Task { try await client.send("GET", base + "/hello").status }
+        #expect(try await inFlight.value == 200, "the request in flight was not cut off")
+        #expect(try await after.value == 200)
+        let cancelled = await queued.result
+        #expect(throws: CancellationError.self) { try cancelled.get() }
+        // The cancelled request never reached the server.
+        #expect(server.requestCount == 2)
+    }
+
     /// A server that accepts the request and never answers: the client gives up at its timeout
     /// (the connection is closed under the waiting request), and the next request works.
     @Test func aServerThatNeverAnswersFailsAtTheTimeout() async throws {

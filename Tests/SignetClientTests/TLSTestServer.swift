@@ -66,6 +66,12 @@ final class TLSTestServer: Sendable {
                 }
                 return Response(status: .ok, headers: headers)
             }
+            router.get("/pause") { request, _ in
+                // Answers after the milliseconds asked for: keeps a request in flight for a while.
+                let milliseconds = request.uri.queryParameters.get("ms").flatMap(Int.init) ?? 200
+                try await Task.sleep(for: .milliseconds(milliseconds))
+                return "paused \(milliseconds) ms"
+            }
             router.get("/slow") { _, _ in
                 // Never answers in time, and ends with the server (its stop is awaited).
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(30)) }
