@@ -296,20 +296,8 @@ public actor SignetClient {
             }
             return nil
         }
-        var policy = VerificationPolicy.permissive
-        policy.selection = .label("gateway")
-        // Bound to this request's own signature (with its nonce) and status: an old signed response
-        // replayed against a new request does not verify.
-        policy.componentRules = [
-            .init(forRequests: false, all: [.status, try ComponentIdentifier(parsing: "\"signature\";req")])
-        ]
-        let verifier = MessageVerifier(keys: keys, policy: policy, nonces: nil)
         let message = HTTPMessage.response(status: response.status, fields: response.fields, body: response.body)
-        do {
-            return try await verifier.verify(message, relatedRequest: request, now: clock())
-        } catch let error as SignetError {
-            throw SignetError(.responseSignatureInvalid, "the response signature does not verify: \(error)")
-        }
+        return try await ResponseSignatureVerifier(keys: keys).verify(message, for: request, now: clock())
     }
 
     static func makeTLSContext(identity: ClientIdentity?) throws -> NIOSSLContext {
