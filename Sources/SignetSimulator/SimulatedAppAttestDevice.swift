@@ -90,9 +90,23 @@ public final class SimulatedAppAttestDevice: Sendable {
 
     /// An assertion with a chosen counter (to test rollback and reordering).
     public func assertion(clientData: [UInt8], counter: UInt32) throws -> [UInt8] {
+        try assertion(clientDataHash: Array(SHA256.hash(data: clientData)), counter: counter)
+    }
+
+    /// `generateAssertion(_:clientDataHash:)` as Apple has it: over a hash the app made; the counter
+    /// goes up by one.
+    public func assertion(clientDataHash: [UInt8]) throws -> [UInt8] {
+        let count = counter.withLock { value -> UInt32 in
+            value += 1
+            return value
+        }
+        return try assertion(clientDataHash: clientDataHash, counter: count)
+    }
+
+    private func assertion(clientDataHash: [UInt8], counter: UInt32) throws -> [UInt8] {
         let authData =
             Array(SHA256.hash(data: Array(appID.utf8))) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
-        let nonce = Array(SHA256.hash(data: authData + Array(SHA256.hash(data: clientData))))
+        let nonce = Array(SHA256.hash(data: authData + clientDataHash))
         let signature = try privateKey.signature(for: Data(nonce)).derRepresentation
         return CBOREncoder.encode(
             .map([(.text("signature"), .bytes(Array(signature))), (.text("authenticatorData"), .bytes(authData))])
