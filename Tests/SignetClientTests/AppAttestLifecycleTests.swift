@@ -141,14 +141,19 @@ import Testing
         #expect(error?.code == .algUnsupported)
 
         let keychain = MemoryValueStore()
-        let fallbackKey = SoftwareKeyProvider()
+        // A device key kept in the same Keychain (the Secure Enclave's on a phone; software here).
+        let fallbackKey = DeviceKeyProvider(factory: SoftwareKeyFactory(), store: keychain)
         let falling = AppAttestLifecycle(service: unsupported, store: keychain, fallback: .provider(fallbackKey))
         let client = try harness.client()
         let device = try await client.register(using: falling)
         #expect(try await Self.post(client, harness.base).status == 201)
         #expect(unsupported.calls.isEmpty, "App Attest was never called")
         // Relaunch: the fallback's signer for the kept device.
-        let relaunched = AppAttestLifecycle(service: unsupported, store: keychain, fallback: .provider(fallbackKey))
+        let relaunched = AppAttestLifecycle(
+            service: unsupported,
+            store: keychain,
+            fallback: .provider(DeviceKeyProvider(factory: SoftwareKeyFactory(), store: keychain))
+        )
         #expect(try await relaunched.registeredDevice() == device)
         let again = try harness.client()
         await again.useSigner(try #require(try await relaunched.restoredSigner()))

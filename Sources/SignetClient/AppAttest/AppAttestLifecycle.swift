@@ -22,7 +22,7 @@ import SignetCore
 /// ```swift
 /// let attest = AppAttestLifecycle(service: DeviceCheckAppAttestService(),
 ///                                 store: KeychainValueStore(service: "com.example.app.signet"),
-///                                 fallback: .provider(try DeviceKeyProvider.secureEnclave(store: …)))
+///                                 fallback: .provider(try DeviceKeyProvider.preferringSecureEnclave(store: …, allowSoftwareKey: false)))
 /// if let signer = try await attest.restoredSigner() {
 ///     await client.useSigner(signer)            // every launch after the first
 /// } else {

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetCore
+
+/// A device key that never leaves the device (seed 003's point), registered with proof of
+/// possession and kept across launches: in the Secure Enclave on Apple devices, as a software key
+/// only where the app allows it.
+///
+/// The key is made on the first registration and kept in a ``SecureValueStore``; every later
+/// launch finds it there (``restoredSigner(for:)`` and ``signer(for:)`` use the same key), so the
+/// server's device record stays valid.
+///
+/// ```swift
+/// let keys = try DeviceKeyProvider.preferringSecureEnclave(
+///     store: KeychainValueStore(service: "com.example.app.signet"), allowSoftwareKey: false)
+/// try await client.register(using: keys)
+/// ```
+public struct DeviceKeyProvider: AttestationProvider {
+    public let factory: any DeviceKeyFactory
+    public let store: any SecureValueStore
+    /// The name the key is kept under.
+    public let name: String
+
+    public init(factory: any DeviceKeyFactory, store: any SecureValueStore, name: String = "signet.device-key") {
+        self.factory = factory
+        self.store = store
+        self.name = name
+    }
+
+    #if canImport(CryptoKit) && canImport(Darwin)
+    /// A Secure Enclave key; where there is no enclave, a software key if `allowSoftwareKey`, else
+    /// `alg_unsupported`.
+    @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
+    public static func preferringSecureEnclave(
+        store: any SecureValueStore,
+        allowSoftwareKey: Bool,
+        name: String = "signet.device-key"
+    ) throws -> DeviceKeyProvider {
+        if SecureEnclaveKeyFactory.isAvailable {
+            return DeviceKeyProvider(factory: SecureEnclaveKeyFactory(), store: store, name: name)
+        }
+        guard allowSoftwareKey else {
+            throw SignetError(.algUnsupported, "this device has no Secure Enclave, and a software key is not allowed")
+        }
+        return DeviceKeyProvider(factory: SoftwareKeyFactory(), store: store, name: name)
+    }
+    #endif
+
+    /// The kept key, or a new one (kept before it is used).
+    func key() async throws -> any DeviceSigningKey {
+        if let kept = try await store.value(for: name) { return try factory.restore(kept) }
+        let (key, kept) = try factory.make()
+        try await store.set(kept, for: name)
+        return key
+    }
+
+    public func registration(challenge: String) async throws -> RegistrationRequest {
+        let key = try await key()
+        let jwk = try VerificationKey(p256X963: key.publicKey.x963Representation).jwk
+        return try RegistrationRequest(
+            path: "/signet/v1/devices",
+            json: [
+                "challenge": challenge,
+                "alg": "ecdsa-p256-sha256",
+                "publicKey": (try JSONSerialization.jsonObject(with: Data(jwk.jsonString.utf8)) as? [String: any Sendable]) ?? [:],
+                "signature": Base64.urlEncode(try key.signature(for: Array(challenge.utf8))),
+            ]
+        )
+    }
+
+    public func signer(for device: RegisteredDevice) async throws -> any RequestSigning {
+        DeviceKeySigner(key: try await key(), keyID: device.keyID)
+    }
+
+    /// Forgets the key (the server revoked the device; the user signed out).
+    public func reset() async throws {
+        try await store.set(nil, for: name)
+    }
+}
+
+/// `ecdsa-p256-sha256` with a key held elsewhere: ``MessageSigner`` builds the base, the device key
+/// signs it.
+struct DeviceKeySigner: RequestSigning {
+    let key: any DeviceSigningKey
+    let keyID: String
+
+    /// `MessageSigner` wants a `SigningKey`; the key lives in the device (never used: the
+    /// algorithm below signs with the device key).
+    private static let placeholder = try! SigningKey(secret: [0])
+
+    func sign(_ request: HTTPMessage, now: Date) async throws -> HTTPMessage {
+        try MessageSigner(key: Self.placeholder, keyID: keyID, algorithm: Algorithm(key: key))
+            .sign(request, created: now, nonce: Nonce.random())
+    }
+
+    private struct Algorithm: SignatureAlgorithm {
+        let key: any DeviceSigningKey
+        var name: String { "ecdsa-p256-sha256" }
+        var keyType: KeyType { .p256 }
+        func sign(_ base: [UInt8], with _: SigningKey) throws -> [UInt8] { try key.signature(for: base) }
+        func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence {
+            try ECDSAP256SHA256().verify(signature, over: base, with: key)
+        }
+    }
+}
