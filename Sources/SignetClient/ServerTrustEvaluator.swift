@@ -12,7 +12,8 @@ import SwiftASN1
 /// wrong-host certificate is refused even when its key is pinned.
 public struct ServerTrustEvaluator: Sendable {
     public enum Roots: Sendable {
-        /// The operating system's trust store.
+        /// The operating system's trust store: the Security framework's evaluation on Apple
+        /// platforms, the CA files swift-certificates reads on Linux.
         case system
         /// Only these roots (a private CA, a development certificate).
         case only([Certificate])
@@ -67,6 +68,19 @@ public struct ServerTrustEvaluator: Sendable {
                 )
             )
         }
+        #if canImport(Security) && canImport(Darwin)
+        // The operating system's roots are the Security framework's to judge on Apple platforms.
+        switch roots {
+        case .system, .systemAnd:
+            let extra: [Certificate]
+            if case .systemAnd(let certificates) = roots { extra = certificates } else { extra = [] }
+            switch SystemTrust.validate(servedChain: servedChain, host: host, now: now, extraAnchors: extra) {
+            case .failure(let error): return .refused(error)
+            case .success(let chain): return pinned(chain, servedChain: servedChain, host: host, port: port, now: now)
+            }
+        case .only: break
+        }
+        #endif
         let store: CertificateStore
         switch roots {
         case .system: store = CertificateStore.systemTrustRoots
@@ -95,6 +109,13 @@ public struct ServerTrustEvaluator: Sendable {
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no path to a trusted root"
             return .refused(SignetError(.certificateUntrusted, "the chain for \(host) is not trusted: \(reason)"))
         }
+        return pinned(chain, servedChain: servedChain, host: host, port: port, now: now)
+    }
+
+    /// The pin check on a validated chain, where the host is pinned.
+    private func pinned(_ chain: [Certificate], servedChain: [[UInt8]], host: String, port: Int, now: Date)
+        -> ServerTrustResult
+    {
         guard let pinSet = pinSet(for: host) else { return ServerTrustResult(error: nil, pins: nil, chain: chain) }
         let evaluation = pinSet.evaluate(
             chain: chain.map { (try? $0.serializeAsPEM().derBytes) ?? [] },

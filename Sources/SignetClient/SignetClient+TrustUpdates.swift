@@ -102,6 +102,7 @@ extension SignetClient {
                 }
             )
         }
+        liveTrust.update(pinSets: trust.pinSets, responseKeys: responseKeys)
     }
 
     private func recordTrustRefusal(_ refusal: SignetError, origin: Origin) {

@@ -40,6 +40,10 @@ public actor SignetClient {
     /// The keys gateway response signatures are checked with: the configured ones, or those of the
     /// trust document in force when it names any.
     public internal(set) var responseKeys: KeyRing?
+    /// The pin sets and response keys in force, for the app's own `URLSession`
+    /// (``SignetURLSessionDelegate``) and ``ResponseSignatureVerifier``: updated with ``trust`` and
+    /// ``responseKeys``.
+    public nonisolated let liveTrust: LiveTrust
     /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.
     public internal(set) var trustDocument: TrustDocument?
     /// Why the last accepted trust document could not be stored (it applies all the same, until the
@@ -68,6 +72,7 @@ public actor SignetClient {
         self.obliviousKeys = configuration.obliviousKeys
         self.trust = configuration.trust
         self.responseKeys = configuration.responseKeys
+        self.liveTrust = LiveTrust(pinSets: configuration.trust.pinSets, responseKeys: configuration.responseKeys)
     }
 
     /// Uses `signer` for every later request.

@@ -10,29 +10,43 @@ import SignetCore
 ///
 /// ```swift
 /// let delegate = SignetURLSessionDelegate(origins: [try Origin("https://api.example.com")],
-///                                         pinSets: [pins]) { report in queue(report.json) }
+///                                         liveTrust: client.liveTrust) { report in queue(report.json) }
 /// let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
 /// ```
+///
+/// Given a ``SignetClient``'s ``LiveTrust``, it follows the pin sets of the trust document in force,
+/// as the client's own connections do.
 ///
 /// - Note: Compiled only where `Security` exists; Linux uses ``SignetClient``'s NIO transport.
 public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // Immutable after init: safe to share across URLSession's delegate queue.
     private let origins: [Origin]
-    private let pinSets: [PinSet]
+    private let liveTrust: LiveTrust
     private let clientCredential: URLCredential?
     private let report: @Sendable (PinFailureReport) -> Void
 
     /// - Parameters:
     ///   - clientIdentity: For mutual TLS, a `SecIdentity` (from the Keychain) and its chain.
     ///   - report: Receives failure reports, for the app to send to its own server.
-    public init(
+    public convenience init(
         origins: [Origin],
         pinSets: [PinSet],
         clientIdentity: (identity: SecIdentity, chain: [SecCertificate])? = nil,
         report: @escaping @Sendable (PinFailureReport) -> Void = { _ in }
     ) {
+        self.init(origins: origins, liveTrust: LiveTrust(pinSets: pinSets), clientIdentity: clientIdentity, report: report)
+    }
+
+    /// - Parameters:
+    ///   - liveTrust: The pins in force (``SignetClient/liveTrust``), read on every handshake.
+    public init(
+        origins: [Origin],
+        liveTrust: LiveTrust,
+        clientIdentity: (identity: SecIdentity, chain: [SecCertificate])? = nil,
+        report: @escaping @Sendable (PinFailureReport) -> Void = { _ in }
+    ) {
         self.origins = origins
-        self.pinSets = pinSets
+        self.liveTrust = liveTrust
         self.clientCredential = clientIdentity.map {
             URLCredential(identity: $0.identity, certificates: $0.chain, persistence: .forSession)
         }
@@ -63,7 +77,7 @@ public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @
         // Chain and hostname first: a pin never rescues an invalid, expired or wrong-host certificate.
         var failure: CFError?
         guard SecTrustEvaluateWithError(trust, &failure) else { return (.cancelAuthenticationChallenge, nil) }
-        guard let pinSet = pinSets.first(where: { $0.pattern.matches(space.host) }) else {
+        guard let pinSet = liveTrust.pinSets.first(where: { $0.pattern.matches(space.host) }) else {
             return (.useCredential, URLCredential(trust: trust))
         }
         let chain = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []

@@ -111,6 +111,8 @@ import X509
         }
         #expect(version == 2)
         #expect(await client.trust.pinSets.first?.pins.count == fixture.chainPins.count + 1, "the new pin set applies")
+        // The app's own URLSession delegate reads the same pins, from the live trust.
+        #expect(client.liveTrust.pinSets.map(\.pins) == (await client.trust.pinSets).map(\.pins))
         guard case .unchanged(2) = await client.updateTrust() else { Issue.record("a second fetch changed something"); return }
         // The pins still admit the gateway: a request over a new connection goes through, and the
         // answer to a signed one is checked with the response key the document named.
