@@ -10,6 +10,7 @@ struct Signet: AsyncParsableCommand {
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
             PinCommand.self, ServeCommand.self, DemoCommand.self, InspectCommand.self, RequestCommand.self,
             PKCS12Command.self, ObliviousCommand.self, EnvelopeCommand.self, TrustCommand.self, PasswdCommand.self,
+            SimulatorCACommand.self,
         ]
     )
 }

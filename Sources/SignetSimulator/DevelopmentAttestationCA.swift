@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import SignetCore
 import SwiftASN1
 import X509
 
@@ -23,8 +24,43 @@ public struct DevelopmentAttestationCA: Sendable {
     ///   - receiptSigningExtension: false makes a receipt signer without Apple's marker extension,
     ///     which verifiers must refuse.
     public init(now: Date = Date(), receiptSigningExtension: Bool = true) throws {
-        rootKey = P384.Signing.PrivateKey()
-        intermediateKey = P384.Signing.PrivateKey()
+        try self.init(
+            rootKey: P384.Signing.PrivateKey(),
+            intermediateKey: P384.Signing.PrivateKey(),
+            now: now,
+            receiptSigningExtension: receiptSigningExtension
+        )
+    }
+
+    /// The CA kept as ``bundlePEM``: the same root, so a gateway that trusts it (its
+    /// `appAttest.trustedRootsFile`) keeps trusting what an app's debug build attests with it.
+    ///
+    /// - Throws: `invalid_key` for a text that is not such a bundle.
+    public init(bundlePEM: String, now: Date = Date()) throws {
+        let documents = try PEMDocument.parseMultiple(pemString: bundlePEM)
+        let keys = try documents.filter { $0.discriminator == "PRIVATE KEY" }.map {
+            try P384.Signing.PrivateKey(derRepresentation: $0.derBytes)
+        }
+        guard keys.count == 2 else {
+            throw SignetError(.invalidKey, "a development attestation CA bundle holds two P-384 keys, root first")
+        }
+        try self.init(rootKey: keys[0], intermediateKey: keys[1], now: now, receiptSigningExtension: true)
+    }
+
+    /// The CA's two keys (PKCS#8 PEM, root first): what ``init(bundlePEM:now:)`` reads. Keep it with
+    /// the app's debug builds only; the gateway needs ``rootPEM`` alone.
+    public var bundlePEM: String {
+        rootKey.pemRepresentation + "\n" + intermediateKey.pemRepresentation + "\n"
+    }
+
+    private init(
+        rootKey: P384.Signing.PrivateKey,
+        intermediateKey: P384.Signing.PrivateKey,
+        now: Date,
+        receiptSigningExtension: Bool
+    ) throws {
+        self.rootKey = rootKey
+        self.intermediateKey = intermediateKey
         let rootName = try DistinguishedName {
             CommonName("Signet Simulator App Attestation Root CA")
             OrganizationName("Signet")

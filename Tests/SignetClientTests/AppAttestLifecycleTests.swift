@@ -176,3 +176,36 @@ import Testing
         #expect(statuses == Array(repeating: 201, count: 12))
     }
 }
+
+/// The debug provider: a development CA made once with `signet simulator-ca`, its root trusted by a
+/// development gateway, its keys loaded by the app's debug builds.
+@Suite(.awaitsCleanups) struct SimulatorCATests {
+    @Test func aCAMadeByTheCLIIsTrustedByTheGatewayThatNamesItsRootAndNoOtherIs() async throws {
+        let dir = try SignetProcess.temporaryDirectory()
+        let made = try await SignetProcess.signet(["simulator-ca", "--out", dir.path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let root = dir.appendingPathComponent("attestation-root.pem").path
+        let bundle = dir.appendingPathComponent("attestation-ca.bundle.pem").path
+        let permissions = try FileManager.default.attributesOfItem(atPath: bundle)[.posixPermissions] as? Int
+        #expect(permissions == 0o600)
+        #expect(try await SignetProcess.signet(["simulator-ca", "--out", dir.path]).status != 0, "no silent replacement")
+
+        let harness = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
+            $0.appAttest?.trustedRootsFile = root
+            $0.routes.insert(.init(prefix: "/scores", access: .appAttest), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let ca = try DevelopmentAttestationCA(bundlePEM: try String(contentsOfFile: bundle, encoding: .utf8))
+        let debug = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: ca)
+        let client = try harness.client()
+        try await client.register(using: AppAttestLifecycle(service: debug, store: MemoryValueStore()))
+        #expect(try await AppAttestLifecycleTests.post(client, harness.base).status == 201)
+
+        // Another CA (another developer's, or a fresh simulator's): not trusted here.
+        let stranger = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: try DevelopmentAttestationCA())
+        let error = await #expect(throws: SignetError.self) {
+            try await harness.client().register(using: AppAttestLifecycle(service: stranger, store: MemoryValueStore()))
+        }
+        #expect(error?.code == .attestationChainInvalid)
+    }
+}
