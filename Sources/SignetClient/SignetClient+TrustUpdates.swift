@@ -60,6 +60,7 @@ extension SignetClient {
                 }
             }
             try apply(document)
+            configuration.logger.debug("trust document applied", metadata: ["version": "\(document.version)", "origin": "\(origin)"])
             // Applied first: a store that cannot write (a Keychain without its entitlement, a full
             // disk) costs the next launch a fetch, not this run the newer pins.
             do {

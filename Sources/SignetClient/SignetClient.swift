@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -165,7 +166,9 @@ public actor SignetClient {
         if !message.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
             head.headers.add(name: "Content-Length", value: String(message.body.count))
         }
+        configuration.logger.debug("request", metadata: ["method": "\(method)", "origin": "\(origin)", "path": "\(target.pathValue)"])
         let raw = try await execute(origin: origin, head: head, body: message.body)
+        configuration.logger.debug("answer", metadata: ["status": "\(raw.head.status.code)", "origin": "\(origin)"])
         var fields = MessageFields()
         for header in raw.head.headers { fields.append(name: header.name, value: header.value) }
         var response = ClientResponse(status: Int(raw.head.status.code), fields: fields, body: raw.body)
@@ -186,6 +189,7 @@ public actor SignetClient {
                     try await connection.execute(head: head, body: body)
                 }
             } catch let error as SignetError where error.code == .connectionFailed && reused && !retried {
+                configuration.logger.debug("kept-alive connection closed; retrying once", metadata: ["origin": "\(origin)"])
                 drop(connection, for: origin)
                 retried = true
             } catch let error as SignetError where error.code == .requestTimeout {
@@ -239,6 +243,7 @@ public actor SignetClient {
         defer { connecting[origin] = nil }
         let connection = try await task.value
         connections[origin] = connection
+        configuration.logger.debug("connected", metadata: ["origin": "\(origin)"])
         return (connection, false)
     }
 
@@ -278,6 +283,7 @@ public actor SignetClient {
         registered.user = object["user"] as? String
         signer = try await provider.signer(for: registered)
         device = registered
+        configuration.logger.debug("registered", metadata: ["device": "\(deviceID)", "keyid": "\(keyID)"])
         return registered
     }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Logging
 import SignetCore
 
 /// What a ``SignetClient`` may talk to and how it checks the answers.
@@ -34,6 +35,10 @@ public struct SignetClientConfiguration: Sendable {
     public var appTokenPaths: [String] = []
     /// How long before its expiry a cached app token is replaced.
     public var appTokenRenewal: Duration = .seconds(60)
+    /// Where the client says what it does, at `debug`: connections, requests (method, origin and
+    /// path — never a field value, a key, a token or a password), answers, registrations, trust
+    /// updates. Silent at the default `info`.
+    public var logger = Logger(label: "signet.client")
 
     public init(
         origins: [Origin],
