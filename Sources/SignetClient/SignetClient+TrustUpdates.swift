@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import NIOHTTP1
+import Logging
 import SignetCore
 import SignetTrust
 
