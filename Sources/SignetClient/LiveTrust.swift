@@ -3,7 +3,7 @@ import SignetCore
 import Synchronization
 
 /// The trust in force now — pin sets and the gateway's response keys — shared with what checks
-/// connections outside ``SignetClient``: the `URLSession` delegate (``SignetURLSessionDelegate``)
+/// connections outside ``SignetClient``: the `URLSession` delegate (`SignetURLSessionDelegate`)
 /// and ``ResponseSignatureVerifier``. A client updates it when it applies a newer trust document, so
 /// an app's own sessions follow the pins of the live document, not those it was built with.
 public final class LiveTrust: Sendable {

@@ -42,7 +42,7 @@ public actor SignetClient {
     /// trust document in force when it names any.
     public internal(set) var responseKeys: KeyRing?
     /// The pin sets and response keys in force, for the app's own `URLSession`
-    /// (``SignetURLSessionDelegate``) and ``ResponseSignatureVerifier``: updated with ``trust`` and
+    /// (`SignetURLSessionDelegate`) and ``ResponseSignatureVerifier``: updated with ``trust`` and
     /// ``responseKeys``.
     public nonisolated let liveTrust: LiveTrust
     /// The signed trust document in force, once ``loadTrust()`` or ``updateTrust(origin:)`` ran.

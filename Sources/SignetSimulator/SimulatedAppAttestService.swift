@@ -4,7 +4,7 @@ import SignetClient
 import SignetCore
 import Synchronization
 
-/// `DCAppAttestService` in software, for the SDK's lifecycle (``SignetClient/AppAttestLifecycle``)
+/// `DCAppAttestService` in software, for the SDK's lifecycle (`AppAttestLifecycle`)
 /// in tests and on the iOS simulator, where App Attest does not run: keys are
 /// ``SimulatedAppAttestDevice``s under one ``DevelopmentAttestationCA`` (trust its root on a
 /// development gateway), and every `DCError` the lifecycle handles can be scripted.

@@ -5,7 +5,8 @@ import SignetClient
 import SignetCore
 
 /// The client SDK's App Attest path with a simulated device: attestation at registration, then
-/// assertions as request signatures — what `AppAttestProvider` does on an iPhone.
+/// assertions as request signatures, in one value with no lifecycle (the demo's). An app's debug
+/// builds use `AppAttestLifecycle` over ``SimulatedAppAttestService`` instead, as on an iPhone.
 public struct SimulatedAttestationProvider: AttestationProvider {
     public let device: SimulatedAppAttestDevice
 

@@ -3,7 +3,7 @@ import Foundation
 
 /// What App Attest offers an app, as `DCAppAttestService` has it: the lifecycle
 /// (``AppAttestLifecycle``) is written against this, so it builds and is tested anywhere; on iOS
-/// ``DeviceCheckAppAttestService`` is the thin shim over Apple's service, and `SignetSimulator`'s
+/// `DeviceCheckAppAttestService` is the thin shim over Apple's service, and `SignetSimulator`'s
 /// `SimulatedAppAttestService` reproduces it (and its errors) in tests.
 public protocol AppAttestService: Sendable {
     /// `DCAppAttestService.isSupported`: false on the simulator, Macs without it, old devices.

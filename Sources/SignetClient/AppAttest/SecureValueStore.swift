@@ -4,7 +4,7 @@ import Synchronization
 
 /// Small values an app keeps across launches, on this device only: the App Attest key id and the
 /// registered device (``AppAttestLifecycle``), a device key's reference (``DeviceKeyProvider``). On
-/// Apple platforms ``KeychainValueStore`` (`…ThisDeviceOnly`, never in a backup that could move it to
+/// Apple platforms `KeychainValueStore` (`…ThisDeviceOnly`, never in a backup that could move it to
 /// another phone); ``MemoryValueStore`` in tests and processes that keep nothing.
 public protocol SecureValueStore: Sendable {
     func value(for name: String) async throws -> Data?

@@ -8,7 +8,7 @@ import SignetCore
 /// only where the app allows it.
 ///
 /// The key is made on the first registration and kept in a ``SecureValueStore``; every later
-/// launch finds it there (``restoredSigner(for:)`` and ``signer(for:)`` use the same key), so the
+/// launch finds it there (``signer(for:)`` uses the same key), so the
 /// server's device record stays valid.
 ///
 /// ```swift

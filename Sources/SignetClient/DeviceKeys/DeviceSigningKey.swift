@@ -3,7 +3,7 @@ import Crypto
 import Foundation
 
 /// A P-256 key that signs without giving its private key out: a Secure Enclave key on Apple
-/// devices (``SecureEnclaveKeyFactory``), a software key elsewhere (``SoftwareKeyFactory``).
+/// devices (`SecureEnclaveKeyFactory`), a software key elsewhere (``SoftwareKeyFactory``).
 public protocol DeviceSigningKey: Sendable {
     var publicKey: P256.Signing.PublicKey { get }
     /// ECDSA P-256 with SHA-256 over `data`, raw `r‖s` (64 bytes), as RFC 9421 carries it.
@@ -23,7 +23,7 @@ public protocol DeviceKeyFactory: Sendable {
 /// devices without a Secure Enclave where the app allows it.
 ///
 /// - Important: Kept bytes are the private key. Keep them only in a ``SecureValueStore`` that
-///   never leaves the device (``KeychainValueStore`` does not).
+///   never leaves the device (`KeychainValueStore` does not).
 public struct SoftwareKeyFactory: DeviceKeyFactory {
     public init() {}
 
