@@ -13,7 +13,11 @@ extension GatewayHarness {
     var responseKey: SigningKey { gatewayKey }
 
     /// A client that trusts the served chain's last certificate and pins the chain (and a backup).
-    func client(identity: ClientIdentity? = nil, obliviousKeys: [OHTTPKeyConfiguration] = []) throws -> SignetClient {
+    func client(
+        identity: ClientIdentity? = nil,
+        obliviousKeys: [OHTTPKeyConfiguration] = [],
+        timeout: Duration = .seconds(10)
+    ) throws -> SignetClient {
         let chain = try require(gateway.tls).chain
         // The served chain's pins plus a backup, as a real pin set has.
         let pins = try Set(chain.map { try SPKIPin(certificateDER: $0.serializeAsPEM().derBytes) } + [backupPin()])
@@ -25,7 +29,7 @@ extension GatewayHarness {
             ),
             clientIdentity: identity,
             responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: responseKey.verificationKey)]),
-            timeout: .seconds(10)
+            timeout: timeout
         )
         configuration.obliviousKeys = obliviousKeys
         return try SignetClient(configuration: configuration)

@@ -158,11 +158,12 @@ import Testing
     }
 
     @Test func aStaleNonceIsAnsweredStaleOnlyForTheRightPasswordAndTheRetrySucceeds() async throws {
-        let harness = try await GatewayHarness.startWithPasswords { $0.passwords?.nonceLifetimeSeconds = 2 }
+        // Long enough that the retry's fresh nonce is still fresh on a loaded two-core machine.
+        let harness = try await GatewayHarness.startWithPasswords { $0.passwords?.nonceLifetimeSeconds = 5 }
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let old = try await harness.challenge("/echo/password/s")
-        try await Task.sleep(for: .milliseconds(2300))
+        try await Task.sleep(for: .milliseconds(5300))
         let wrong = GatewayHarness.digest(old, user: "Mufasa", password: "wrong", uri: "/echo/password/s")
         let refused = try await Self.send(harness, "/echo/password/s", wrong.fieldValue)
         let refusedStale = try GatewayHarness.digestChallenges(refused)[0].stale
