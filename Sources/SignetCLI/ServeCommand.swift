@@ -25,6 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
+    @Flag(help: "Check the configuration and print the route table, then stop (nothing is opened or written).")
+    var check = false
+
     func run() async throws {
         EventLoopSizing.applyToSharedEventLoops()
         var configuredLogger = Logger(label: "signet")
@@ -39,6 +42,16 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SignetError {
             throw ValidationError(error.reason)
         }
+        if check {
+            do {
+                try configuration.validate()
+            } catch let error as SignetError {
+                throw ValidationError(error.reason)
+            }
+            print("configuration ok: \(configuration.upstream), store \(configuration.store.sqlite ?? (configuration.store.postgres != nil ? "postgres" : "memory"))")
+            print(configuration.routeTableLines.joined(separator: "\n"))
+            return
+        }
         let upstream = configuration.upstream
         try await SignetGateway.serve(configuration: configuration, logger: logger) { gateway, port in
             logger.notice(
@@ -47,6 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
             let scheme = gateway.tls == nil ? "http" : "https"
             var banner = "signet gateway listening on \(scheme)://\(configuration.listen.host):\(port) -> \(upstream)\n"
+            banner += configuration.routeTableLines.map { "  " + $0 }.joined(separator: "\n") + "\n"
             if let tls = gateway.tls {
                 // The pins a client configures, leaf first; the development CA is what it trusts.
                 banner += "tls: served chain (leaf first), pin these:\n"

@@ -61,12 +61,31 @@ public struct SignetRequestVerifier: Sendable {
         requirement: AccessRequirement = .verified,
         now: Date
     ) async throws -> SignetIdentity {
-        SignetIdentity(
-            try await verifier.verify(message, now: now) { record in
-                try requirement.authorize(record.owner)
-                try riskLimit?.check(record.owner)
-            }
+        do {
+            return SignetIdentity(
+                try await verifier.verify(message, now: now) { record in
+                    try requirement.authorize(record.owner)
+                    try riskLimit?.check(record.owner)
+                }
+            )
+        } catch let error as SignetError where error.code == .signatureInvalid {
+            throw Self.namingTheURL(error, of: message)
+        }
+    }
+
+    /// `signature_invalid` saying which URL the gateway verified: public facts about the gateway, and
+    /// the usual cause — a client that signed `http://127.0.0.1:8080` while the gateway checks
+    /// `https://api.example.com` (`publicScheme`, `publicAuthority`) fails here, and nothing else said so.
+    static func namingTheURL(_ error: SignetError, of message: HTTPMessage) -> SignetError {
+        guard let target = message.target else { return error }
+        var named = SignetError(
+            error.code,
+            "\(error.reason); the gateway verified @scheme \(target.scheme), @authority \(target.authority), @target-uri \(target.targetURI)",
+            signatureBase: error.signatureBase
         )
+        named.challenges = error.challenges
+        named.retryAfterSeconds = error.retryAfterSeconds
+        return named
     }
 
     /// The SignetCore view of `request`, body included.

@@ -404,6 +404,30 @@ extension Array where Element == String {
 
 @Suite struct CLIDemoTests {
     /// The README's first command, as a user runs it.
+    /// `serve --check` reads and checks a configuration without opening or writing anything, and
+    /// prints the route table in the order it is matched; a broken one says what is wrong.
+    @Test func serveCheckPrintsTheRouteTableOrWhatIsWrongAndWritesNothing() async throws {
+        let dir = try SignetProcess.temporaryDirectory()
+        let sample = SignetProcess.repositoryRoot.appendingPathComponent("docs/signet.sample.json").path
+        let checked = try await SignetProcess.signet(["serve", "--check", "--config", sample], in: dir)
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect(checked.stdout.hasPrefix("configuration ok: http://127.0.0.1:9000"))
+        let lines = checked.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("PREFIX") && $0.contains("METHODS") && $0.contains("ACCESS") })
+        #expect(lines.contains { $0.hasPrefix("/legacy/score") && $0.contains("legacy-query-hmac keyId=highscore-legacy") })
+        let order = lines.compactMap { line in ["/scores/top", "/transfers", "/"].first { line.hasPrefix($0 + " ") } }
+        #expect(order == ["/scores/top", "/transfers", "/"], "longest prefix first: \(order)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "nothing written")
+
+        let broken = dir.appendingPathComponent("broken.json")
+        try Data(#"{"upstream": "http://127.0.0.1:9000/a/../b"}"#.utf8).write(to: broken)
+        let refused = try await SignetProcess.signet(["serve", "--check", "--config", broken.path], in: dir)
+        #expect(refused.status != 0 && refused.stderr.contains("upstream"), "\(refused.stderr)")
+
+        let version = try await SignetProcess.signet(["--version"])
+        #expect(version.status == 0 && version.stdout.split(separator: ".").count == 3, "\(version.stdout)")
+    }
+
     @Test func theDemoPlaysEveryStepAndSucceeds() async throws {
         let result = try await SignetProcess.signet(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

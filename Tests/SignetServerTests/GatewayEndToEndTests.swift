@@ -489,6 +489,24 @@ import Testing
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").status == 200)
     }
 
+    /// A client that signed another URL than the one the gateway checks (here the loopback address,
+    /// where the gateway is configured as api.example.com) learns which, without debug mode.
+    @Test func aSignatureOverAnotherURLSaysWhichURLTheGatewayVerified() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.publicScheme = "https"
+            $0.publicAuthority = "api.example.com"
+            $0.debug = false
+        }
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register()
+        let answer = try await GatewayHarness.send(try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random()))
+        #expect(answer.status == 401 && answer.reason == "signature_invalid", "\(answer.text)")
+        let detail = try #require(answer.json["detail"] as? String)
+        #expect(detail.contains("@scheme https") && detail.contains("@authority api.example.com"), "\(detail)")
+        #expect(detail.contains("@target-uri https://api.example.com/scores"), "\(detail)")
+        #expect(answer.json["signatureBase"] == nil, "the base itself stays a debug aid")
+    }
+
     @Test func withoutAnAdminTokenThereAreNoMetricsAndAShortTokenDoesNotStart() async throws {
         let harness = try await GatewayHarness.start { $0.adminToken = nil }
         Cleanup.after { try await harness.stop() }

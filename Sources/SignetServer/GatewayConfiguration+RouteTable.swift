@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+extension GatewayConfiguration {
+    /// The route table as operators read it, in the order it is matched (longest prefix first;
+    /// unmatched paths are verified): `PREFIX  METHODS  ACCESS [details]`, one line a route.
+    public var routeTableLines: [String] {
+        let rows = routes.sorted { ($0.prefix.count, $1.prefix) > ($1.prefix.count, $0.prefix) }.map { route in
+            var access = route.access.rawValue
+            if let keyId = route.keyId { access += " keyId=\(keyId)" }
+            if let audience = route.audience { access += " audience=\(audience)" }
+            if route.digestMD5 == true { access += " digestMD5" }
+            if route.requireAuthInt == true { access += " requireAuthInt" }
+            if route.keepAuthorization == true { access += " keepAuthorization" }
+            if route.consumeAppCheckTokens == true { access += " consumeAppCheckTokens" }
+            return (route.prefix, route.methods?.map { $0.uppercased() }.sorted().joined(separator: ",") ?? "any", access)
+        }
+        let prefixWidth = max(6, rows.map(\.0.count).max() ?? 0)
+        let methodWidth = max(7, rows.map(\.1.count).max() ?? 0)
+        func line(_ prefix: String, _ methods: String, _ access: String) -> String {
+            prefix.padding(toLength: prefixWidth, withPad: " ", startingAt: 0) + "  "
+                + methods.padding(toLength: methodWidth, withPad: " ", startingAt: 0) + "  " + access
+        }
+        var lines = [line("PREFIX", "METHODS", "ACCESS")]
+        lines += rows.map { line($0.0, $0.1, $0.2) }
+        if !routes.contains(where: { $0.prefix == "/" }) { lines.append(line("(other)", "any", "verified")) }
+        return lines
+    }
+}
