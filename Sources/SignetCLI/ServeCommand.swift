@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 import SignetCore
 import SignetMiddleware
 import SignetServer
@@ -40,20 +41,39 @@ struct ServeCommand: AsyncParsableCommand {
                 environment: ProcessInfo.processInfo.environment
             )
         } catch let error as SignetError {
-            throw ValidationError(error.reason)
+            throw CommandFailure(error.reason)
         }
         if check {
             do {
                 try configuration.validate()
+                try configuration.checkFiles()
             } catch let error as SignetError {
-                throw ValidationError(error.reason)
+                throw CommandFailure(error.reason)
             }
             print("configuration ok: \(configuration.upstream), store \(configuration.store.sqlite ?? (configuration.store.postgres != nil ? "postgres" : "memory"))")
             print(configuration.routeTableLines.joined(separator: "\n"))
             return
         }
         let upstream = configuration.upstream
+        let listening = ListeningFlag()
+        do {
+            try await serve(configuration, upstream: upstream, logger: logger, listening: listening)
+        } catch let error as SignetError {
+            throw CommandFailure(error.reason)
+        } catch where !listening.isSet {
+            // NIO says "bind(descriptor:ptr:bytes:): Address already in use": name what it bound.
+            throw CommandFailure("cannot listen on \(configuration.listen.host):\(configuration.listen.port): \(error)")
+        }
+    }
+
+    private func serve(
+        _ configuration: GatewayConfiguration,
+        upstream: String,
+        logger: Logger,
+        listening: ListeningFlag
+    ) async throws {
         try await SignetGateway.serve(configuration: configuration, logger: logger) { gateway, port in
+            listening.set()
             logger.notice(
                 "signet gateway listening",
                 metadata: ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
@@ -72,4 +92,11 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data(banner.utf8))
         }
     }
+}
+
+/// Whether the server got as far as listening: an error before that is about the address.
+private final class ListeningFlag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }

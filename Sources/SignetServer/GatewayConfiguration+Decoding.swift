@@ -112,7 +112,12 @@ extension GatewayConfiguration {
             throw SignetError(.malformedMessage, "give --config FILE or SIGNET_UPSTREAM")
         }
         if let host = environment["SIGNET_LISTEN_HOST"] { configuration.listen.host = host }
-        if let port = environment["SIGNET_LISTEN_PORT"].flatMap(Int.init) { configuration.listen.port = port }
+        if let port = environment["SIGNET_LISTEN_PORT"] {
+            guard let number = Int(port), (0...65535).contains(number) else {
+                throw SignetError(.malformedMessage, "SIGNET_LISTEN_PORT is a port number 0 to 65535, not \"\(port)\"")
+            }
+            configuration.listen.port = number
+        }
         if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
         if let store = environment["SIGNET_STORE"] {
             configuration.store = store.hasPrefix("postgres") ? .postgres(store) : .sqlite(store)
@@ -120,12 +125,21 @@ extension GatewayConfiguration {
         if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { configuration.publicScheme = scheme }
         if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { configuration.publicAuthority = authority }
         if let token = environment["SIGNET_ADMIN_TOKEN"] { configuration.adminToken = token }
-        if let debug = environment["SIGNET_DEBUG"] { configuration.debug = ["1", "true", "yes"].contains(debug) }
+        if let debug = environment["SIGNET_DEBUG"] { configuration.debug = try flag(debug, "SIGNET_DEBUG") }
         if let development = environment["SIGNET_DEVELOPMENT"] {
-            configuration.development = ["1", "true", "yes"].contains(development)
+            configuration.development = try flag(development, "SIGNET_DEVELOPMENT")
         }
         try configuration.validate()
         return configuration
+    }
+
+    /// An environment switch: a typo ("ture") refused rather than read as off.
+    static func flag(_ value: String, _ name: String) throws -> Bool {
+        switch value.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off", "": return false
+        default: throw SignetError(.malformedMessage, "\(name) is one of 1, true, yes, on, 0, false, no, off, not \"\(value)\"")
+        }
     }
 
     /// `routes[2].access: expected a string`: the key path, then what was wrong there.

@@ -39,7 +39,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     }
 
     public struct ResponseSigning: Codable, Sendable {
-        /// Private key file (PEM or JWK) of the gateway.
+        /// Private key file (PEM or JWK) of the gateway; a new P-256 key is written to it (0600) on
+        /// first start when it does not exist, as the token and OHTTP keys are.
         public var keyFile: String
         public var keyId: String
         public init(keyFile: String, keyId: String) {

@@ -46,8 +46,11 @@ public final class RunningGateway: Sendable {
 
 extension SignetGateway {
     /// Opens the configured store and assembles the gateway on it; the store is closed again when
-    /// the configuration is refused.
+    /// the configuration is refused. Nothing is opened or written before the configuration and the
+    /// files it names have been checked.
     static func open(configuration: GatewayConfiguration, logger: Logger) async throws -> SignetGateway {
+        try configuration.validate()
+        try configuration.checkFiles()
         let store = try await configuration.store.open(logger: logger)
         do {
             return try SignetGateway(configuration: configuration, store: store, logger: logger)

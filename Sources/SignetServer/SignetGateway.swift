@@ -204,10 +204,10 @@ public struct SignetGateway: Sendable {
             configuration.tls?.clientCertificates == true
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
         if let signing = configuration.responseSigning {
-            guard let text = FileManager.default.contents(atPath: signing.keyFile) else {
-                throw SignetError(.invalidKey, "cannot read the response signing key \(signing.keyFile)")
+            let text = try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                try SigningKey.generate(.p256).pemRepresentation ?? ""
             }
-            let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
+            let key = try SigningKey(text: text)
             let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
             responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
         } else {

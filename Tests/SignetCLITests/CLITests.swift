@@ -403,7 +403,6 @@ extension Array where Element == String {
 }
 
 @Suite struct CLIDemoTests {
-    /// The README's first command, as a user runs it.
     /// `serve --check` reads and checks a configuration without opening or writing anything, and
     /// prints the route table in the order it is matched; a broken one says what is wrong.
     @Test func serveCheckPrintsTheRouteTableOrWhatIsWrongAndWritesNothing() async throws {
@@ -428,6 +427,7 @@ extension Array where Element == String {
         #expect(version.status == 0 && version.stdout.split(separator: ".").count == 3, "\(version.stdout)")
     }
 
+    /// The README's first command, as a user runs it.
     @Test func theDemoPlaysEveryStepAndSucceeds() async throws {
         let result = try await SignetProcess.signet(["demo"])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

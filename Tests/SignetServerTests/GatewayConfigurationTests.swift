@@ -13,7 +13,7 @@ import Testing
     @Test func theDocumentedSampleLoads() throws {
         let configuration = try GatewayConfiguration.load(file: Self.sample, environment: [:])
         #expect(configuration.upstream == "http://127.0.0.1:9000")
-        #expect(configuration.publicAuthority == "api.example.com")
+        #expect(configuration.publicAuthority == nil && configuration.signedScheme == "https", "the Host a client sends, over its TLS")
         #expect(configuration.store.sqlite == "signet.sqlite")
         #expect(configuration.routes.count == 7)
         #expect(configuration.routes.map(\.access).contains(.passwordOrDevice))
@@ -40,6 +40,11 @@ import Testing
         #expect(configuration.publicAuthority == "edge.example.com")
         #expect(configuration.debug)
         #expect(configuration.upstream == "https://api.internal")
+        for (name, value) in [("SIGNET_LISTEN_PORT", "80a"), ("SIGNET_LISTEN_PORT", "70000"), ("SIGNET_DEBUG", "ture")] {
+            #expect(throws: SignetError.self, "\(name)=\(value) is refused, not ignored") {
+                try GatewayConfiguration.load(file: Self.sample, environment: [name: value])
+            }
+        }
         // The environment alone is enough.
         let minimal = try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://127.0.0.1:1"])
         #expect(minimal.store.sqlite == "signet.sqlite")

@@ -12,13 +12,19 @@ public final class ServeProcess: @unchecked Sendable {  // Process is not Sendab
     /// Standard output up to (and including) `marker`.
     public let banner: String
 
-    /// Starts `signet serve --config config` and reads its output, on a thread of its own, until
-    /// `marker` has been printed.
-    public init(config: String, folder: URL, until marker: String = "\n") async throws {
+    /// Starts `signet serve --config config` (with `environment` on top of this process's) and
+    /// reads its output, on a thread of its own, until `marker` has been printed.
+    public init(
+        config: String?,
+        folder: URL,
+        until marker: String = "\n",
+        environment: [String: String] = [:]
+    ) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
-        process.arguments = ["serve", "--config", config, "--log-level", "error"]
+        process.arguments = ["serve"] + (config.map { ["--config", $0] } ?? []) + ["--log-level", "error"]
         process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
