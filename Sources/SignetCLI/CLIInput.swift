@@ -19,6 +19,18 @@ enum CLIInput {
         String(decoding: try read(path), as: UTF8.self)
     }
 
+    /// `folder/name` without a doubled or leading `./` separator (`keys/` and `keys` give
+    /// `keys/x`, `.` gives `x`), for the paths commands print.
+    static func path(in folder: String, _ name: String) -> String {
+        if folder == "." || folder.isEmpty { return name }
+        return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    /// A hash name as people write it: `SHA-256`, `sha_256` and `sha256` are one name (`sha256`).
+    static func hashName(_ name: String) -> String {
+        name.lowercased().filter { $0 != "-" && $0 != "_" }
+    }
+
     /// Writes a new file; refuses to replace one unless `force`. Private files are readable by the owner only.
     static func write(_ text: String, to path: String, private isPrivate: Bool, force: Bool) throws {
         try write(Array(text.utf8), to: path, private: isPrivate, force: force)

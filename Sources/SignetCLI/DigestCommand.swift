@@ -8,7 +8,7 @@ struct DigestCommand: ParsableCommand {
         abstract: "Print the digest of a file or stdin as lowercase hex, or as a Content-Digest field value."
     )
 
-    @Option(help: "md5, sha1, sha256, sha384 or sha512.")
+    @Option(help: "md5, sha1, sha256, sha384 or sha512 (sha-256 and SHA-256 too).")
     var alg: String = "sha256"
 
     @Flag(help: "Print an RFC 9530 Content-Digest value (sha256 or sha512) instead of hex.")
@@ -18,7 +18,7 @@ struct DigestCommand: ParsableCommand {
     var file: String?
 
     func run() throws {
-        guard let function = HashFunction(rawValue: alg) else {
+        guard let function = HashFunction(rawValue: CLIInput.hashName(alg)) else {
             throw ValidationError("unknown --alg \(alg); one of md5, sha1, sha256, sha384, sha512")
         }
         let bytes = try CLIInput.read(file)

@@ -15,7 +15,7 @@ struct KeygenCommand: ParsableCommand {
             directory of generated keys is a key directory for `signet verify --key DIR`. \
             With --alg hpke-x25519 or hpke-p256, an Oblivious HTTP key for the gateway: NAME.key.pem (PKCS#8, \
             for ohttp.keys[].keyFile) and NAME.ohttp-keys (its key configuration, application/ohttp-keys, to \
-            compile into apps or pass to `signet request --ohttp-keys`); NAME defaults to ohttp-KEYID.
+            compile into apps or pass to `signet request --ohttp-keys`); NAME defaults to ohttp-ID, ID being --ohttp-key-id.
             """
     )
 
@@ -24,8 +24,8 @@ struct KeygenCommand: ParsableCommand {
     )
     var alg: String
 
-    @Option(help: "The Oblivious HTTP key id, 0 to 255 (with --alg hpke-*).")
-    var keyId: Int?
+    @Option(help: "The Oblivious HTTP key id, 0 to 255 (with --alg hpke-*); --kid names signing keys.")
+    var ohttpKeyId: Int?
 
     @Option(help: "Directory to write into.")
     var out: String = "."
@@ -61,7 +61,7 @@ struct KeygenCommand: ParsableCommand {
         }
         // Like `mkdir -p`: a missing output folder is made, not an error.
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let stem = "\(out)/\(name ?? keyID)"
+        let stem = CLIInput.path(in: out, name ?? keyID)
         var written: [String] = []
         if algorithm.keyType == .symmetric {
             let secret = Base64.encode(Base64.urlDecode(publicJWK.k ?? "") ?? [])
@@ -97,11 +97,11 @@ struct KeygenCommand: ParsableCommand {
         case "hpke-p256": privateKey = .p256(.init())
         default: throw ValidationError("unknown algorithm \(alg); hpke-x25519 or hpke-p256")
         }
-        guard let keyId else { throw ValidationError("--alg \(alg) needs --key-id (0 to 255)") }
-        guard (0...255).contains(keyId) else { throw ValidationError("--key-id is 0 to 255") }
+        guard let keyId = ohttpKeyId else { throw ValidationError("--alg \(alg) needs --ohttp-key-id (0 to 255)") }
+        guard (0...255).contains(keyId) else { throw ValidationError("--ohttp-key-id is 0 to 255") }
         let key = OHTTPGatewayKey(keyID: UInt8(keyId), privateKey: privateKey)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let stem = "\(out)/\(name ?? "ohttp-\(keyId)")"
+        let stem = CLIInput.path(in: out, name ?? "ohttp-\(keyId)")
         try CLIInput.write(privateKey.pemRepresentation, to: stem + ".key.pem", private: true, force: force)
         try CLIInput.write(
             OHTTPKeyConfiguration.encodeList([key.configuration]),

@@ -43,23 +43,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Algorithm (default: from the key type).")
     var alg: String?
 
-    @Option(help: "A pin sha256/<base64>, pin-sha256=\"…\" or bare base64 (repeatable).")
-    var pin: [String] = []
-
-    @Flag(help: "Allow a pin set without a backup pin.")
-    var waiveBackup = false
-
-    @Flag(help: "Report a pin mismatch on stderr but go ahead.")
-    var reportOnly = false
-
-    @Option(help: "Trust only the CA certificates in this PEM file (default: the system's roots).")
-    var cacert: String?
-
-    @Option(help: "Client certificate chain (PEM) for mutual TLS.")
-    var cert: String?
-
-    @Option(help: "The client certificate's private key (PEM).")
-    var certKey: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: "Public key of the server's response signatures; a response must then be signed by it.")
     var responseKey: String?
@@ -103,38 +87,6 @@ struct RequestCommand: AsyncParsableCommand {
         }
         let body: [UInt8] = try dataFile.map(CLIInput.read) ?? Array((data ?? "").utf8)
 
-        var pinSets: [PinSet] = []
-        if !pin.isEmpty {
-            // Mistakes in the arguments are usage errors (exit 64), not a refused request (exit 1).
-            let pins: [SPKIPin]
-            do {
-                pins = try pin.map(SPKIPin.init(parsing:))
-            } catch let error as SignetError {
-                throw ValidationError("--pin: \(error.reason)")
-            }
-            guard Set(pins).count > 1 || waiveBackup else {
-                throw ValidationError("--pin: a pin set needs a backup pin; give a second --pin or --waive-backup")
-            }
-            pinSets.append(
-                try PinSet(
-                    pattern: try HostPattern(origin.host),
-                    pins: Set(pins),
-                    mode: reportOnly ? .reportOnly : .enforce,
-                    backupWaived: waiveBackup
-                )
-            )
-        }
-        let roots: ServerTrustEvaluator.Roots = try cacert.map {
-            .only(try ServerTrustEvaluator.certificates(pem: try CLIInput.readText($0)))
-        } ?? .system
-        var identity: ClientIdentity?
-        if let cert {
-            guard let certKey else { throw ValidationError("--cert needs --cert-key") }
-            identity = ClientIdentity(
-                certificateChainPEM: try CLIInput.readText(cert),
-                privateKeyPEM: try CLIInput.readText(certKey)
-            )
-        }
         var responseKeys: KeyRing?
         if let responseKey {
             let verificationKey = try VerificationKey(text: try CLIInput.readText(responseKey))
@@ -144,8 +96,8 @@ struct RequestCommand: AsyncParsableCommand {
         }
         var clientConfiguration = SignetClientConfiguration(
             origins: [origin] + (try allow.map(Origin.init)),
-            trust: ServerTrustEvaluator(roots: roots, pinSets: pinSets),
-            clientIdentity: identity,
+            trust: try connection.trust(for: origin),
+            clientIdentity: try connection.identity(),
             responseKeys: responseKeys,
             requireSignedResponses: responseKeys != nil,
             pinReportPath: nil

@@ -74,8 +74,8 @@ struct SignCommand: ParsableCommand {
         }
         let signingKey = try KeyFiles.signingKey(path: key)
         let algorithm = try SignatureAlgorithms.standard.require(alg ?? signingKey.type.defaultAlgorithm)
-        guard let digestAlgorithm = ContentDigest.Algorithm(rawValue: digest) else {
-            throw ValidationError("--digest is sha-256 or sha-512")
+        guard let digestAlgorithm = ContentDigest.Algorithm.allCases.first(where: { CLIInput.hashName($0.rawValue) == CLIInput.hashName(digest) }) else {
+            throw ValidationError("--digest is sha-256 or sha-512 (sha256, sha512 too)")
         }
         let signer = MessageSigner(
             key: signingKey,

@@ -22,6 +22,12 @@ import X509
         let keygen = try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--out", dir.path])
         #expect(keygen.status == 0, "\(keygen.stderr)")
         #expect(FileManager.default.fileExists(atPath: dir.path))
+        // Printed paths are joined once: `--out keys/` writes `keys/NAME…`, never `keys//NAME…`.
+        let slashed = try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--out", dir.path + "/", "--name", "k"])
+        #expect(slashed.lines.contains("wrote: \(dir.path)/k.key.pem") && !slashed.stdout.contains("//"), "\(slashed.stdout)")
+        // `--kid` names signing keys; the OHTTP key id has its own name.
+        let ohttp = try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--ohttp-key-id", "3", "--out", dir.path])
+        #expect(ohttp.status == 0 && ohttp.stdout.contains("\(dir.path)/ohttp-3.key.pem"), "\(ohttp.stdout)\(ohttp.stderr)")
         let pin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
         let onePin = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
         #expect(onePin.status == 64 && onePin.stderr.contains("--pin"), "\(onePin.status) \(onePin.stderr)")
@@ -207,6 +213,11 @@ import X509
         for alg in ["md5", "sha1", "sha256"] {
             let result = try await SignetProcess.signet(["digest", "--alg", alg], stdin: Array("test string".utf8))
             #expect(result.stdout == digests[alg]! + "\n")
+        }
+        // Hash names as people write them are one name.
+        for spelling in ["sha-256", "SHA-256", "SHA256"] {
+            let result = try await SignetProcess.signet(["digest", "--alg", spelling], stdin: Array("test string".utf8))
+            #expect(result.stdout == digests["sha256"]! + "\n", "\(spelling)")
         }
         let cd = try await SignetProcess.signet(
             ["digest", "--alg", "sha256", "--content-digest"],

@@ -399,6 +399,14 @@ import Testing
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         answer = try await GatewayHarness.send(signed)
         #expect(answer.status == 401 && answer.reason == "key_revoked")
+        // Registering the revoked key again says it is revoked (not that a device exists).
+        answer = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices",
+            headers: [("Content-Type", "application/json")],
+            body: try harness.registration(key: device.key, alg: "ecdsa-p256-sha256", challenge: try await harness.challenge())
+        )
+        #expect(answer.status == 401 && answer.reason == "key_revoked" && answer.text.contains("make a new key"), "\(answer.text)")
         // The admin API's revocation is in the audit log, under the token's name (never the token),
         // and the refused attempts are not.
         let audit = try await harness.store.auditRecords(before: nil, limit: 10)

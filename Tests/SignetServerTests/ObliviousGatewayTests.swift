@@ -247,12 +247,12 @@ import Testing
     /// configuration, refreshed once) and `signet ohttp open`, as processes.
     @Test func theCommandLineSendsEncryptedAndOpensCapturedRequests() async throws {
         let folder = try SignetProcess.temporaryDirectory()
-        let keygen = try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--key-id", "4", "--out", folder.path + "/keys"])
+        let keygen = try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--ohttp-key-id", "4", "--out", folder.path + "/keys"])
         try #require(keygen.status == 0, "\(keygen.stderr)")
         let keyFile = folder.path + "/keys/ohttp-4.key.pem"
-        let stale = try await SignetProcess.signet(["keygen", "--alg", "hpke-p256", "--key-id", "9", "--out", folder.path + "/stale"])
+        let stale = try await SignetProcess.signet(["keygen", "--alg", "hpke-p256", "--ohttp-key-id", "9", "--out", folder.path + "/stale"])
         try #require(stale.status == 0, "\(stale.stderr)")
-        #expect(try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--out", folder.path]).status == 64, "--key-id is required")
+        #expect(try await SignetProcess.signet(["keygen", "--alg", "hpke-x25519", "--out", folder.path]).status == 64, "--ohttp-key-id is required")
 
         let harness = try await GatewayHarness.start { configuration in
             configuration.ohttp = .init(keys: [.init(keyId: 4, keyFile: keyFile)])

@@ -52,6 +52,28 @@ import Testing
         #expect(sent.stdout.hasPrefix("HTTP/1.1 201"), "\(sent.stdout)\(sent.stderr)")
         #expect(backend.receivedCount == 1)
 
+        // A device key registered with `signet register` (challenge, proof, certificate) signs the
+        // next request; the upstream is told which device sent it.
+        #expect(try await SignetProcess.signet(["keygen", "--alg", "ecdsa-p256-sha256", "--name", "device"], in: folder).status == 0)
+        let registered = try await SignetProcess.signet(
+            ["register", "https://localhost:\(serve.port)", "--key", "device.key.pem", "--cacert", "tls.pem", "--certificate-out", "device.pem"],
+            in: folder
+        )
+        #expect(registered.status == 0, "\(registered.stdout)\(registered.stderr)")
+        let deviceID = try #require(registered.lines.first { $0.hasPrefix("deviceId: dev_") }?.dropFirst("deviceId: ".count))
+        let keyID = try #require(registered.lines.first { $0.hasPrefix("keyid: ") }?.dropFirst("keyid: ".count))
+        #expect(try String(contentsOf: folder.appendingPathComponent("device.pem"), encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE"))
+        let echoed = try await SignetProcess.signet(
+            ["request", "https://localhost:\(serve.port)/echo/headers", "--key", "device.key.pem", "--keyid", String(keyID), "--cacert", "tls.pem"],
+            in: folder
+        )
+        #expect(echoed.stdout.contains(String(deviceID)), "\(echoed.stdout)\(echoed.stderr)")
+        let again = try await SignetProcess.signet(
+            ["register", "https://localhost:\(serve.port)", "--key", "device.key.pem", "--cacert", "tls.pem"],
+            in: folder
+        )
+        #expect(again.status == 1 && again.stderr.contains("device_exists"), "\(again.stderr)")
+
         let unsigned = try await SignetProcess.run(
             "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", "tls.pem", "https://localhost:\(serve.port)/scores"],
             in: folder

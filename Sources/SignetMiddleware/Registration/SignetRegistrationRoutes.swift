@@ -193,7 +193,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             attributes["certificate_not_after"] = JSONResponse.rfc3339(issued.notAfter)
             answer["certificate"] = issued.pemChain
         }
-        try await store.registerDevice(
+        try await save(
             DeviceRecord(
                 deviceID: deviceID,
                 keyID: keyID,
@@ -208,6 +208,19 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         keyCache?.forget(keyID)
         metrics.record(outcome: "registered", reason: nil)
         return try await answered(JSONResponse.make(answer, status: .created), login: user)
+    }
+
+    /// Stores `device`. A key id held by a revoked device says so: the usual case is an app
+    /// registering again a key an operator revoked, which a bare `device_exists` left unexplained.
+    private func save(_ device: DeviceRecord) async throws {
+        do {
+            try await store.registerDevice(device)
+        } catch let error as SignetError where error.code == .deviceExists {
+            if let existing = try await store.device(keyID: device.keyID), existing.status == .revoked {
+                throw SignetError(.keyRevoked, "this key was revoked and is not registered again: make a new key")
+            }
+            throw error
+        }
     }
 
     // MARK: App Attest
@@ -258,7 +271,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
                 refreshAt: now
             )
         )
-        try await store.registerDevice(
+        try await save(
             DeviceRecord(
                 deviceID: deviceID,
                 keyID: verified.keyID,
