@@ -11,6 +11,9 @@ import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import SignetStore
+import SwiftASN1
+import X509
+
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,7 +85,13 @@ struct DemoCommand: AsyncParsableCommand {
         let running = try await RunningGateway.start(configuration, logger: logger)
         let base = "https://localhost:\(running.port)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
-        print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)\n")
+        print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)")
+        let caFile = folder.appendingPathComponent("tls-ca.pem").path
+        try Data(try running.gateway.tls!.chain.last!.serializeAsPEM().pemString.utf8).write(to: URL(fileURLWithPath: caFile))
+        print("console: \(base)/signet/admin/")
+        print("admin token: \(configuration.adminToken!)")
+        print("TLS CA: \(caFile)")
+        print("(they last while the demo runs; --keep-running keeps them)\n")
 
         let walkthrough = DemoWalkthrough(
             base: base,
@@ -114,3 +123,4 @@ struct DemoCommand: AsyncParsableCommand {
         await backendServer.stop()
     }
 }
+

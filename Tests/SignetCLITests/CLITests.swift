@@ -440,8 +440,38 @@ extension Array where Element == String {
 
     /// The README's first command, as a user runs it.
     @Test func theDemoPlaysEveryStepAndSucceeds() async throws {
-        let result = try await SignetProcess.signet(["demo"])
+        // Read as it comes, through a pipe: each line arrives when printed, not at the end (a
+        // redirected demo that buffered everything looked hung for minutes).
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
+        process.arguments = ["demo"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let handle = out.fileHandleForReading
+        let (stdout, runningWhenTheGatewayLineCame) = try await onOwnThread {
+            var text = ""
+            var running = false
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                let before = text.contains("console: ")
+                let piece = String(decoding: chunk, as: UTF8.self)
+                text += piece
+                // Buffered whole, the first piece would hold the walkthrough's refusals too.
+                if !before && text.contains("console: ") { running = process.isRunning && !piece.contains("rejected: ") }
+            }
+            process.waitUntilExit()
+            return (text, running)
+        }
+        let result = SignetProcess.Result(status: process.terminationStatus, stdout: stdout, stderr: "")
+        #expect(runningWhenTheGatewayLineCame, "the first lines arrive while the demo runs")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        // What a user needs to look around: the console, its token and the CA to trust.
+        #expect(result.lines.contains { $0.hasPrefix("console: https://localhost:") && $0.hasSuffix("/signet/admin/") })
+        #expect(result.lines.contains { $0.hasPrefix("admin token: ") && $0.count > "admin token: ".count + 40 })
+        #expect(result.lines.contains { $0.hasPrefix("TLS CA: ") && $0.hasSuffix("tls-ca.pem") })
         #expect(result.stdout.contains("all steps behaved as expected"))
         for reason in [
             "digest_mismatch", "nonce_replayed", "signature_missing", "counter_not_increasing",

@@ -9,6 +9,12 @@ public enum SignetProcess {
         public var stdout: String
         public var stderr: String
         public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+
+        public init(status: Int32, stdout: String, stderr: String) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+        }
     }
 
     /// The repository root (this file is `Tests/SignetTestSupport/SignetProcess.swift`).
