@@ -26,11 +26,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
+    @Option(help: "Log format: text (swift-log's own lines) or json (one object per line, the access log's fields as keys).")
+    var logFormat: String = "text"
+
     @Flag(help: "Check the configuration and print the route table, then stop (nothing is opened or written).")
     var check = false
 
     func run() async throws {
         EventLoopSizing.applyToSharedEventLoops()
+        switch logFormat {
+        case "text": break
+        case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        default: throw ValidationError("--log-format is text or json")
+        }
         var configuredLogger = Logger(label: "signet")
         configuredLogger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let logger = configuredLogger
@@ -58,6 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         let listening = ListeningFlag()
         do {
             try await serve(configuration, upstream: upstream, logger: logger, listening: listening)
+            logger.notice("signet gateway stopped", metadata: ["address": "\(configuration.listen.host):\(configuration.listen.port)"])
         } catch let error as SignetError {
             throw CommandFailure(error.reason)
         } catch where !listening.isSet {

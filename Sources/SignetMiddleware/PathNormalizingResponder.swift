@@ -34,6 +34,7 @@ where Inner.Context: SignetRequestContextProtocol {
                 keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
                 source: context.clientAddress
             )
+            context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
             return ProblemResponse.make(error, debug: debug)
         }
         guard normalized != received else { return try await inner.respond(to: request, context: context) }

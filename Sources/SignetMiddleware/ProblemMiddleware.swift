@@ -26,10 +26,14 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let problem = ProblemResponse.signetError(from: error)
+            (context as? any SignetRequestContextProtocol)?.signet.accessRecord?.update { $0.reason = problem.code.rawValue }
             if problem.code == .internalError {
                 context.logger.error("signet internal error", metadata: ["error": .string(String(describing: type(of: error)))])
             } else {
-                context.logger.info(
+                // Where an access log line will say it (the gateway), this one is for debugging only.
+                let logged = (context as? any SignetRequestContextProtocol)?.signet.accessRecord != nil
+                context.logger.log(
+                    level: logged ? .debug : .info,
                     "signet rejected request",
                     metadata: [
                         "reason": .string(problem.code.rawValue), "method": .string(request.method.rawValue),

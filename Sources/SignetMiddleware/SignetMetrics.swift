@@ -74,6 +74,72 @@ public final class SignetMetrics: Sendable {
         )
     }
 
+    /// Counters and timers other than the outcome counters, by name and dimensions, made once.
+    private let instruments = Mutex<[String: AnyObject & Sendable]>([:])
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        instrument(label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    private func timer(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Timer {
+        instrument(label, dimensions) { Timer(label: label, dimensions: dimensions, factory: factory) }
+    }
+
+    private func instrument<T: AnyObject & Sendable>(
+        _ label: String,
+        _ dimensions: [(String, String)],
+        make: () -> T
+    ) -> T {
+        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        return instruments.withLock { instruments in
+            if let existing = instruments[key] as? T { return existing }
+            let made = make()
+            instruments[key] = made
+            return made
+        }
+    }
+
+    /// One answered request, as its access log line says it: `signet_http_requests_total` by
+    /// route (the configured prefix, or Signet's own endpoint), status code and reason code;
+    /// `signet_http_request_duration_seconds` by route; and, when it went upstream,
+    /// `signet_upstream_responses_total` by the upstream's status and
+    /// `signet_upstream_response_duration_seconds`.
+    public func recordExchange(
+        route: String,
+        status: Int,
+        reason: String?,
+        duration: Duration,
+        upstreamStatus: Int?,
+        upstreamDuration: Duration?
+    ) {
+        counter("signet_http_requests_total", [("route", route), ("code", String(status)), ("reason", reason ?? "none")])
+            .increment()
+        timer("signet_http_request_duration_seconds", [("route", route)]).recordNanoseconds(Self.nanoseconds(duration))
+        if let upstreamStatus {
+            counter("signet_upstream_responses_total", [("code", String(upstreamStatus))]).increment()
+        }
+        if let upstreamDuration {
+            timer("signet_upstream_response_duration_seconds", []).recordNanoseconds(Self.nanoseconds(upstreamDuration))
+        }
+    }
+
+    /// One store operation on the request path (`nonce_claim`, `device_lookup`):
+    /// `signet_store_operation_duration_seconds` and, when it threw, `signet_store_errors_total`.
+    public func recordStore(_ operation: String, duration: Duration, failed: Bool) {
+        timer("signet_store_operation_duration_seconds", [("operation", operation)])
+            .recordNanoseconds(Self.nanoseconds(duration))
+        if failed { counter("signet_store_errors_total", [("operation", operation)]).increment() }
+    }
+
+    /// `signet_nonce_claims_total` by result: `claimed` the first time, `replayed` after.
+    public func recordNonceClaim(fresh: Bool) {
+        counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")]).increment()
+    }
+
+    public static func nanoseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+    }
+
     /// Records how long verification took.
     public func recordVerification(_ duration: Duration) {
         verificationTimer.recordNanoseconds(

@@ -6,7 +6,9 @@ import SignetCore
 /// What Signet's middlewares learn about one request and hand on to the handler.
 public struct SignetRequestState: Sendable {
     /// Who the request came from, once a middleware established it.
-    public var identity: SignetIdentity?
+    public var identity: SignetIdentity? {
+        didSet { accessRecord?.update { [identity] in $0.identity = identity } }
+    }
     /// The message whose signature verified, body included (the gateway binds its response
     /// signature to it); `nil` on routes that verify no signature.
     public var verifiedMessage: HTTPMessage?
@@ -16,6 +18,8 @@ public struct SignetRequestState: Sendable {
     /// The client's address as established behind trusted proxies (`TrustedProxies`); `nil` when
     /// nobody established one, and the peer is the client.
     public var clientAddress: String?
+    /// Where this request's access log line is gathered; `nil` when nobody logs access.
+    public var accessRecord: AccessRecord?
 
     public init() {}
 }

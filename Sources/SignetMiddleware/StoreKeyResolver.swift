@@ -7,9 +7,13 @@ public struct StoreKeyResolver: KeyResolver {
     public let devices: any DeviceStore
     public let sharedSecrets: KeyRing
 
-    public init(devices: any DeviceStore, sharedSecrets: KeyRing = KeyRing()) {
+    /// Times the device lookups (`device_lookup`) when given.
+    public let metrics: SignetMetrics?
+
+    public init(devices: any DeviceStore, sharedSecrets: KeyRing = KeyRing(), metrics: SignetMetrics? = nil) {
         self.devices = devices
         self.sharedSecrets = sharedSecrets
+        self.metrics = metrics
     }
 
     public func records(for keyID: String) async throws -> [KeyRecord] {
@@ -21,7 +25,16 @@ public struct StoreKeyResolver: KeyResolver {
                 return record
             }
         }
-        guard let device = try await devices.device(keyID: keyID) else { return [] }
+        let started = ContinuousClock.now
+        let found: DeviceRecord?
+        do {
+            found = try await devices.device(keyID: keyID)
+            metrics?.recordStore("device_lookup", duration: ContinuousClock.now - started, failed: false)
+        } catch {
+            metrics?.recordStore("device_lookup", duration: ContinuousClock.now - started, failed: true)
+            throw error
+        }
+        guard let device = found else { return [] }
         var record = try device.keyRecord()
         record.owner = KeyOwner(
             deviceID: device.deviceID,

@@ -56,6 +56,37 @@ struct RouteTable: Sendable {
         return .verified
     }
 
+    /// The configured prefix that decides a request, for logs and metrics; `nil` when none matches
+    /// (the request is then `verified`).
+    func prefix(method: String, path: String) -> String? {
+        let path = path.lowercased()
+        for entry in entries where Self.matches(prefix: entry.prefix, path: path) {
+            if let methods = entry.methods, !methods.contains(method) { continue }
+            return entry.prefix
+        }
+        return nil
+    }
+
+    /// Signet's own endpoints, as routes in logs and metrics: a fixed list, so no path a client
+    /// makes up becomes a label of its own.
+    static let ownEndpoints = [
+        "/signet/v1/challenges", "/signet/v1/devices/attest", "/signet/v1/devices", "/signet/v1/users",
+        "/signet/v1/tokens", "/signet/v1/jwks", "/signet/v1/trust", "/signet/v1/pin-reports",
+        "/signet/v1/openapi.json", "/signet/v1/ohttp-keys", "/signet/v1/ohttp", "/signet/admin",
+        "/healthz", "/readyz", "/metrics",
+    ]
+
+    /// The route of a request as logs and metrics name it: one of ``ownEndpoints``, the
+    /// configured prefix, `(other)` for a path no rule names (verified), `/signet/*` for an unknown
+    /// path of Signet's, `(refused)` for a path that does not normalise.
+    func logName(method: String, path: String) -> String {
+        guard let path = try? RoutingPath.normalize(path) else { return "(refused)" }
+        let lowered = path.lowercased()
+        if let own = Self.ownEndpoints.first(where: { Self.matches(prefix: $0, path: lowered) }) { return own }
+        if lowered.hasPrefix("/signet/") { return "/signet/*" }
+        return prefix(method: method, path: path) ?? "(other)"
+    }
+
     /// `/scores` matches `/scores`, `/scores/`, `/scores/top` and `/scores?x`, not `/scoresheet`.
     static func matches(prefix: String, path: String) -> Bool {
         guard path.hasPrefix(prefix) else { return false }

@@ -110,7 +110,7 @@ public struct SignetGateway: Sendable {
         policy.clockSkew = configuration.policy.clockSkewSeconds
         policy.requireNonce = configuration.policy.requireNonce
         let keyCache = DeviceKeyCache(
-            StoreKeyResolver(devices: store, sharedSecrets: ring),
+            StoreKeyResolver(devices: store, sharedSecrets: ring, metrics: metrics),
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
         self.keyCache = keyCache
@@ -145,7 +145,7 @@ public struct SignetGateway: Sendable {
             keys: keyCache,
             algorithms: algorithms,
             policy: policy,
-            nonces: store,
+            nonces: MeasuredNonceStore(store, metrics: metrics),
             counters: store,
             counterWindow: configuration.appAttest?.counterWindow ?? 0
         )
@@ -336,7 +336,12 @@ public struct SignetGateway: Sendable {
                 clock: clock
             )
         var app = Application(
-            responder: ClientAddressResponder(inner: responder, trusted: trustedProxies),
+            responder: ClientAddressResponder(
+                inner: AccessLogResponder(inner: responder, logger: logger, metrics: metrics) { [routes] method, path in
+                    routes.logName(method: method, path: path)
+                },
+                trusted: trustedProxies
+            ),
             server: server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),

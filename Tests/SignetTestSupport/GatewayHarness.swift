@@ -64,6 +64,7 @@ public final class GatewayHarness: Sendable {
         store kind: StoreKind = .sqlite,
         instances: Int = 1,
         tls: GatewayConfiguration.TLS? = nil,
+        logger gatewayLogger: Logger? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
         var logger = Logger(label: "signet.test")
@@ -111,7 +112,9 @@ public final class GatewayHarness: Sendable {
         adjust(&configuration)
         var gateways: [RunningGateway] = []
         do {
-            for _ in 0..<instances { gateways.append(try await RunningGateway.start(configuration, logger: logger)) }
+            for _ in 0..<instances {
+                gateways.append(try await RunningGateway.start(configuration, logger: gatewayLogger ?? logger))
+            }
         } catch {
             // A refused configuration must not leave anything running behind the failed test.
             for gateway in gateways { try? await gateway.stop() }

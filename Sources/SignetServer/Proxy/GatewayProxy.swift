@@ -26,6 +26,10 @@ struct GatewayProxy: Sendable {
     let publicScheme: String
     let publicAuthority: String?
 
+    static func seconds(_ duration: Duration) -> Double {
+        Double(SignetMetrics.nanoseconds(duration)) / 1e9
+    }
+
     func forward(_ request: Request, context: some SignetRequestContextProtocol) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
@@ -45,10 +49,18 @@ struct GatewayProxy: Sendable {
         }
         let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
         let upstreamResponse: UpstreamResponse
+        let started = ContinuousClock.now
         do {
             upstreamResponse = try await upstream.execute(head, body: body, timeout: timeout)
         } catch let failure as UpstreamFailure {
+            let elapsed = ContinuousClock.now - started
+            context.signet.accessRecord?.update { $0.upstreamSeconds = Self.seconds(elapsed) }
             throw Self.error(failure)
+        }
+        let elapsed = ContinuousClock.now - started
+        context.signet.accessRecord?.update {
+            $0.upstreamStatus = Int(upstreamResponse.head.status.code)
+            $0.upstreamSeconds = Self.seconds(elapsed)
         }
         var fields = ForwardedFields.inbound(upstreamResponse.head.headers)
         let status = HTTPResponse.Status(code: Int(upstreamResponse.head.status.code))

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import Logging
+import SignetCore
+import SignetMiddleware
+
+/// One structured line per request, and the metrics that go with it: method, route, status, reason
+/// code, who (key id, trust level, device, user), the upstream's status and latency, the total
+/// latency, the client's address.
+///
+/// Never the path beyond its route (queries carry legacy MACs and tokens), a field value, a
+/// signature, a token, a password or a body: what is logged is named here, field by field.
+/// Sits just inside ``ClientAddressResponder`` (which names the client) and outside everything
+/// that can refuse a request, so refusals are logged as accepted requests are.
+struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: SignetRequestContextProtocol {
+    typealias Context = Inner.Context
+    let inner: Inner
+    let logger: Logger
+    let metrics: SignetMetrics
+    /// The route a path belongs to: a configured prefix, or one of Signet's own endpoints.
+    let route: @Sendable (_ method: String, _ path: String) -> String
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        var context = context
+        let record = AccessRecord()
+        context.signet.accessRecord = record
+        let started = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await inner.respond(to: request, context: context)
+        } catch {
+            // Below, errors become problem answers; one that escapes is Hummingbird's to render.
+            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, record, started, context)
+            throw error
+        }
+        log(request, status: response.status.code, record, started, context)
+        return response
+    }
+
+    private func log(
+        _ request: Request,
+        status: Int,
+        _ record: AccessRecord,
+        _ started: ContinuousClock.Instant,
+        _ context: Context
+    ) {
+        let elapsed = ContinuousClock.now - started
+        let fields = record.snapshot
+        // A path nothing answers is one label, however many of them a scanner tries.
+        let route = fields.reason == SignetError.Code.notFound.rawValue ? "(none)" : route(request.method.rawValue, request.uri.path)
+        metrics.recordExchange(
+            route: route,
+            status: status,
+            reason: fields.reason,
+            duration: elapsed,
+            upstreamStatus: fields.upstreamStatus,
+            upstreamDuration: fields.upstreamSeconds.map { .nanoseconds(Int64($0 * 1e9)) }
+        )
+        guard logger.logLevel <= .info else { return }
+        var metadata: Logger.Metadata = [
+            "method": "\(request.method.rawValue)",
+            "route": "\(route)",
+            "status": "\(status)",
+            "total_ms": "\(Self.milliseconds(elapsed))",
+        ]
+        if let reason = fields.reason { metadata["reason"] = "\(reason)" }
+        if let client = context.clientAddress { metadata["client"] = "\(client)" }
+        if let identity = fields.identity {
+            metadata["keyid"] = "\(identity.keyID)"
+            metadata["trust"] = "\(identity.trustLevel.rawValue)"
+            if let device = identity.deviceID { metadata["device"] = "\(device)" }
+            if let user = identity.user { metadata["user"] = "\(user)" }
+        }
+        if let upstream = fields.upstreamStatus { metadata["upstream_status"] = "\(upstream)" }
+        if let seconds = fields.upstreamSeconds { metadata["upstream_ms"] = "\(Self.milliseconds(seconds))" }
+        logger.info("request", metadata: metadata)
+    }
+
+    /// Milliseconds with three decimals: enough to tell a store round trip from a verify.
+    static func milliseconds(_ duration: Duration) -> String {
+        milliseconds(Double(SignetMetrics.nanoseconds(duration)) / 1e9)
+    }
+
+    static func milliseconds(_ seconds: Double) -> String {
+        String(format: "%.3f", seconds * 1000)
+    }
+}

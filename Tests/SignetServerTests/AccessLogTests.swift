@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Logging
+import SignetCore
+import SignetMiddleware
+import SignetServer
+import SignetTestSupport
+import Synchronization
+import Testing
+
+/// One access log line per request — accepted, refused, unrouted — with who, where and how long,
+/// and nothing secret; and the metrics an operator asks for, as Prometheus text.
+@Suite(.awaitsCleanups) struct AccessLogTests {
+    @Test func everyRequestLogsOneLineWithItsFieldsAndNoSecret() async throws {
+        let logs = CapturedLogs()
+        let harness = try await GatewayHarness.start(logger: logs.logger())
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register()
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(signed).status == 201)
+        #expect(try await GatewayHarness.send(signed).reason == "nonce_replayed")
+        #expect(try await GatewayHarness.send(try harness.scorePost()).reason == "signature_missing")
+        let query = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "{\"name\":\"Enkidu\",\"score\":90}")
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/legacy/score?" + query).status == 201)
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/no-such-\(Nonce.random())").status == 404)
+
+        let lines = logs.all.filter { $0.message == "request" }
+        // The challenge and the registration, then the five above.
+        #expect(lines.count == 7, "\(lines.map(\.metadata))")
+        let accepted = try #require(lines.first { $0.metadata["status"] == "201" && $0.metadata["route"] == "/" })
+        #expect(accepted.metadata["method"] == "POST")
+        #expect(accepted.metadata["keyid"] == device.keyID && accepted.metadata["device"] == device.deviceID)
+        #expect(accepted.metadata["trust"] == "device-key" && accepted.metadata["client"] == "127.0.0.1")
+        #expect(accepted.metadata["upstream_status"] == "201" && accepted.metadata["reason"] == nil)
+        let total = try #require(accepted.metadata["total_ms"].flatMap(Double.init))
+        let upstream = try #require(accepted.metadata["upstream_ms"].flatMap(Double.init))
+        #expect(upstream > 0 && upstream <= total)
+        let replayed = try #require(lines.first { $0.metadata["reason"] == "nonce_replayed" })
+        #expect(replayed.metadata["status"] == "401" && replayed.metadata["upstream_status"] == nil)
+        #expect(lines.contains { $0.metadata["reason"] == "signature_missing" && $0.metadata["route"] == "/" })
+        #expect(lines.contains { $0.metadata["route"] == "/legacy/score" && $0.metadata["keyid"] == "highscore-legacy" })
+        #expect(lines.contains { $0.metadata["route"] == "(none)" && $0.metadata["reason"] == "not_found" })
+        #expect(lines.contains { $0.metadata["route"] == "/signet/v1/devices" && $0.metadata["status"] == "201" })
+
+        // Nothing a request carried that could be replayed or read: signature, nonce, body, query MAC.
+        let secrets = [
+            try #require(signed.fields["signature"]), try #require(signed.fields["signature-input"]),
+            "Gilgamesh", "Enkidu", String(query.split(separator: "&").last { $0.hasPrefix("hmac=") }?.dropFirst(5) ?? "hmac"),
+        ]
+        for line in logs.all {
+            let text = line.message + " " + line.metadata.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            for secret in secrets { #expect(!text.contains(secret), "\(secret) in \(text)") }
+        }
+    }
+
+    @Test func theMetricsAnswerAnOperatorsQuestions() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register()
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(signed).status == 201)
+        #expect(try await GatewayHarness.send(signed).reason == "nonce_replayed")
+        for _ in 0..<3 {
+            _ = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/no-such-\(Nonce.random())")
+        }
+        let text = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/metrics",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        ).text
+        let lines = text.split(separator: "\n").map(String.init)
+        func value(_ name: String, _ labels: [String: String]) -> Double? {
+            lines.first { line in
+                line.hasPrefix(name + "{") && labels.allSatisfy { line.contains("\($0.key)=\"\($0.value)\"") }
+            }.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        #expect(value("signet_http_requests_total", ["route": "/", "code": "201", "reason": "none"]) == 1, "\(text)")
+        #expect(value("signet_http_requests_total", ["route": "/", "code": "401", "reason": "nonce_replayed"]) == 1)
+        #expect(value("signet_http_requests_total", ["route": "(none)", "code": "404"]) == 3, "made-up paths share one label")
+        #expect(value("signet_http_requests_total", ["route": "/signet/v1/devices", "code": "201"]) == 1)
+        #expect(value("signet_upstream_responses_total", ["code": "201"]) == 1)
+        #expect(lines.contains { $0.hasPrefix("signet_upstream_response_duration_seconds_count") && $0.hasSuffix(" 1") })
+        #expect(lines.contains { $0.hasPrefix("signet_http_request_duration_seconds_bucket{") && $0.contains("route=\"/\"") })
+        #expect(value("signet_nonce_claims_total", ["result": "claimed"]) == 1)
+        #expect(value("signet_nonce_claims_total", ["result": "replayed"]) == 1)
+        #expect(lines.contains { $0.hasPrefix("signet_store_operation_duration_seconds_count{operation=\"nonce_claim\"} 2") }, "\(text)")
+        #expect(lines.contains { $0.hasPrefix("signet_store_operation_duration_seconds_count{operation=\"device_lookup\"}") })
+        #expect(value("signet_requests_total", ["outcome": "registered"]) == 1)
+        #expect(!text.contains(device.keyID), "no key id becomes a label")
+    }
+
+    /// `--log-format json`: one JSON object per line, the metadata keys as fields.
+    @Test func theJSONHandlerWritesOneObjectPerLine() throws {
+        let written = Mutex<[String]>([])
+        var logger = Logger(label: "signet") { label in JSONLogHandler(label: label) { line in written.withLock { $0.append(line) } } }
+        logger.logLevel = .info
+        logger.info("request", metadata: ["route": "/scores", "status": "201"])
+        logger.debug("not at info")
+        let lines = written.withLock { $0 }
+        #expect(lines.count == 1 && lines[0].hasSuffix("}\n") && lines[0].filter { $0 == "\n" }.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: String])
+        #expect(object["message"] == "request" && object["level"] == "info" && object["label"] == "signet")
+        #expect(object["route"] == "/scores" && object["status"] == "201")
+        let time = try #require(object["time"])
+        #expect(time.hasSuffix("Z") && (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(time)) != nil, "\(time)")
+    }
+}
