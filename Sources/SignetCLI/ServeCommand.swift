@@ -16,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Reads the JSON configuration, then SIGNET_* environment variables (SIGNET_UPSTREAM, SIGNET_STORE, \
             SIGNET_LISTEN_HOST, SIGNET_LISTEN_PORT, SIGNET_PUBLIC_SCHEME, SIGNET_PUBLIC_AUTHORITY, \
-            SIGNET_ADMIN_TOKEN, SIGNET_DEBUG). Stops gracefully on SIGTERM or SIGINT.
+            SIGNET_ADMIN_TOKEN, SIGNET_DEBUG). Stops gracefully on SIGTERM or SIGINT. On SIGHUP, reads the \
+            configuration and its key files again and swaps them in without dropping a connection; a \
+            configuration that is refused is logged, and the running one kept.
             """
     )
 
@@ -81,7 +83,11 @@ struct ServeCommand: AsyncParsableCommand {
         logger: Logger,
         listening: ListeningFlag
     ) async throws {
-        try await SignetGateway.serve(configuration: configuration, logger: logger) { gateway, port in
+        let file = config
+        let reload: @Sendable () throws -> GatewayConfiguration = {
+            try GatewayConfiguration.load(file: file, environment: ProcessInfo.processInfo.environment)
+        }
+        try await SignetGateway.serve(configuration: configuration, logger: logger, reload: reload) { gateway, port in
             listening.set()
             logger.notice(
                 "signet gateway listening",

@@ -19,18 +19,26 @@ public final class RunningGateway: Sendable {
     /// The port it bound (configure port 0 for any free one).
     public var port: Int { server.port }
 
-    private init(gateway: SignetGateway, server: BackgroundServer) {
+    /// Applies a new configuration while serving (as `SIGHUP` does for `signet serve`); throws
+    /// and keeps the running one when it is refused.
+    public let reloader: GatewayReloader
+
+    private init(gateway: SignetGateway, server: BackgroundServer, reloader: GatewayReloader) {
         self.gateway = gateway
         self.server = server
+        self.reloader = reloader
     }
 
     /// Opens the configured store, assembles the gateway on it and starts serving; nothing is left
     /// open when it throws.
     public static func start(_ configuration: GatewayConfiguration, logger: Logger) async throws -> RunningGateway {
         let gateway = try await SignetGateway.open(configuration: configuration, logger: logger)
+        let reloader = GatewayReloader(onHangup: false, logger: logger)
         do {
-            let server = try await BackgroundServer.start(logger: logger) { gateway.application(onServerRunning: $0) }
-            return RunningGateway(gateway: gateway, server: server)
+            let server = try await BackgroundServer.start(logger: logger) {
+                gateway.application(reloads: reloader, onServerRunning: $0)
+            }
+            return RunningGateway(gateway: gateway, server: server, reloader: reloader)
         } catch {
             try? await gateway.store.shutdown()
             throw error
@@ -62,14 +70,19 @@ extension SignetGateway {
 
     /// Opens the configured store, assembles the gateway and serves in the foreground until
     /// `SIGTERM`/`SIGINT`; the store is closed however it ends.
+    ///
+    /// With `reload`, `SIGHUP` reads the configuration again through it and applies it
+    /// (``GatewayReloader``).
     public static func serve(
         configuration: GatewayConfiguration,
         logger: Logger,
+        reload: (@Sendable () throws -> GatewayConfiguration)? = nil,
         onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
     ) async throws {
         let gateway = try await open(configuration: configuration, logger: logger)
+        let reloader = reload.map { GatewayReloader(onHangup: true, logger: logger, load: $0) }
         do {
-            try await gateway.application { await onServerRunning(gateway, $0) }.runService()
+            try await gateway.application(reloads: reloader) { await onServerRunning(gateway, $0) }.runService()
         } catch {
             try? await gateway.store.shutdown()
             throw error

@@ -76,16 +76,29 @@ public struct SignetGateway: Sendable {
         logger: Logger,
         clock: @escaping @Sendable () -> Date = Date.init
     ) throws {
+        try self.init(configuration: configuration, store: store, logger: logger, clock: clock, continuing: nil)
+    }
+
+    /// A gateway for `configuration` that carries on from `previous` (a reload, ``GatewayReloader``):
+    /// the console's activity, the metrics, the upstream's connections and, while `passwords` is
+    /// unchanged, the login limits stay; everything else is built anew.
+    init(
+        configuration: GatewayConfiguration,
+        store: any SignetStorage,
+        logger: Logger,
+        clock: @escaping @Sendable () -> Date,
+        continuing previous: SignetGateway?
+    ) throws {
         try configuration.validate()
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.activity = ActivityRecorder(clock: clock)
-        self.exposition = PrometheusExposition(activity: activity)
+        self.activity = previous?.activity ?? ActivityRecorder(clock: clock)
+        self.exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
         self.metrics = exposition.metrics
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
-        self.upstream = try UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
+        self.upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
         self.admin = AdminAccess(token: configuration.adminToken)
 
         var ring = KeyRing()
@@ -171,7 +184,13 @@ public struct SignetGateway: Sendable {
             )
         }
         ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
-        passwordLogin = try configuration.passwordLogin.map { try PasswordAuthenticator(configuration: $0, store: store) }
+        if let previous, let login = previous.passwordLogin,
+            GatewayConfiguration.sameJSON(previous.configuration.passwords, configuration.passwords)
+        {
+            passwordLogin = login
+        } else {
+            passwordLogin = try configuration.passwordLogin.map { try PasswordAuthenticator(configuration: $0, store: store) }
+        }
         legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
         if let tokens = configuration.tokens {
             let issuer = try AppTokenIssuer(
@@ -263,8 +282,34 @@ public struct SignetGateway: Sendable {
     /// `ProblemMiddleware` renders whatever was thrown, once.
     public func application(
         httpClient: HTTPClient = .shared,
+        reloads: GatewayReloader? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        let responder = ReloadableResponder(self.responder(httpClient: httpClient))
+        reloads?.attach(gateway: self, responder: responder, httpClient: httpClient)
+        var app = Application(
+            responder: responder,
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.listen.host, port: configuration.listen.port),
+                serverName: "signet"
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        app.addServices(
+            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger),
+            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger),
+            upstream
+        )
+        if let reloads { app.addServices(reloads) }
+        if let refresh = receiptRefresh(httpClient: httpClient) { app.addServices(refresh) }
+        return app
+    }
+
+    /// Everything that answers a request, built from this gateway's configuration: a reload
+    /// builds another from the new one and swaps it in (``ReloadableResponder``).
+    func responder(httpClient: HTTPClient) -> ReloadableResponder.Handler {
         // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
         let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
@@ -335,58 +380,44 @@ public struct SignetGateway: Sendable {
                 metrics: metrics,
                 clock: clock
             )
-        var app = Application(
-            responder: ClientAddressResponder(
-                inner: AccessLogResponder(inner: responder, logger: logger, metrics: metrics) { [routes] method, path in
-                    routes.logName(method: method, path: path)
-                },
-                trusted: trustedProxies
-            ),
-            server: server,
-            configuration: .init(
-                address: .hostname(configuration.listen.host, port: configuration.listen.port),
-                serverName: "signet"
-            ),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
-            logger: logger
+        let chain = ClientAddressResponder(
+            inner: AccessLogResponder(inner: responder, logger: logger, metrics: metrics) { [routes] method, path in
+                routes.logName(method: method, path: path)
+            },
+            trusted: trustedProxies
         )
-        app.addServices(
-            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger),
-            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger),
-            upstream
-        )
-        if let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
+        return { request, context in try await chain.respond(to: request, context: context) }
+    }
+
+    /// Apple's receipt exchange, when configured (read at start; a reload does not change it).
+    private func receiptRefresh(httpClient: HTTPClient) -> ReceiptRefreshService? {
+        guard let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
             let receiptVerifier
-        {
-            do {
-                let client = try AppleReceiptExchange(
-                    url: exchange.url ?? AppleReceiptExchange.production,
-                    developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
-                    teamID: exchange.teamId,
-                    keyID: exchange.keyId,
-                    key: developerKey,
-                    client: httpClient
-                )
-                app.addServices(
-                    ReceiptRefreshService(
-                        store: store,
-                        exchange: client,
-                        verifier: receiptVerifier,
-                        appIDs: Set(appAttest.appIDs),
-                        schedule: ReceiptSchedule(
-                            beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)
-                        ),
-                        interval: .seconds(exchange.intervalSeconds ?? 60),
-                        batchSize: exchange.batchSize ?? 50,
-                        logger: logger,
-                        clock: clock
-                    )
-                )
-            } catch {
-                // The key was checked at start (P-256); this is not expected, but never silent.
-                logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
-            }
+        else { return nil }
+        do {
+            let client = try AppleReceiptExchange(
+                url: exchange.url ?? AppleReceiptExchange.production,
+                developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
+                teamID: exchange.teamId,
+                keyID: exchange.keyId,
+                key: developerKey,
+                client: httpClient
+            )
+            return ReceiptRefreshService(
+                store: store,
+                exchange: client,
+                verifier: receiptVerifier,
+                appIDs: Set(appAttest.appIDs),
+                schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
+                interval: .seconds(exchange.intervalSeconds ?? 60),
+                batchSize: exchange.batchSize ?? 50,
+                logger: logger,
+                clock: clock
+            )
+        } catch {
+            // The key was checked at start (P-256); this is not expected, but never silent.
+            logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
+            return nil
         }
-        return app
     }
 }

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import SignetCore
+import SignetMiddleware
+import Synchronization
+
+/// Applies a new configuration to a running gateway: on `SIGHUP` (`signet serve`), or when asked
+/// (``reload(to:)``). Routes, shared secrets, the response, token and OHTTP keys, the trust
+/// document, passwords, App Attest and every limit come from the new configuration and its files;
+/// the server, its connections, the store, the upstream's connection pool, the console's activity
+/// and the metrics carry on.
+///
+/// A configuration that does not validate, names a file that is not there, or changes what only a
+/// restart can (``restartOnly``) is refused, logged, and the running one is kept. Reloads are
+/// serialised; the swap is one reference (``ReloadableResponder``).
+public final class GatewayReloader: Service, Sendable {
+    struct Serving: Sendable {
+        var gateway: SignetGateway
+        let responder: ReloadableResponder
+        let httpClient: HTTPClient
+    }
+
+    private let load: @Sendable () throws -> GatewayConfiguration
+    private let onHangup: Bool
+    private let logger: Logger
+    private let serving = Mutex<Serving?>(nil)
+
+    /// - Parameters:
+    ///   - load: Reads the configuration again (the file and the environment, as at start).
+    ///   - onHangup: Reload on `SIGHUP`.
+    public init(
+        onHangup: Bool = true,
+        logger: Logger,
+        load: @escaping @Sendable () throws -> GatewayConfiguration = {
+            throw SignetError(.malformedMessage, "this gateway was given no configuration to read again")
+        }
+    ) {
+        self.load = load
+        self.onHangup = onHangup
+        self.logger = logger
+    }
+
+    func attach(gateway: SignetGateway, responder: ReloadableResponder, httpClient: HTTPClient) {
+        serving.withLock { $0 = Serving(gateway: gateway, responder: responder, httpClient: httpClient) }
+    }
+
+    /// The configuration in force.
+    public var configuration: GatewayConfiguration? { serving.withLock { $0?.gateway.configuration } }
+
+    /// Reads the configuration again and applies it.
+    public func reload() throws {
+        try reload(to: try load())
+    }
+
+    /// Applies `configuration`, or throws and keeps the running one.
+    public func reload(to configuration: GatewayConfiguration) throws {
+        try serving.withLock { serving in
+            guard let current = serving else {
+                throw SignetError(.malformedMessage, "the gateway is not serving yet")
+            }
+            try configuration.validate()
+            try Self.restartOnly(from: current.gateway.configuration, to: configuration)
+            try configuration.checkFiles()
+            let next = try SignetGateway(
+                configuration: configuration,
+                store: current.gateway.store,
+                logger: current.gateway.logger,
+                clock: current.gateway.clock,
+                continuing: current.gateway
+            )
+            current.responder.replace(with: next.responder(httpClient: current.httpClient))
+            serving?.gateway = next
+        }
+    }
+
+    /// Refuses a change to what the running server, store or services were built from.
+    static func restartOnly(from old: GatewayConfiguration, to new: GatewayConfiguration) throws {
+        func same<T: Encodable>(_ value: (GatewayConfiguration) -> T) -> Bool {
+            GatewayConfiguration.sameJSON(value(old), value(new))
+        }
+        var changed: [String] = []
+        if !same(\.listen) { changed.append("listen") }
+        if !same(\.tls) { changed.append("tls") }
+        if !same(\.store) { changed.append("store") }
+        if old.upstream != new.upstream { changed.append("upstream") }
+        if !same(\.deviceCA) { changed.append("deviceCA") }
+        if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
+            changed.append("clientAddressFrom (proxy-protocol)")
+        }
+        if !same({ $0.appAttest?.receiptExchange }) { changed.append("appAttest.receiptExchange") }
+        if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }
+        guard changed.isEmpty else {
+            throw SignetError(
+                .malformedMessage,
+                "\(changed.joined(separator: ", ")) changed: a restart applies \(changed.count == 1 ? "it" : "them"); the running configuration is kept"
+            )
+        }
+    }
+
+    /// Reloads on each `SIGHUP` until the gateway shuts down.
+    public func run() async throws {
+        guard onHangup else {
+            try await gracefulShutdown()
+            return
+        }
+        let (hangups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
+        source.setEventHandler { continuation.yield() }
+        source.resume()
+        defer { source.cancel() }
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            do {
+                try reload()
+                logger.notice("signet configuration reloaded")
+            } catch let error as SignetError {
+                logger.error("signet configuration reload refused", metadata: ["reason": "\(error.reason)"])
+            } catch {
+                logger.error("signet configuration reload refused", metadata: ["reason": "\(error)"])
+            }
+        }
+    }
+}
+
+extension GatewayConfiguration {
+    /// Whether two parts of a configuration say the same (compared as sorted JSON).
+    static func sameJSON<T: Encodable>(_ a: T, _ b: T) -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(a)) == (try? encoder.encode(b))
+    }
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Synchronization
+import Testing
+
+/// A reload swaps the configuration in while requests flow: a shared secret and a token key are
+/// rotated under load, and no request is refused that should pass, none accepted that should not.
+/// A refused configuration keeps the running one; what only a restart can change is refused.
+@Suite(.awaitsCleanups) struct ReloadTests {
+    static let newSecret = Array("a-new-bank-secret-for-the-reload".utf8)
+
+    /// Whether the load goes on.
+    final class Running: Sendable {
+        let value = Atomic(true)
+        let sent = Atomic(0)
+    }
+
+    /// Requests that must pass across a reload, sent by several tasks until `stop` is set; returns
+    /// the answers that were not what they should be.
+    static func load(
+        _ harness: GatewayHarness,
+        secret: [UInt8],
+        keyID: String,
+        token: String,
+        tasks: Int = 4,
+        while running: Running
+    ) async -> [String] {
+        await withTaskGroup(of: [String].self) { group in
+            for index in 0..<tasks {
+                group.addTask {
+                    var wrong: [String] = []
+                    let signer = MessageSigner(key: try! SigningKey(secret: secret), keyID: keyID, algorithm: HMACSHA256())
+                    while running.value.load(ordering: .relaxed) {
+                        running.sent.add(1, ordering: .relaxed)
+                        do {
+                            if index % 2 == 0 {
+                                let answer = try await GatewayHarness.send(
+                                    try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+                                )
+                                if answer.status != 201 { wrong.append("\(keyID): \(answer.status) \(answer.reason ?? "")") }
+                            } else {
+                                let answer = try await AppTokenTests.use(token, harness.base + "/echo/token")
+                                if answer.status != 200 { wrong.append("token: \(answer.status) \(answer.reason ?? "")") }
+                            }
+                        } catch {
+                            wrong.append("\(error)")
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+    }
+
+    /// Runs `load` while `change` happens, and a little before and after it.
+    static func underLoad(
+        _ harness: GatewayHarness,
+        secret: [UInt8],
+        keyID: String,
+        token: String,
+        change: @Sendable () async throws -> Void
+    ) async throws -> [String] {
+        let running = Running()
+        async let wrong = load(harness, secret: secret, keyID: keyID, token: token, while: running)
+        try await Task.sleep(for: .milliseconds(150))
+        try await change()
+        try await Task.sleep(for: .milliseconds(150))
+        running.value.store(false, ordering: .relaxed)
+        let answers = await wrong
+        #expect(running.sent.load(ordering: .relaxed) > 20, "requests flowed across the reload")
+        return answers
+    }
+
+    /// The `kid` of a compact JWS's protected header.
+    static func kid(of token: String) -> String? {
+        guard let header = token.split(separator: ".").first, let bytes = Base64.urlDecode(String(header)) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["kid"] as? String
+    }
+
+    @Test func aSharedSecretAndATokenKeyRotateUnderLoad() async throws {
+        let harness = try await AppTokenTests.start()
+        Cleanup.after { try await harness.stop() }
+        let reloader = harness.gateways[0].reloader
+        let device = try await harness.register(.p256)
+        let oldToken = try #require(try await AppTokenTests.issue(harness, device).json["token"] as? String)
+        let newSigner = MessageSigner(key: try SigningKey(secret: Self.newSecret), keyID: "bank-v2", algorithm: HMACSHA256())
+        #expect(try await GatewayHarness.send(try newSigner.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).reason == "unknown_key")
+
+        // 1. Add the new secret; the next token key signs, the old one is retired (still accepted).
+        var rotated = try #require(reloader.configuration)
+        rotated.sharedSecrets.append(.init(keyId: "bank-v2", secretBase64: Base64.encode(Self.newSecret)))
+        var tokens = try #require(rotated.tokens)
+        tokens.retiredKeys = [.init(keyFile: tokens.keyFile, retiredAt: Date())]
+        tokens.keyFile = try #require(tokens.nextKeyFile)
+        tokens.nextKeyFile = harness.folder.appendingPathComponent("tokens-3.pem").path
+        rotated.tokens = tokens
+        let first = rotated
+        let wrongDuringFirst = try await Self.underLoad(harness, secret: GatewayHarness.bankSecret, keyID: "bank-v1", token: oldToken) {
+            try reloader.reload(to: first)
+        }
+        #expect(wrongDuringFirst.isEmpty, "\(wrongDuringFirst.prefix(5))")
+        let newToken = try #require(try await AppTokenTests.issue(harness, device).json["token"] as? String)
+        #expect(Self.kid(of: newToken) != nil && Self.kid(of: newToken) != Self.kid(of: oldToken), "signed by the next key")
+        #expect(try await AppTokenTests.use(newToken, harness.base + "/echo/token").status == 200)
+        #expect(try await GatewayHarness.send(try newSigner.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).status == 201)
+
+        // 2. Drop the old secret and the retired token key: the new ones keep passing throughout.
+        rotated.sharedSecrets.removeAll { $0.keyId == "bank-v1" }
+        rotated.tokens?.retiredKeys = nil
+        let second = rotated
+        let wrongDuringSecond = try await Self.underLoad(harness, secret: Self.newSecret, keyID: "bank-v2", token: newToken) {
+            try reloader.reload(to: second)
+        }
+        #expect(wrongDuringSecond.isEmpty, "\(wrongDuringSecond.prefix(5))")
+        let oldSigner = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+        #expect(try await GatewayHarness.send(try oldSigner.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).reason == "unknown_key")
+        let refusedToken = try await AppTokenTests.use(oldToken, harness.base + "/echo/token")
+        #expect(refusedToken.status == 401, "a token of a key no longer published: \(refusedToken.text)")
+    }
+
+    @Test func aRefusedConfigurationKeepsTheRunningOne() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let reloader = harness.gateways[0].reloader
+        let running = try #require(reloader.configuration)
+        let bank = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+
+        var broken = running
+        broken.routes.append(.init(prefix: "/a/../b", access: .open))
+        broken.sharedSecrets = []
+        #expect(throws: SignetError.self) { try reloader.reload(to: broken) }
+        var missingFile = running
+        missingFile.trustDocument = .init(file: harness.folder.appendingPathComponent("nothing.jws").path)
+        missingFile.sharedSecrets = []
+        let missing = #expect(throws: SignetError.self) { try reloader.reload(to: missingFile) }
+        #expect(missing?.reason.contains("nothing.jws") == true)
+        var moved = running
+        moved.listen.port = 1
+        moved.upstream = "http://127.0.0.1:2"
+        moved.sharedSecrets = []
+        let restart = #expect(throws: SignetError.self) { try reloader.reload(to: moved) }
+        #expect(restart?.reason.contains("listen, upstream changed: a restart applies them") == true, "\(String(describing: restart))")
+        // The secret every refused configuration dropped still works: the running one was kept.
+        #expect(try await GatewayHarness.send(try bank.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).status == 201)
+        // And the console's activity and the metrics carried on through a good reload.
+        try reloader.reload(to: running)
+        let metrics = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/metrics",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        ).text
+        #expect(metrics.contains("signet_http_requests_total{route=\"/\",code=\"201\",reason=\"none\"} 1"), "\(metrics)")
+    }
+
+    /// `signet serve` reloads on SIGHUP: a secret added to the file works without a restart, on the
+    /// same process; a broken file is refused and the running configuration kept.
+    @Test func hangupReloadsTheFileAndABrokenFileIsRefused() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secretA = Base64.encode(Array("reload-secret-a-0123456789abcdef".utf8))
+        let secretB = Base64.encode(Array("reload-secret-b-0123456789abcdef".utf8))
+        func write(_ secrets: [(String, String)], broken: Bool = false) throws {
+            var configuration: [String: Any] = [
+                "upstream": "http://127.0.0.1:9", "listen": ["host": "127.0.0.1", "port": 0],
+                "store": ["sqlite": "signet.sqlite"], "routes": [["prefix": "/", "access": "verified"]],
+                "sharedSecrets": secrets.map { ["keyId": $0.0, "secretBase64": $0.1] },
+            ]
+            if broken { configuration["routes"] = [["prefix": "/a/../b", "access": "open"]] }
+            try JSONSerialization.data(withJSONObject: configuration).write(to: folder.appendingPathComponent("signet.json"))
+        }
+        try write([("a", secretA)])
+        let serve = try await ServeProcess(config: "signet.json", folder: folder)
+        defer { serve.kill() }
+        try Data(secretA.utf8).write(to: folder.appendingPathComponent("a.b64"))
+        try Data(secretB.utf8).write(to: folder.appendingPathComponent("b.b64"))
+        func reason(_ keyID: String) async throws -> String {
+            let sent = try await SignetProcess.signet(
+                ["request", "http://127.0.0.1:\(serve.port)/x", "--key", "\(keyID).b64", "--keyid", keyID], in: folder
+            )
+            return (try? JSONSerialization.jsonObject(with: Data(sent.stdout.utf8)) as? [String: Any])?["reason"] as? String ?? sent.stdout
+        }
+        // The upstream is down: a verified request gets as far as it (502), an unknown key does not.
+        #expect(try await reason("a") == "upstream_unreachable")
+        #expect(try await reason("b") == "unknown_key")
+
+        try write([("a", secretA), ("b", secretB)])
+        kill(serve.process.processIdentifier, SIGHUP)
+        var taken = false
+        for _ in 0..<50 where !taken {
+            taken = try await reason("b") == "upstream_unreachable"
+            if !taken { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(taken, "the secret added to the file is taken without a restart")
+
+        try write([("b", secretB)], broken: true)
+        kill(serve.process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(serve.process.isRunning)
+        #expect(try await reason("a") == "upstream_unreachable", "the refused file changed nothing")
+    }
+}
