@@ -40,7 +40,7 @@ heavy='OperatorConsoleBrowserTests|ContractTests/aLiveGateway|ObliviousInteropCl
 # The edge tests — floods, generated paths, proxies in front, the cost budget — load both cores by
 # design: one at a time, after the rest, so they neither starve the timing-sensitive tests (client
 # timeouts, lockout windows, nonce lifetimes) nor skew each other's measurements.
-load='UnauthenticatedCostTests|RoutedPathTests|TrustedProxyTests|PinReportGatewayTests|aFloodOf'
+load='UnauthenticatedCostTests|RoutedPathTests|TrustedProxyTests|PinReportGatewayTests|aFloodOf|SQLiteSharedFileTests'
 # CI shows the tail of the output: each run ends with what failed and, should a run hang, is
 # stopped after 15 minutes (a whole run takes under two) with what was still running.
 run_tests() {

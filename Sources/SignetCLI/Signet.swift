@@ -9,7 +9,7 @@ struct Signet: AsyncParsableCommand {
         version: SignetVersion.current,
         subcommands: [
             KeygenCommand.self, SignCommand.self, VerifyCommand.self, DigestCommand.self, HMACCommand.self,
-            PinCommand.self, ServeCommand.self, DemoCommand.self, InspectCommand.self, RequestCommand.self, RegisterCommand.self,
+            PinCommand.self, ServeCommand.self, DemoCommand.self, InspectCommand.self, RequestCommand.self, RegisterCommand.self, ExampleUpstreamCommand.self,
             PKCS12Command.self, ObliviousCommand.self, EnvelopeCommand.self, TrustCommand.self, PasswdCommand.self,
             SimulatorCACommand.self,
         ]

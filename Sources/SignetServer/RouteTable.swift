@@ -69,12 +69,11 @@ struct RouteTable: Sendable {
 
     /// Signet's own endpoints, as routes in logs and metrics: a fixed list, so no path a client
     /// makes up becomes a label of its own.
-    static let ownEndpoints = [
-        "/signet/v1/challenges", "/signet/v1/devices/attest", "/signet/v1/devices", "/signet/v1/users",
-        "/signet/v1/tokens", "/signet/v1/jwks", "/signet/v1/trust", "/signet/v1/pin-reports",
-        "/signet/v1/openapi.json", "/signet/v1/ohttp-keys", "/signet/v1/ohttp", "/signet/admin",
-        "/healthz", "/readyz", "/metrics",
-    ]
+    static let ownEndpoints =
+        [
+            "challenges", "devices/attest", "devices", "users", "tokens", "jwks", "trust", "pin-reports",
+            "openapi.json", "ohttp-keys", "ohttp",
+        ].map { "/signet/v1/" + $0 } + ["/signet/admin", "/healthz", "/readyz", "/metrics"]
 
     /// The route of a request as logs and metrics name it: one of ``ownEndpoints``, the
     /// configured prefix, `(other)` for a path no rule names (verified), `/signet/*` for an unknown

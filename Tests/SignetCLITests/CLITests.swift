@@ -438,6 +438,19 @@ extension Array where Element == String {
         #expect(version.status == 0 && version.stdout.split(separator: ".").count == 3, "\(version.stdout)")
     }
 
+    /// docs/quickstart.md, every command as written, its outputs checked (`scripts/quickstart.py`).
+    @Test func theQuickstartRunsAsWritten() async throws {
+        let result = try await SignetProcess.run(
+            "python3",
+            [
+                SignetProcess.repositoryRoot.appendingPathComponent("scripts/quickstart.py").path,
+                "--bin", URL(fileURLWithPath: SignetProcess.signetPath).deletingLastPathComponent().path,
+            ]
+        )
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("outputs matched"))
+    }
+
     /// The README's first command, as a user runs it.
     @Test func theDemoPlaysEveryStepAndSucceeds() async throws {
         // Read as it comes, through a pipe: each line arrives when printed, not at the end (a
@@ -445,8 +458,9 @@ extension Array where Element == String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
         process.arguments = ["demo"]
-        let out = Pipe()
+        let out = Pipe.closedOnExec()
         process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         let handle = out.fileHandleForReading

@@ -216,7 +216,7 @@ import Testing
         server.currentDirectoryURL = dir
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
-        server.standardInput = Pipe()
+        server.standardInput = Pipe.closedOnExec()
         try server.run()
         return (server, port)
     }

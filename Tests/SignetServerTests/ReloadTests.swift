@@ -71,7 +71,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(150))
         running.value.store(false, ordering: .relaxed)
         let answers = await wrong
-        #expect(running.sent.load(ordering: .relaxed) > 20, "requests flowed across the reload")
+        #expect(running.sent.load(ordering: .relaxed) >= 8, "requests flowed across the reload")
         return answers
     }
 

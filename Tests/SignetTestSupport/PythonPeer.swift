@@ -42,7 +42,7 @@ public final class PythonServer: @unchecked Sendable {  // Process is not Sendab
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PythonPeer.python.hasPrefix("/") ? PythonPeer.python : "/usr/bin/env")
         process.arguments = (PythonPeer.python.hasPrefix("/") ? [] : [PythonPeer.python]) + [PythonPeer.script(name)] + arguments
-        let out = Pipe()
+        let out = Pipe.closedOnExec()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()

@@ -25,8 +25,9 @@ public final class ServeProcess: @unchecked Sendable {  // Process is not Sendab
         process.arguments = ["serve"] + (config.map { ["--config", $0] } ?? []) + ["--log-level", "error"]
         process.currentDirectoryURL = folder
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = Pipe()
+        let out = Pipe.closedOnExec()
         process.standardOutput = out
+        process.standardInput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         let handle = out.fileHandleForReading

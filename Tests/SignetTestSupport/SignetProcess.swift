@@ -64,18 +64,21 @@ public enum SignetProcess {
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
+        let out = Pipe.closedOnExec()
+        let err = Pipe.closedOnExec()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = input
+        // No pipe where nothing is written: a child reading stdin sees its end at once.
+        let input = stdin.map { _ in Pipe.closedOnExec() }
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         // Standard error is drained on its own thread while standard output is read here, so a child
         // that fills either pipe can never block the other (or this test).
         let stderrData = Drained(err.fileHandleForReading)
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-        try input.fileHandleForWriting.close()
+        if let stdin, let input {
+            input.fileHandleForWriting.write(Data(stdin))
+            try input.fileHandleForWriting.close()
+        }
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(
