@@ -57,8 +57,10 @@ struct VerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let time = Date(timeIntervalSince1970: TimeInterval(now ?? Int64(Date().timeIntervalSince1970)))
+        var loaded: HTTPMessage?
         do {
             let (message, _) = try input.load()
+            loaded = message
             let related = try responseTo.map(input.loadRelatedRequest)
             var policy = VerificationPolicy.permissive
             policy.requireCreated = true
@@ -86,6 +88,15 @@ struct VerifyCommand: AsyncParsableCommand {
         } catch let error as SignetError {
             print("invalid: \(error.code)")
             print("reason: \(error.reason)")
+            if error.code == .signatureInvalid, let target = loaded?.target {
+                // The URL is the usual culprit: say which one was verified, and where the scheme was
+                // assumed (a request line carries none), how to verify the other.
+                print("verified as: \(target.targetURI)")
+                if input.url == nil, target.form == .origin {
+                    let other = target.scheme == "https" ? "http" : "https"
+                    print("hint: the request line names no scheme, so \(target.scheme) was assumed; if it was signed as \(other)://, pass --scheme \(other)")
+                }
+            }
             if debug, let base = error.signatureBase { print("signature base:\n\(base)") }
             throw ExitCode(1)
         }

@@ -35,6 +35,26 @@ import X509
         #expect(badPin.status == 64 && badPin.stderr.contains("--pin"), "\(badPin.status) \(badPin.stderr)")
     }
 
+    /// A request file names no scheme: signed as http and verified as the default https, `verify`
+    /// says which URL it checked and how to check the other.
+    @Test func verifySaysWhichURLItCheckedWhenTheSchemeWasAssumed() async throws {
+        let dir = try SignetProcess.temporaryDirectory()
+        #expect(try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--name", "k", "--kid", "k", "--out", dir.path]).status == 0)
+        try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
+        let signed = try await SignetProcess.signet(
+            ["sign", "--request", "req.http", "--key", "k.key.pem", "--keyid", "k", "--scheme", "http"],
+            in: dir
+        )
+        let assumed = try await SignetProcess.signet(["verify", "--key", "k.pub.pem", "--keyid", "k"], stdin: Array(signed.stdout.utf8), in: dir)
+        #expect(assumed.status == 1 && assumed.lines.first == "invalid: signature_invalid", "\(assumed.stdout)")
+        #expect(assumed.lines.contains("verified as: https://api.example.com/scores?game=1"), "\(assumed.stdout)")
+        #expect(assumed.lines.contains { $0.hasPrefix("hint: ") && $0.hasSuffix("pass --scheme http") }, "\(assumed.stdout)")
+        let right = try await SignetProcess.signet(
+            ["verify", "--key", "k.pub.pem", "--keyid", "k", "--scheme", "http"], stdin: Array(signed.stdout.utf8), in: dir
+        )
+        #expect(right.lines.first == "valid", "\(right.stdout)")
+    }
+
     @Test(arguments: algorithms)
     func keygenSignVerifyRoundTrip(_ alg: String) async throws {
         let dir = try SignetProcess.temporaryDirectory()
