@@ -30,7 +30,7 @@ struct KeygenCommand: ParsableCommand {
     @Option(help: "Directory to write into.")
     var out: String = "."
 
-    @Option(help: "Key id to use instead of the thumbprint.")
+    @Option(name: [.customLong("kid"), .customLong("keyid")], help: "Key id to use instead of the thumbprint.")
     var kid: String?
 
     @Option(help: "File name stem (default: the key id).")

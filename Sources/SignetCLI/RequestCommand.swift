@@ -37,7 +37,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Option(help: "Signing key: PEM, JWK, or a file holding a base64 HMAC secret. Unsigned without it.")
     var key: String?
 
-    @Option(help: "The keyid to sign with.")
+    @Option(name: [.customLong("keyid"), .customLong("kid")], help: "The keyid to sign with.")
     var keyid: String?
 
     @Option(help: "Algorithm (default: from the key type).")

@@ -19,7 +19,7 @@ struct SignCommand: ParsableCommand {
     @Option(help: "Private key: PEM, JWK, or a file holding a base64 HMAC secret.")
     var key: String
 
-    @Option(help: "The keyid parameter.")
+    @Option(name: [.customLong("keyid"), .customLong("kid")], help: "The keyid parameter.")
     var keyid: String
 
     @Option(help: "Algorithm (default: from the key type; RSA keys use rsa-pss-sha512).")

@@ -39,7 +39,7 @@ struct TrustCommand: AsyncParsableCommand {
         @Option(help: "The trust key (PEM, P-256 or Ed25519).")
         var key: String
 
-        @Option(help: "The key id apps know the trust key by.")
+        @Option(name: [.customLong("kid"), .customLong("keyid")], help: "The key id apps know the trust key by.")
         var kid: String
 
         @Argument(help: "The JSON document (default: standard input).")
@@ -74,7 +74,7 @@ struct TrustCommand: AsyncParsableCommand {
         @Option(help: "A trust public key (PEM); repeat for several (their key ids are kid-1, kid-2, … unless --kid).")
         var key: [String]
 
-        @Option(help: "The key ids of --key, in order.")
+        @Option(name: [.customLong("kid"), .customLong("keyid")], help: "The key ids of --key, in order.")
         var kid: [String] = []
 
         @Argument(help: "The JWS (default: standard input).")

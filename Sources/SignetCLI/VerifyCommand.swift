@@ -19,7 +19,10 @@ struct VerifyCommand: AsyncParsableCommand {
     @Option(help: "Public key or HMAC secret file (PEM, JWK, base64), or a directory of them.")
     var key: String
 
-    @Option(help: "Key id of --key when it is a single file (default: the signature's keyid).")
+    @Option(
+        name: [.customLong("keyid"), .customLong("kid")],
+        help: "Key id of --key when it is a single file (default: the signature's keyid)."
+    )
     var keyid: String?
 
     @Option(help: "Algorithm of the key (default: from the JWK or the key type).")

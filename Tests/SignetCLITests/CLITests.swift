@@ -39,10 +39,11 @@ import X509
     /// says which URL it checked and how to check the other.
     @Test func verifySaysWhichURLItCheckedWhenTheSchemeWasAssumed() async throws {
         let dir = try SignetProcess.temporaryDirectory()
-        #expect(try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--name", "k", "--kid", "k", "--out", dir.path]).status == 0)
+        // `--kid` and `--keyid` are one option wherever a key id is asked for.
+        #expect(try await SignetProcess.signet(["keygen", "--alg", "ed25519", "--name", "k", "--keyid", "k", "--out", dir.path]).status == 0)
         try Data(Self.request.utf8).write(to: dir.appendingPathComponent("req.http"))
         let signed = try await SignetProcess.signet(
-            ["sign", "--request", "req.http", "--key", "k.key.pem", "--keyid", "k", "--scheme", "http"],
+            ["sign", "--request", "req.http", "--key", "k.key.pem", "--kid", "k", "--scheme", "http"],
             in: dir
         )
         let assumed = try await SignetProcess.signet(["verify", "--key", "k.pub.pem", "--keyid", "k"], stdin: Array(signed.stdout.utf8), in: dir)
