@@ -14,7 +14,7 @@ import Synchronization
 /// and the metrics carry on.
 ///
 /// A configuration that does not validate, names a file that is not there, or changes what only a
-/// restart can (``restartOnly``) is refused, logged, and the running one is kept. Reloads are
+/// restart can (`listen`, `tls`, `store`, `upstream`…) is refused, logged, and the running one is kept. Reloads are
 /// serialised; the swap is one reference (``ReloadableResponder``).
 public final class GatewayReloader: Service, Sendable {
     struct Serving: Sendable {
@@ -31,6 +31,7 @@ public final class GatewayReloader: Service, Sendable {
     /// - Parameters:
     ///   - load: Reads the configuration again (the file and the environment, as at start).
     ///   - onHangup: Reload on `SIGHUP`.
+    ///   - logger: Where reloads and their refusals are logged.
     public init(
         onHangup: Bool = true,
         logger: Logger,

@@ -14,7 +14,9 @@ public struct JSONLogHandler: LogHandler {
     public let label: String
     private let write: @Sendable (String) -> Void
 
-    /// - Parameter write: Where each line goes (standard error by default, as swift-log's own handler).
+    /// - Parameters:
+    ///   - label: The logger's label, written as `label`.
+    ///   - write: Where each line goes (standard error by default, as swift-log's own handler).
     public init(label: String, write: @escaping @Sendable (String) -> Void = JSONLogHandler.standardError) {
         self.label = label
         self.write = write

@@ -5,7 +5,7 @@ import SignetStore
 
 /// A gateway assembled from its configuration and serving in the background of this process, with
 /// the store it opened: the one way `signet demo`, the benchmarks and the tests start a gateway
-/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:onServerRunning:)``).
+/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onServerRunning:)``).
 ///
 /// ```swift
 /// let running = try await RunningGateway.start(configuration, logger: logger)
