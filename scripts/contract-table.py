@@ -16,8 +16,8 @@ begin, end = "<!-- contract:begin (scripts/contract-table.py) -->", "<!-- contra
 
 def table():
     lines = [
-        "| Method | Path | What | Answers | Reason codes |",
-        "| --- | --- | --- | --- | --- |",
+        "| Method | Path | Listener | What | Answers | Reason codes |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for path, operations in document["paths"].items():
         for method in ("get", "post", "put", "delete"):
@@ -28,8 +28,8 @@ def table():
             refusals = ", ".join(code for code in operation["responses"] if code.startswith(("4", "5")))
             reasons = ", ".join("`%s`" % reason for reason in operation.get("x-signet-reasons", []))
             lines.append(
-                "| %s | `%s` | %s | %s; refused %s | %s |"
-                % (method.upper(), path, operation["summary"], answers, refusals, reasons)
+                "| %s | `%s` | %s | %s | %s; refused %s | %s |"
+                % (method.upper(), path, operation.get("x-signet-listener", "client"), operation["summary"], answers, refusals, reasons)
             )
     return "\n".join(lines)
 

@@ -71,7 +71,20 @@ struct DemoCommand: AsyncParsableCommand {
             trustedRootsFile: rootsFile
         )
         // HTTPS with a development certificate, and a device CA for client certificates.
-        configuration.tls = .init(development: true, developmentHosts: ["localhost", "127.0.0.1"], clientCertificates: true)
+        // The development certificate is written to files so that the admin listener (the console
+        // and the admin API, apart from the apps' origin) serves the same one.
+        let tlsFiles = (folder.appendingPathComponent("tls.pem").path, folder.appendingPathComponent("tls.key").path)
+        configuration.tls = .init(
+            certificateFile: tlsFiles.0,
+            keyFile: tlsFiles.1,
+            development: true,
+            developmentHosts: ["localhost", "127.0.0.1"],
+            clientCertificates: true
+        )
+        configuration.adminListener = .init(
+            listen: .init(host: "127.0.0.1", port: 0),
+            tls: .init(certificateFile: tlsFiles.0, keyFile: tlsFiles.1, development: true, developmentHosts: ["localhost", "127.0.0.1"])
+        )
         configuration.deviceCA = .init(
             certificateFile: folder.appendingPathComponent("device-ca.pem").path,
             keyFile: folder.appendingPathComponent("device-ca.key").path
@@ -84,17 +97,19 @@ struct DemoCommand: AsyncParsableCommand {
         configuration.adminToken = Nonce.random() + Nonce.random()
         let running = try await RunningGateway.start(configuration, logger: logger)
         let base = "https://localhost:\(running.port)"
+        let adminBase = "https://localhost:\(running.adminPort!)"
         print("backend (knows nothing of Signet): http://127.0.0.1:\(backendServer.port)")
         print("gateway (SQLite at \(configuration.store.sqlite!)): \(base)")
         let caFile = folder.appendingPathComponent("tls-ca.pem").path
         try Data(try running.gateway.tls!.chain.last!.serializeAsPEM().pemString.utf8).write(to: URL(fileURLWithPath: caFile))
-        print("console: \(base)/signet/admin/")
+        print("console: \(adminBase)/signet/admin/ (the admin listener; not on the apps' origin)")
         print("admin token: \(configuration.adminToken!)")
         print("TLS CA: \(caFile)")
         print("(they last while the demo runs; --keep-running keeps them)\n")
 
         let walkthrough = DemoWalkthrough(
             base: base,
+            adminBase: adminBase,
             servedChain: running.gateway.tls!.chain,
             gatewayKey: gatewayKey.verificationKey,
             legacySecret: legacySecret,

@@ -13,10 +13,10 @@ extension DemoWalkthrough {
         let app = try makeClient()
         var number = first
 
-        step(number, "the bank creates a user (admin API); only a PBKDF2 hash and the Digest HA1 are stored")
+        step(number, "the bank creates a user (admin API, on the admin listener); only a PBKDF2 hash and the Digest HA1 are stored")
         let created = try await app.send(
             "PUT",
-            base + "/signet/v1/users/" + Self.bankUser,
+            adminBase + "/signet/v1/users/" + Self.bankUser,
             fields: [("Authorization", "Bearer \(adminToken)"), ("Content-Type", "application/json")],
             body: Array(#"{"password":"\#(Self.bankPassword)"}"#.utf8),
             sign: false

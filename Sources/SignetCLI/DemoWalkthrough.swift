@@ -10,6 +10,8 @@ import X509
 /// The device side of `signet demo`: the client SDK over pinned HTTPS to the gateway.
 struct DemoWalkthrough {
     let base: String
+    /// The admin listener: the console and the admin API, apart from the apps' origin.
+    let adminBase: String
     /// The gateway's served chain, leaf first (a development CA issued it).
     let servedChain: [Certificate]
     let gatewayKey: VerificationKey
@@ -25,7 +27,7 @@ struct DemoWalkthrough {
         let pinned = try pins ?? Set(servedChain.map { try SPKIPin(certificateDER: $0.serializeAsPEM().derBytes) })
         return try SignetClient(
             configuration: .init(
-                origins: [try Origin(base)],
+                origins: [try Origin(base), try Origin(adminBase)],
                 trust: ServerTrustEvaluator(
                     roots: .only([servedChain.last!]),
                     pinSets: [try PinSet(pattern: try HostPattern("localhost"), pins: pinned)]

@@ -16,7 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Reads the JSON configuration, then SIGNET_* environment variables (SIGNET_UPSTREAM, SIGNET_STORE, \
             SIGNET_LISTEN_HOST, SIGNET_LISTEN_PORT, SIGNET_PUBLIC_SCHEME, SIGNET_PUBLIC_AUTHORITY, \
-            SIGNET_ADMIN_TOKEN, SIGNET_DEBUG). Stops gracefully on SIGTERM or SIGINT. On SIGHUP, reads the \
+            SIGNET_ADMIN_TOKEN, SIGNET_ADMIN_LISTEN_PORT, SIGNET_DEBUG). Stops gracefully on SIGTERM or SIGINT. On SIGHUP, reads the \
             configuration and its key files again and swaps them in without dropping a connection; a \
             configuration that is refused is logged, and the running one kept.
             """
@@ -87,7 +87,20 @@ struct ServeCommand: AsyncParsableCommand {
         let reload: @Sendable () throws -> GatewayConfiguration = {
             try GatewayConfiguration.load(file: file, environment: ProcessInfo.processInfo.environment)
         }
-        try await SignetGateway.serve(configuration: configuration, logger: logger, reload: reload) { gateway, port in
+        let adminScheme = configuration.adminListener?.tls == nil ? "http" : "https"
+        let adminHost = configuration.adminListener?.listen.host ?? ""
+        let onAdminRunning: @Sendable (Int) async -> Void = { port in
+            logger.notice("signet admin listener listening", metadata: ["address": "\(adminHost):\(port)"])
+            FileHandle.standardOutput.write(
+                Data("signet admin listener on \(adminScheme)://\(adminHost):\(port) (console, admin API, /metrics, /readyz)\n".utf8)
+            )
+        }
+        try await SignetGateway.serve(
+            configuration: configuration,
+            logger: logger,
+            reload: reload,
+            onAdminRunning: onAdminRunning
+        ) { gateway, port in
             listening.set()
             logger.notice(
                 "signet gateway listening",
@@ -103,6 +116,11 @@ struct ServeCommand: AsyncParsableCommand {
                 if configuration.tls?.development == true {
                     banner += "tls: development certificate; clients trust its CA (the last certificate above)\n"
                 }
+            }
+            if configuration.adminListener == nil, configuration.adminToken != nil || !(configuration.adminCertificates ?? []).isEmpty {
+                // The risk docs/gateway.md explains: a page the upstream serves shares the console's origin.
+                banner += "console: /signet/admin/ shares this origin with the API; give it an adminListener of its own (docs/gateway.md)\n"
+                logger.warning("the operator console shares the API's origin; configure adminListener")
             }
             FileHandle.standardOutput.write(Data(banner.utf8))
         }

@@ -75,7 +75,7 @@ public final class SignetMetrics: Sendable {
     }
 
     /// Counters and timers other than the outcome counters, by name and dimensions, made once.
-    private let instruments = Mutex<[String: AnyObject & Sendable]>([:])
+    private let instruments = Mutex<[String: any AnyObject & Sendable]>([:])
 
     private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
         instrument(label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }

@@ -92,7 +92,8 @@ extension GatewayConfiguration {
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
     /// `SIGNET_STORE` (a file path or a `postgres://` URL), `SIGNET_PUBLIC_SCHEME`,
-    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_DEBUG` and `SIGNET_DEVELOPMENT`.
+    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_ADMIN_LISTEN_PORT`, `SIGNET_DEBUG` and
+    /// `SIGNET_DEVELOPMENT`.
     public static func load(file: String?, environment: [String: String]) throws -> GatewayConfiguration {
         var configuration: GatewayConfiguration
         if let file {
@@ -117,6 +118,15 @@ extension GatewayConfiguration {
                 throw SignetError(.malformedMessage, "SIGNET_LISTEN_PORT is a port number 0 to 65535, not \"\(port)\"")
             }
             configuration.listen.port = number
+        }
+        if let port = environment["SIGNET_ADMIN_LISTEN_PORT"] {
+            guard let number = Int(port), (0...65535).contains(number) else {
+                throw SignetError(.malformedMessage, "SIGNET_ADMIN_LISTEN_PORT is a port number 0 to 65535, not \"\(port)\"")
+            }
+            guard configuration.adminListener != nil else {
+                throw SignetError(.malformedMessage, "SIGNET_ADMIN_LISTEN_PORT needs an adminListener in the configuration")
+            }
+            configuration.adminListener?.listen.port = number
         }
         if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
         if let store = environment["SIGNET_STORE"] {

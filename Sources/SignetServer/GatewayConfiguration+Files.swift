@@ -42,6 +42,9 @@ extension GatewayConfiguration {
                 pair(certificate, key, "tls", create: tls.development == true)
             }
         }
+        if let tls = adminListener?.tls, let certificate = tls.certificateFile, let key = tls.keyFile {
+            pair(certificate, key, "adminListener.tls", create: tls.development == true)
+        }
         if let deviceCA { pair(deviceCA.certificateFile, deviceCA.keyFile, "deviceCA", create: true) }
         if let responseSigning { mayCreate(responseSigning.keyFile, "the response signing key") }
         if let tokens {

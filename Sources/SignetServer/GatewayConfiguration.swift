@@ -80,8 +80,12 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var adminToken: String?
     /// Public-key pins (`sha256/<base64>` of the SubjectPublicKeyInfo, as `signet pin` prints) of
     /// operators' client certificates: their holders sign in to the console over mutual TLS, without
-    /// the admin token. Needs `tls.clientCertificates`.
+    /// the admin token. Needs `tls.clientCertificates`, or `adminListener.tls` when there is one.
     public var adminCertificates: [String]?
+    /// A listener of the operators' own: the console, the admin API, `/metrics` and `/readyz`
+    /// answer there and `404 not_found` on `listen`, so nothing the upstream serves on the apps'
+    /// origin shares an origin with the console.
+    public var adminListener: AdminListener?
     /// Adds the signature base to problem responses. Never in production.
     public var debug = false
     /// Relaxes start-up checks meant for production (an `adminToken` shorter than 32 characters).
@@ -175,6 +179,7 @@ public struct GatewayConfiguration: Codable, Sendable {
                 )
             }
         }
+        if let adminListener { try adminListener.validate(besides: listen) }
         _ = try adminCertificatePins()
         _ = try proxies()
         // A short token falls to guessing, however its attempts are limited per source.
@@ -189,7 +194,11 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// The parsed `adminCertificates`; they need mutual TLS to be presented at all.
     public func adminCertificatePins() throws -> Set<SPKIPin> {
         guard let texts = adminCertificates, !texts.isEmpty else { return [] }
-        guard tls?.clientCertificates == true else {
+        if adminListener != nil {
+            guard adminListener?.tls != nil else {
+                throw SignetError(.malformedMessage, "adminCertificates needs adminListener.tls (mutual TLS on the admin listener)")
+            }
+        } else if tls?.clientCertificates != true {
             throw SignetError(.malformedMessage, "adminCertificates needs tls.clientCertificates")
         }
         var pins: Set<SPKIPin> = []

@@ -19,7 +19,8 @@ import Synchronization
 public final class GatewayReloader: Service, Sendable {
     struct Serving: Sendable {
         var gateway: SignetGateway
-        let responder: ReloadableResponder
+        /// Each listener's responder and what it serves.
+        var responders: [(ReloadableResponder, RouteSurfaces)]
         let httpClient: HTTPClient
     }
 
@@ -44,8 +45,12 @@ public final class GatewayReloader: Service, Sendable {
         self.logger = logger
     }
 
-    func attach(gateway: SignetGateway, responder: ReloadableResponder, httpClient: HTTPClient) {
-        serving.withLock { $0 = Serving(gateway: gateway, responder: responder, httpClient: httpClient) }
+    /// A listener's responder, to swap at each reload.
+    func attach(gateway: SignetGateway, responder: ReloadableResponder, surfaces: RouteSurfaces, httpClient: HTTPClient) {
+        serving.withLock { serving in
+            if serving == nil { serving = Serving(gateway: gateway, responders: [], httpClient: httpClient) }
+            serving?.responders.append((responder, surfaces))
+        }
     }
 
     /// The configuration in force.
@@ -72,7 +77,10 @@ public final class GatewayReloader: Service, Sendable {
                 clock: current.gateway.clock,
                 continuing: current.gateway
             )
-            current.responder.replace(with: next.responder(httpClient: current.httpClient))
+            // Both listeners, within one critical section: no request sees one new and one old.
+            for (responder, surfaces) in current.responders {
+                responder.replace(with: next.responder(httpClient: current.httpClient, surfaces: surfaces))
+            }
             serving?.gateway = next
         }
     }
@@ -88,6 +96,7 @@ public final class GatewayReloader: Service, Sendable {
         if !same(\.store) { changed.append("store") }
         if old.upstream != new.upstream { changed.append("upstream") }
         if !same(\.deviceCA) { changed.append("deviceCA") }
+        if !same(\.adminListener) { changed.append("adminListener") }
         if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
             changed.append("clientAddressFrom (proxy-protocol)")
         }

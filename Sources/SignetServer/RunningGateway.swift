@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import SignetStore
 
 /// A gateway assembled from its configuration and serving in the background of this process, with
 /// the store it opened: the one way `signet demo`, the benchmarks and the tests start a gateway
-/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onServerRunning:)``).
+/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onServerRunning:)``).
 ///
 /// ```swift
 /// let running = try await RunningGateway.start(configuration, logger: logger)
@@ -23,9 +24,15 @@ public final class RunningGateway: Sendable {
     /// and keeps the running one when it is refused.
     public let reloader: GatewayReloader
 
-    private init(gateway: SignetGateway, server: BackgroundServer, reloader: GatewayReloader) {
+    /// The admin listener's server, when `adminListener` is configured.
+    private let adminServer: BackgroundServer?
+    /// The port of the admin listener, when there is one.
+    public var adminPort: Int? { adminServer?.port }
+
+    private init(gateway: SignetGateway, server: BackgroundServer, adminServer: BackgroundServer?, reloader: GatewayReloader) {
         self.gateway = gateway
         self.server = server
+        self.adminServer = adminServer
         self.reloader = reloader
     }
 
@@ -34,12 +41,19 @@ public final class RunningGateway: Sendable {
     public static func start(_ configuration: GatewayConfiguration, logger: Logger) async throws -> RunningGateway {
         let gateway = try await SignetGateway.open(configuration: configuration, logger: logger)
         let reloader = GatewayReloader(onHangup: false, logger: logger)
+        var adminServer: BackgroundServer?
         do {
+            if gateway.configuration.adminListener != nil {
+                adminServer = try await BackgroundServer.start(logger: logger) {
+                    gateway.adminApplication(reloads: reloader, onServerRunning: $0)
+                }
+            }
             let server = try await BackgroundServer.start(logger: logger) {
                 gateway.application(reloads: reloader, onServerRunning: $0)
             }
-            return RunningGateway(gateway: gateway, server: server, reloader: reloader)
+            return RunningGateway(gateway: gateway, server: server, adminServer: adminServer, reloader: reloader)
         } catch {
+            await adminServer?.stop()
             try? await gateway.store.shutdown()
             throw error
         }
@@ -48,6 +62,7 @@ public final class RunningGateway: Sendable {
     /// Stops serving (gracefully), then closes the store.
     public func stop() async throws {
         await server.stop()
+        await adminServer?.stop()
         try await store.shutdown()
     }
 }
@@ -77,12 +92,19 @@ extension SignetGateway {
         configuration: GatewayConfiguration,
         logger: Logger,
         reload: (@Sendable () throws -> GatewayConfiguration)? = nil,
+        onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
     ) async throws {
         let gateway = try await open(configuration: configuration, logger: logger)
         let reloader = reload.map { GatewayReloader(onHangup: true, logger: logger, load: $0) }
         do {
-            try await gateway.application(reloads: reloader) { await onServerRunning(gateway, $0) }.runService()
+            // The admin listener runs as a service of the client's application: one group, one
+            // graceful shutdown on SIGTERM or SIGINT.
+            let admin: [any Service] =
+                gateway.configuration.adminListener == nil
+                ? [] : [gateway.adminApplication(reloads: reloader, onServerRunning: onAdminRunning)]
+            try await gateway.application(reloads: reloader, alongside: admin) { await onServerRunning(gateway, $0) }
+                .runService()
         } catch {
             try? await gateway.store.shutdown()
             throw error

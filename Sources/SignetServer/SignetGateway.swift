@@ -8,6 +8,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import SignetAppAttest
 import SignetCore
 import SignetMiddleware
@@ -19,7 +20,7 @@ import X509
 /// front of the configured upstream.
 ///
 /// Assembled in one place (``RunningGateway/start(_:logger:)`` in the background,
-/// ``SignetGateway/serve(configuration:logger:reload:onServerRunning:)`` in the foreground), which opens the
+/// ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onServerRunning:)`` in the foreground), which opens the
 /// configured store first:
 ///
 /// ```swift
@@ -51,6 +52,11 @@ public struct SignetGateway: Sendable {
     /// Checks mutual-TLS client certificates; `nil` unless `tls.clientCertificates` and a device CA.
     let clientCertificates: ClientCertificateVerifier?
     let server: HTTPServerBuilder
+    /// The admin listener's served certificate and server, when `adminListener` is configured.
+    public let adminTLS: GatewayTLS?
+    let adminServer: HTTPServerBuilder?
+    /// What the client listener serves: everything, unless the operators have a listener of their own.
+    var clientSurfaces: RouteSurfaces { configuration.adminListener == nil ? .all : .client }
     /// The legacy envelope keys, derived at start.
     let legacyEnvelopeKeys: [EnvelopeKey]?
     /// The trust document served at `/signet/v1/trust`, checked at start.
@@ -170,12 +176,24 @@ public struct SignetGateway: Sendable {
             riskLimit: configuration.appAttest?.riskLimit
         )
         trustedProxies = try configuration.proxies()
-        let tls = try configuration.tls.map { try GatewayTLS.resolve($0) }
+        // A reload keeps the servers and what they serve: TLS changes need a restart
+        // (`GatewayReloader`), and a development certificate must not be made anew.
+        let tls = try previous.map(\.tls) ?? configuration.tls.map { try GatewayTLS.resolve($0) }
         self.tls = tls
-        server = Self.server(
-            tls: try tls?.channelConfiguration(clientCertificates: configuration.tls?.clientCertificates == true),
-            proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil
-        )
+        server =
+            try previous?.server
+            ?? Self.server(
+                tls: try tls?.channelConfiguration(clientCertificates: configuration.tls?.clientCertificates == true),
+                proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil
+            )
+        let adminTLS = try previous.map(\.adminTLS) ?? configuration.adminListener?.tls.map { try GatewayTLS.resolve($0) }
+        self.adminTLS = adminTLS
+        adminServer =
+            try previous?.adminServer
+            ?? configuration.adminListener.map { listener in
+                let clientCertificates = listener.tls?.clientCertificates == true || !(configuration.adminCertificates ?? []).isEmpty
+                return Self.server(tls: try adminTLS?.channelConfiguration(clientCertificates: clientCertificates), proxyProtocol: nil)
+            }
         deviceCA = try configuration.deviceCA.map {
             try DeviceCertificateAuthority.loadOrCreate(
                 certificateFile: $0.certificateFile,
@@ -283,10 +301,11 @@ public struct SignetGateway: Sendable {
     public func application(
         httpClient: HTTPClient = .shared,
         reloads: GatewayReloader? = nil,
+        alongside: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let responder = ReloadableResponder(self.responder(httpClient: httpClient))
-        reloads?.attach(gateway: self, responder: responder, httpClient: httpClient)
+        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: clientSurfaces))
+        reloads?.attach(gateway: self, responder: responder, surfaces: clientSurfaces, httpClient: httpClient)
         var app = Application(
             responder: responder,
             server: server,
@@ -303,13 +322,40 @@ public struct SignetGateway: Sendable {
             upstream
         )
         if let reloads { app.addServices(reloads) }
+        for service in alongside { app.addServices(service) }
         if let refresh = receiptRefresh(httpClient: httpClient) { app.addServices(refresh) }
         return app
     }
 
-    /// Everything that answers a request, built from this gateway's configuration: a reload
-    /// builds another from the new one and swaps it in (``ReloadableResponder``).
-    func responder(httpClient: HTTPClient) -> ReloadableResponder.Handler {
+    /// The admin listener's application: the console, the admin API, `/metrics` and `/readyz`, on
+    /// the same store, activity and metrics as ``application(httpClient:reloads:alongside:onServerRunning:)``,
+    /// which runs the shared services. Only where `adminListener` is configured.
+    public func adminApplication(
+        httpClient: HTTPClient = .shared,
+        reloads: GatewayReloader? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        guard let listener = configuration.adminListener, let adminServer else {
+            preconditionFailure("adminApplication() without an adminListener in the configuration")
+        }
+        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: .operator))
+        reloads?.attach(gateway: self, responder: responder, surfaces: .operator, httpClient: httpClient)
+        return Application(
+            responder: responder,
+            server: adminServer,
+            configuration: .init(
+                address: .hostname(listener.listen.host, port: listener.listen.port),
+                serverName: "signet"
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+    /// Everything that answers a request on a listener serving `surfaces`, built from this
+    /// gateway's configuration: a reload builds another from the new one and swaps it in
+    /// (``ReloadableResponder``).
+    func responder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
         // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
         let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
@@ -324,8 +370,8 @@ public struct SignetGateway: Sendable {
             login: passwordLogin,
             admin: admin,
             clock: clock
-        ).add(to: router)
-        if let passwordLogin {
+        ).add(to: router, surfaces: surfaces)
+        if let passwordLogin, surfaces.contains(.operator) {
             SignetAccountRoutes<SignetRequestContext>(
                 authenticator: passwordLogin,
                 store: store,
@@ -341,21 +387,30 @@ public struct SignetGateway: Sendable {
             metrics: metrics,
             maximumGroups: configuration.maxPinReportGroups,
             clock: clock
-        ).add(to: router)
+        ).add(to: router, surfaces: surfaces)
+        router.get("/healthz") { _, _ in "ok\n" }
+        if surfaces.contains(.operator) {
+            addConsole(to: router)
+            let readiness = Readiness(store: store, upstream: upstream)
+            router.get("/readyz") { _, _ in try await readiness.response() }
+            let exposition = self.exposition
+            // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
+            // `authorization: {credentials: …}`), off without one.
+            router.get("/metrics") { [admin, clock] request, context in
+                try admin.authorize(request, source: context.clientAddress, now: clock())
+                return exposition.text()
+            }
+        } else {
+            // On the apps' listener, the operator paths answer as absent; without these, `/metrics`
+            // and `/readyz` would fall to a proxied route.
+            Self.refuseOperatorPaths(on: router)
+        }
+        guard surfaces.contains(.client) else {
+            return chain(PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics))
+        }
         trustDocument?.add(to: router)
         addTokenRoutes(to: router)
         router.get("/signet/v1/openapi.json") { _, _ in OpenAPIDocument.response() }
-        addConsole(to: router)
-        router.get("/healthz") { _, _ in "ok\n" }
-        let readiness = Readiness(store: store, upstream: upstream)
-        router.get("/readyz") { _, _ in try await readiness.response() }
-        let exposition = self.exposition
-        // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
-        // `authorization: {credentials: …}`), off without one.
-        router.get("/metrics") { [admin, clock] request, context in
-            try admin.authorize(request, source: context.clientAddress, now: clock())
-            return exposition.text()
-        }
         let firebase = configuration.firebaseAppCheck.map {
             FirebaseAppCheckVerifier(
                 projectNumber: $0.projectNumber,
@@ -380,13 +435,32 @@ public struct SignetGateway: Sendable {
                 metrics: metrics,
                 clock: clock
             )
+        return chain(responder)
+    }
+
+    /// `inner` behind the client's address and the access log, as a reloadable handler.
+    private func chain<Inner: HTTPResponder>(_ inner: Inner) -> ReloadableResponder.Handler
+    where Inner.Context == SignetRequestContext {
         let chain = ClientAddressResponder(
-            inner: AccessLogResponder(inner: responder, logger: logger, metrics: metrics) { [routes] method, path in
+            inner: AccessLogResponder(inner: inner, logger: logger, metrics: metrics) { [routes] method, path in
                 routes.logName(method: method, path: path)
             },
             trusted: trustedProxies
         )
         return { request, context in try await chain.respond(to: request, context: context) }
+    }
+
+    /// The paths only the admin listener serves, answered `404 not_found` on the apps' listener.
+    static func refuseOperatorPaths(on router: Router<SignetRequestContext>) {
+        let elsewhere: @Sendable (Request, SignetRequestContext) async throws -> Response = { _, _ in
+            throw SignetError(.notFound, "no such route here: the operator surface is served on the admin listener")
+        }
+        for path in ["/metrics", "/readyz", "/signet/admin", "/signet/admin/**", "/signet/v1/users/:name", "/signet/v1/devices/:id"] {
+            for method in proxiedMethods where !(path == "/signet/v1/devices/:id" && method == .post) {
+                router.on(RouterPath(path), method: method, use: elsewhere)
+            }
+        }
+        router.get("/signet/v1/pin-reports", use: elsewhere)
     }
 
     /// Apple's receipt exchange, when configured (read at start; a reload does not change it).

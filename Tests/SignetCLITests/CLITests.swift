@@ -504,7 +504,7 @@ extension Array where Element == String {
         #expect(runningWhenTheGatewayLineCame, "the first lines arrive while the demo runs")
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         // What a user needs to look around: the console, its token and the CA to trust.
-        #expect(result.lines.contains { $0.hasPrefix("console: https://localhost:") && $0.hasSuffix("/signet/admin/") })
+        #expect(result.lines.contains { $0.hasPrefix("console: https://localhost:") && $0.contains("/signet/admin/ (the admin listener") })
         #expect(result.lines.contains { $0.hasPrefix("admin token: ") && $0.count > "admin token: ".count + 40 })
         #expect(result.lines.contains { $0.hasPrefix("TLS CA: ") && $0.hasSuffix("tls-ca.pem") })
         #expect(result.stdout.contains("all steps behaved as expected"))

@@ -27,7 +27,10 @@ import Testing
             config: "signet.json",
             folder: folder,
             until: "development certificate",
-            environment: ["SIGNET_LISTEN_PORT": "0", "SIGNET_UPSTREAM": "http://127.0.0.1:\(backendServer.port)"]
+            environment: [
+                "SIGNET_LISTEN_PORT": "0", "SIGNET_ADMIN_LISTEN_PORT": "0",
+                "SIGNET_UPSTREAM": "http://127.0.0.1:\(backendServer.port)",
+            ]
         )
         defer { serve.kill() }
         #expect(serve.banner.contains("listening on https://127.0.0.1:\(serve.port)"), "\(serve.banner)")

@@ -35,6 +35,10 @@ public final class GatewayHarness: Sendable {
 
     /// The first gateway, its store, its port.
     public var gateway: SignetGateway { gateways[0].gateway }
+    /// The admin listener of gateway 0, when the configuration has one.
+    public var adminBase: String? {
+        gateways[0].adminPort.map { "\(gateway.adminTLS == nil ? "http" : "https")://127.0.0.1:\($0)" }
+    }
     public var store: any SignetStorage { gateways[0].store }
     public var port: Int { gateways[0].port }
 

@@ -33,15 +33,18 @@ public final class ServeProcess: @unchecked Sendable {  // Process is not Sendab
         let handle = out.fileHandleForReading
         let text = try await onOwnThread {
             var text = ""
-            while !text.contains(marker) {
+            // Until the marker, and the gateway's own line whole.
+            while !text.contains(marker) || !text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains(where: { $0.contains("gateway listening on") }) {
                 let chunk = handle.availableData
                 guard !chunk.isEmpty else { throw ServeProcessError("signet serve exited before listening: \(text)") }
                 text += String(decoding: chunk, as: UTF8.self)
             }
             return text
         }
-        guard let range = text.range(of: "127.0.0.1:"),
-            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        // The gateway's own line: an admin listener prints one of its own, maybe first.
+        guard let line = text.split(separator: "\n").first(where: { $0.contains("gateway listening on") }),
+            let range = line.range(of: "127.0.0.1:"),
+            let port = Int(line[range.upperBound...].prefix { $0.isNumber })
         else { throw ServeProcessError("unexpected output: \(text)") }
         self.process = process
         self.port = port

@@ -86,19 +86,23 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     public static var maximumRegistrationBytes: Int { 16 * 1024 }
     static var allowedAlgorithms: Set<String> { ["ecdsa-p256-sha256", "ed25519"] }
 
-    /// Adds the four routes to `router` (or to a group of it).
-    public func add(to router: some RouterMethods<Context>) {
-        router.post("/signet/v1/challenges") { request, context in
-            try await issueChallenge(context: context)
+    /// Adds the routes of `surfaces` to `router` (or to a group of it): for apps, the challenge
+    /// and the two registrations; for operators, a device's record and its revocation.
+    public func add(to router: some RouterMethods<Context>, surfaces: RouteSurfaces = .all) {
+        if surfaces.contains(.client) {
+            router.post("/signet/v1/challenges") { request, context in
+                try await issueChallenge(context: context)
+            }
+            router.post("/signet/v1/devices") { request, context in
+                var request = request
+                return try await register(&request, context: context)
+            }
+            router.post("/signet/v1/devices/attest") { request, context in
+                var request = request
+                return try await registerAttested(&request, context: context)
+            }
         }
-        router.post("/signet/v1/devices") { request, context in
-            var request = request
-            return try await register(&request, context: context)
-        }
-        router.post("/signet/v1/devices/attest") { request, context in
-            var request = request
-            return try await registerAttested(&request, context: context)
-        }
+        guard surfaces.contains(.operator) else { return }
         router.get("/signet/v1/devices/:id") { request, context in
             try admin.authorize(request, source: context.clientAddress, now: clock())
             return try await show(id: context.parameters.get("id") ?? "")

@@ -42,7 +42,9 @@ struct OperatorConsole: Sendable {
         store = gateway.store
         self.admin = admin
         self.adminCertificates = adminCertificates
-        sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: gateway.tls != nil)
+        // The console's own listener decides: the admin listener when there is one.
+        let secure = gateway.configuration.adminListener.map { $0.tls != nil } ?? (gateway.tls != nil)
+        sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: secure)
         keys = GatewayKeyInventory(gateway: gateway)
         keyCache = gateway.keyCache
         metrics = gateway.metrics

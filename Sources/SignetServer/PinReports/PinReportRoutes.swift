@@ -26,11 +26,15 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
 
     static var maximumReportBytes: Int { 64 * 1024 }
 
-    func add(to router: Router<Context>) {
-        router.post("/signet/v1/pin-reports") { request, context in
-            var request = request
-            return try await receive(&request, source: context.clientAddress)
+    /// Receiving reports is for apps; listing them, for operators.
+    func add(to router: Router<Context>, surfaces: RouteSurfaces = .all) {
+        if surfaces.contains(.client) {
+            router.post("/signet/v1/pin-reports") { request, context in
+                var request = request
+                return try await receive(&request, source: context.clientAddress)
+            }
         }
+        guard surfaces.contains(.operator) else { return }
         router.get("/signet/v1/pin-reports") { request, context in
             try admin.authorize(request, source: context.clientAddress, now: clock())
             return try await list()

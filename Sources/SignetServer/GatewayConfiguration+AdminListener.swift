@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+
+extension GatewayConfiguration {
+    /// The operator plane's listener: address, port and TLS of its own.
+    ///
+    /// The console's session cookie is `SameSite=Strict` and every change is checked for its origin
+    /// and form token, which stops other sites — not a script on the console's own origin. On the
+    /// apps' listener, any HTML the upstream serves through an open route is on that origin; on a
+    /// listener of its own, the console is not.
+    public struct AdminListener: Codable, Sendable {
+        public var listen: Listen
+        /// HTTPS for the admin listener (its own certificate, or `development: true`). Client
+        /// certificates are asked for when `adminCertificates` is set or `clientCertificates` says so.
+        public var tls: TLS?
+
+        public init(listen: Listen, tls: TLS? = nil) {
+            self.listen = listen
+            self.tls = tls
+        }
+
+        func validate(besides client: Listen) throws {
+            if listen.port != 0, listen.port == client.port, listen.host == client.host {
+                throw SignetError(.malformedMessage, "adminListener.listen is the address of listen; give it a port of its own")
+            }
+            guard (0...65535).contains(listen.port) else {
+                throw SignetError(.malformedMessage, "adminListener.listen.port is 0 to 65535")
+            }
+            if let tls {
+                guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
+                    throw SignetError(.malformedMessage, "adminListener.tls needs both certificateFile and keyFile")
+                }
+                guard tls.certificateFile != nil || tls.development == true else {
+                    throw SignetError(.malformedMessage, "adminListener.tls needs certificateFile and keyFile, or development: true")
+                }
+            }
+        }
+    }
+}

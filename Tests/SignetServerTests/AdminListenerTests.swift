@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// With an `adminListener`, the operator surface — console, admin API, `/metrics`, `/readyz` — is
+/// served there and answers `404 not_found` on the apps' listener, and what apps call is not served
+/// on the admin listener; the OpenAPI document says which listener serves each operation.
+@Suite(.awaitsCleanups) struct AdminListenerTests {
+    static func start() async throws -> GatewayHarness {
+        try await GatewayHarness.start {
+            $0.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0))
+            $0.passwords = .init(realm: "signet-tests")
+        }
+    }
+
+    static let bearer = [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+
+    @Test func theOperatorSurfaceIsServedOnItsOwnListenerOnly() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let admin = try #require(harness.adminBase)
+        let device = try await harness.register()
+
+        // On the apps' listener, every operator path is absent, whatever the method or credential.
+        let operatorPaths: [(String, String)] = [
+            ("GET", "/metrics"), ("GET", "/readyz"), ("GET", "/signet/admin/"), ("GET", "/signet/admin/sign-in"),
+            ("POST", "/signet/admin/sign-in"), ("GET", "/signet/admin/devices"), ("GET", "/SIGNET/ADMIN/overview"),
+            ("GET", "/signet/v1/devices/\(device.deviceID)"), ("DELETE", "/signet/v1/devices/\(device.deviceID)"),
+            ("PUT", "/signet/v1/users/ada"), ("DELETE", "/signet/v1/users/ada"), ("GET", "/signet/v1/pin-reports"),
+        ]
+        for (method, path) in operatorPaths {
+            let answer = try await GatewayHarness.send(method: method, url: harness.base + path, headers: Self.bearer)
+            #expect(answer.status == 404 && answer.reason == "not_found", "\(method) \(path): \(answer.status) \(answer.text)")
+        }
+        // …and on the admin listener, as before.
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/metrics", headers: Self.bearer).status == 200)
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/readyz").status == 200)
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/signet/admin/sign-in").status == 200)
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/signet/v1/pin-reports", headers: Self.bearer).status == 200)
+        let user = try await GatewayHarness.send(
+            method: "PUT",
+            url: admin + "/signet/v1/users/ada",
+            headers: Self.bearer + [("Content-Type", "application/json")],
+            body: Array(#"{"password":"correct horse battery staple"}"#.utf8)
+        )
+        #expect(user.status == 201, "\(user.text)")
+        let revoked = try await GatewayHarness.send(method: "DELETE", url: admin + "/signet/v1/devices/\(device.deviceID)", headers: Self.bearer)
+        #expect(revoked.status == 204, "\(revoked.text)")
+        let refused = try await GatewayHarness.send(try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random()))
+        #expect(refused.reason == "key_revoked", "one store behind both listeners")
+
+        // What apps call is not served on the admin listener: no registration, no proxied route.
+        for (method, path) in [("POST", "/signet/v1/challenges"), ("POST", "/signet/v1/devices"), ("GET", "/scores/top"), ("POST", "/scores"), ("POST", "/signet/v1/pin-reports")] {
+            let answer = try await GatewayHarness.send(method: method, url: admin + path)
+            #expect(answer.status == 404 && answer.reason == "not_found", "\(method) \(path) on the admin listener: \(answer.status)")
+        }
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/scores/top").status == 200)
+    }
+
+    /// Each operation of the OpenAPI document is where `x-signet-listener` says: an `admin` one
+    /// answers on the admin listener (401 without the token) and is absent on the apps' one; a
+    /// `client` one is absent on the admin listener.
+    @Test func theContractSaysWhichListenerServesEachOperation() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let admin = try #require(harness.adminBase)
+        let url = SignetProcess.repositoryRoot.appendingPathComponent("Sources/SignetServer/Contract/openapi.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var counted = (admin: 0, client: 0)
+        for (template, item) in paths {
+            let path = template.replacingOccurrences(of: "{id}", with: "dev_none").replacingOccurrences(of: "{name}", with: "nobody")
+            for (method, value) in item {
+                guard let operation = value as? [String: Any], let listener = operation["x-signet-listener"] as? String else { continue }
+                let name = "\(method.uppercased()) \(template)"
+                let onAdmin = try await GatewayHarness.send(method: method.uppercased(), url: admin + path)
+                if listener == "admin" {
+                    counted.admin += 1
+                    let onClient = try await GatewayHarness.send(method: method.uppercased(), url: harness.base + path, headers: Self.bearer)
+                    #expect(onClient.status == 404 && onClient.reason == "not_found", "\(name) on listen: \(onClient.status)")
+                    #expect(onAdmin.status == 401 && onAdmin.reason == "admin_unauthorized", "\(name) on the admin listener: \(onAdmin.status)")
+                } else {
+                    #expect(listener == "client", "\(name): x-signet-listener is client or admin")
+                    counted.client += 1
+                    #expect(onAdmin.status == 404 && onAdmin.reason == "not_found", "\(name) on the admin listener: \(onAdmin.status)")
+                }
+            }
+        }
+        #expect(counted.admin == 5 && counted.client == 10, "\(counted)")
+    }
+
+    /// A reload applies to both listeners: a new admin token is the one the admin listener takes.
+    @Test func aReloadAppliesToBothListeners() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let admin = try #require(harness.adminBase)
+        var next = try #require(harness.gateways[0].reloader.configuration)
+        let token = "a-new-admin-token-for-the-reload-0123456789"
+        next.adminToken = token
+        try harness.gateways[0].reloader.reload(to: next)
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/metrics", headers: Self.bearer).status == 401)
+        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/metrics", headers: [("Authorization", "Bearer \(token)")]).status == 200)
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics", headers: [("Authorization", "Bearer \(token)")]).status == 404)
+        var moved = next
+        moved.adminListener?.listen.port = 1
+        let refused = #expect(throws: SignetError.self) { try harness.gateways[0].reloader.reload(to: moved) }
+        #expect(refused?.reason.contains("adminListener changed") == true)
+    }
+}
