@@ -120,6 +120,38 @@ import X509
         #expect(answer.body.contains("console.sign-in") && answer.body.contains("certificate \(operatorCertificate.pin)"))
     }
 
+    /// On an admin listener with TLS of its own, the client listener plain: the listener asks for
+    /// client certificates itself, and a pinned operator signs in there (a `Secure` cookie).
+    @Test func aPinnedOperatorSignsInOnTheAdminListenersOwnTLS() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        let operatorCertificate = try await OperatorCertificate.make("operator", in: folder)
+        let harness = try await GatewayHarness.start {
+            $0.adminToken = nil
+            $0.adminCertificates = [operatorCertificate.pin]
+            $0.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0), tls: .init(development: true))
+        }
+        Cleanup.after { try await harness.stop() }
+        let admin = try #require(harness.adminBase)
+        #expect(admin.hasPrefix("https://") && harness.base.hasPrefix("http://"))
+        let caFile = folder.appendingPathComponent("admin-ca.pem").path
+        try Data(try #require(harness.gateway.adminTLS?.chainPEM).utf8).write(to: URL(fileURLWithPath: caFile))
+        let curl = Curl(base: admin, caFile: caFile)
+        let answer = try await curl.send("/signet/admin/sign-in", form: "method=certificate", certificate: operatorCertificate)
+        #expect(answer.status == 303 && answer.body.contains("; Secure"), "\(answer.body)")
+        let session = try #require(answer.session)
+        #expect(try await curl.send("/signet/admin/overview", certificate: operatorCertificate, cookie: session).status == 200)
+        let onClient = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/admin/sign-in")
+        #expect(onClient.status == 404 && onClient.reason == "not_found")
+
+        // Pins need mutual TLS where the console is: on the admin listener, its own TLS.
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+        configuration.adminCertificates = [operatorCertificate.pin]
+        configuration.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0))
+        #expect(throws: SignetError.self) { try configuration.validate() }
+        configuration.adminListener?.tls = .init(development: true)
+        try configuration.validate()
+    }
+
     @Test func certificateSignInNeedsMutualTLSAndTakesOnlyPins() async throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.adminCertificates = ["sha256/47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="]
