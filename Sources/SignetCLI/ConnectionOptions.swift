@@ -55,7 +55,10 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The client certificate and key, when given.
     func identity() throws -> ClientIdentity? {
-        guard let cert else { return nil }
+        guard let cert else {
+            if certKey != nil { throw ValidationError("--cert-key needs --cert") }
+            return nil
+        }
         guard let certKey else { throw ValidationError("--cert needs --cert-key") }
         return ClientIdentity(
             certificateChainPEM: try CLIInput.readText(cert),

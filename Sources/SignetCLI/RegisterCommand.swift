@@ -59,6 +59,8 @@ struct RegisterCommand: AsyncParsableCommand {
             )
         )
         if let user {
+            // A report-only pin check goes ahead on a mismatch: never with a password.
+            guard !connection.reportOnly else { throw ValidationError("--user cannot go with --report-only") }
             guard let password = ProcessInfo.processInfo.environment[passwordEnv] else {
                 throw ValidationError("--user needs the password in \(passwordEnv)")
             }

@@ -19,7 +19,14 @@ extension GatewayConfiguration {
             self.tls = tls
         }
 
-        func validate(besides client: Listen) throws {
+        func validate(besides client: Listen, development: Bool) throws {
+            // The admin token and the console's cookie must not cross a network in clear.
+            if tls == nil, !development, !["127.0.0.1", "::1", "localhost"].contains(listen.host) {
+                throw SignetError(
+                    .malformedMessage,
+                    "adminListener on \(listen.host) needs tls (the admin token and the console's session would cross the network in clear), or development: true"
+                )
+            }
             if listen.port != 0, listen.port == client.port, listen.host == client.host {
                 throw SignetError(.malformedMessage, "adminListener.listen is the address of listen; give it a port of its own")
             }
@@ -35,5 +42,11 @@ extension GatewayConfiguration {
                 }
             }
         }
+    }
+
+    /// Whether the admin listener's TLS asks clients for a certificate (fixed when its server is made).
+    var adminListenerAsksForCertificates: Bool {
+        guard let listener = adminListener, listener.tls != nil else { return false }
+        return listener.tls?.clientCertificates == true || !(adminCertificates ?? []).isEmpty
     }
 }

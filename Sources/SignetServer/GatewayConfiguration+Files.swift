@@ -30,6 +30,7 @@ extension GatewayConfiguration {
                 problems.append("\(name): \(present[0]) exists without its pair; give both files or neither")
             } else if present.isEmpty && create {
                 mayCreate(certificate, "\(name).certificateFile")
+                mayCreate(key, "\(name).keyFile")
             } else {
                 mustRead(certificate, "\(name).certificateFile")
                 mustRead(key, "\(name).keyFile")

@@ -179,7 +179,7 @@ public struct GatewayConfiguration: Codable, Sendable {
                 )
             }
         }
-        if let adminListener { try adminListener.validate(besides: listen) }
+        if let adminListener { try adminListener.validate(besides: listen, development: development) }
         _ = try adminCertificatePins()
         _ = try proxies()
         // A short token falls to guessing, however its attempts are limited per source.

@@ -99,6 +99,13 @@ public final class GatewayReloader: Service, Sendable {
         if !same(\.adminListener) { changed.append("adminListener") }
         if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
             changed.append("clientAddressFrom (proxy-protocol)")
+        } else if new.clientAddressFrom == .proxyProtocol, old.trustedProxies != new.trustedProxies {
+            // The PROXY header is read by the connection's handler, made at start with this list.
+            changed.append("trustedProxies (with proxy-protocol)")
+        }
+        if old.adminListenerAsksForCertificates != new.adminListenerAsksForCertificates {
+            // Whether the admin listener's TLS asks for a client certificate is fixed with its server.
+            changed.append("adminCertificates (whether the admin listener asks for client certificates)")
         }
         if !same({ $0.appAttest?.receiptExchange }) { changed.append("appAttest.receiptExchange") }
         if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }

@@ -23,12 +23,24 @@ enum PrivateKeyFile {
     static func loadOrCreate(_ path: String, what: String, make: () throws -> String) throws -> String {
         if let text = read(path) { return text }
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt64.random(in: 0 ... .max)).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(try make().utf8), attributes: [.posixPermissions: 0o600])
-        else { throw SignetError(.invalidKey, "cannot write \(what) next to \(path)") }
+        // Created 0600 by open(2) itself: FileManager writes first and sets permissions after,
+        // leaving the key readable by others (the umask's 0644) in between.
+        let descriptor = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw SignetError(.invalidKey, "cannot write \(what) next to \(path)") }
         defer { unlink(temporary) }
+        let bytes = Array(try make().utf8)
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let closed = close(descriptor)
+        guard written == bytes.count, closed == 0 else { throw SignetError(.invalidKey, "cannot write \(what) next to \(path)") }
         if link(temporary, path) != 0, errno != EEXIST {
             throw SignetError(.invalidKey, "cannot create \(what) \(path): \(String(cString: strerror(errno)))")
         }
+        guard let text = read(path) else { throw SignetError(.invalidKey, "cannot read \(what) \(path)") }
+        return text
+    }
+
+    /// The file's text, which must exist (a reload creates nothing).
+    static func load(_ path: String, what: String) throws -> String {
         guard let text = read(path) else { throw SignetError(.invalidKey, "cannot read \(what) \(path)") }
         return text
     }

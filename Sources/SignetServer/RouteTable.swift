@@ -120,14 +120,16 @@ struct RouteTable: Sendable {
     }
 
     /// First path segments the gateway answers itself.
-    static let reservedSegments: Set<String> = ["signet", "healthz", "metrics"]
+    static let reservedSegments: Set<String> = ["signet", "healthz", "readyz", "metrics"]
 
     /// A prefix must be a normalised path (else no request could match it) made of plain segments
     /// (Hummingbird reads `:x`, `*` and `{x}` as patterns).
     static func checkPrefix(_ prefix: String) throws {
         // The gateway's own endpoints are not the upstream's to route.
+        // Compared as the router matches: regardless of ASCII case (a `/METRICS` route would be
+        // registered over the gateway's own, which Hummingbird answers with a crash).
         let first = prefix.split(separator: "/").first.map(String.init)
-        if let first, Self.reservedSegments.contains(first) {
+        if let first, Self.reservedSegments.contains(first.lowercased()) {
             throw SignetError(.malformedMessage, "prefix: \(prefix.debugDescription) is under the gateway's own /\(first)")
         }
         guard (try? RoutingPath.normalize(prefix)) == prefix, !prefix.contains("?") else {

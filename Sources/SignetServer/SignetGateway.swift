@@ -190,9 +190,11 @@ public struct SignetGateway: Sendable {
         self.adminTLS = adminTLS
         adminServer =
             try previous?.adminServer
-            ?? configuration.adminListener.map { listener in
-                let clientCertificates = listener.tls?.clientCertificates == true || !(configuration.adminCertificates ?? []).isEmpty
-                return Self.server(tls: try adminTLS?.channelConfiguration(clientCertificates: clientCertificates), proxyProtocol: nil)
+            ?? configuration.adminListener.map { _ in
+                Self.server(
+                    tls: try adminTLS?.channelConfiguration(clientCertificates: configuration.adminListenerAsksForCertificates),
+                    proxyProtocol: nil
+                )
             }
         deviceCA = try configuration.deviceCA.map {
             try DeviceCertificateAuthority.loadOrCreate(
@@ -241,9 +243,14 @@ public struct SignetGateway: Sendable {
             configuration.tls?.clientCertificates == true
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
         if let signing = configuration.responseSigning {
-            let text = try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
-                try SigningKey.generate(.p256).pemRepresentation ?? ""
-            }
+            // Made on first start only: at a reload, a new key under the same key id would fail
+            // every client that pinned the published one.
+            let text =
+                previous == nil
+                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                    try SigningKey.generate(.p256).pemRepresentation ?? ""
+                }
+                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
             let key = try SigningKey(text: text)
             let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
             responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)

@@ -31,6 +31,8 @@ import X509
         let pin = "sha256/" + Data(repeating: 1, count: 32).base64EncodedString()
         let onePin = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", pin])
         #expect(onePin.status == 64 && onePin.stderr.contains("--pin"), "\(onePin.status) \(onePin.stderr)")
+        let keyAlone = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--cert-key", "k.pem"])
+        #expect(keyAlone.status == 64 && keyAlone.stderr.contains("--cert-key needs --cert"), "\(keyAlone.stderr)")
         let badPin = try await SignetProcess.signet(["request", "https://127.0.0.1:9/", "--pin", "sha256/nope", "--waive-backup"])
         #expect(badPin.status == 64 && badPin.stderr.contains("--pin"), "\(badPin.status) \(badPin.stderr)")
     }

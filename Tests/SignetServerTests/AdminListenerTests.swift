@@ -92,6 +92,25 @@ import Testing
         #expect(counted.admin == 5 && counted.client == 10, "\(counted)")
     }
 
+    /// The admin token and the console's cookie never cross a network in clear: an admin listener
+    /// off loopback needs TLS (or `development`).
+    @Test func anAdminListenerOffLoopbackNeedsTLS() throws {
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+        configuration.adminListener = .init(listen: .init(host: "0.0.0.0", port: 9444))
+        let refused = #expect(throws: SignetError.self) { try configuration.validate() }
+        #expect(refused?.reason.contains("needs tls") == true)
+        configuration.adminListener?.tls = .init(development: true)
+        try configuration.validate()
+        configuration.adminListener?.tls = nil
+        configuration.development = true
+        try configuration.validate()
+        configuration.development = false
+        configuration.adminListener?.listen = .init(host: "0.0.0.0", port: 8080)
+        configuration.adminListener?.tls = .init(development: true)
+        configuration.listen = .init(host: "0.0.0.0", port: 8080)
+        #expect(throws: SignetError.self, "the same address as listen") { try configuration.validate() }
+    }
+
     /// A reload applies to both listeners: a new admin token is the one the admin listener takes.
     @Test func aReloadAppliesToBothListeners() async throws {
         let harness = try await Self.start()

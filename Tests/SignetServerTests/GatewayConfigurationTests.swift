@@ -97,7 +97,7 @@ import Testing
         #expect(table("POST", "/attested") == "app-attest")
     }
 
-    @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
+    @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/readyz", "/METRICS", "/Signet/admin", "/HealthZ", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
     func prefixesTheTrieCannotHoldOrTheGatewayOwnsAreRefused(_ prefix: String) {
         let error = #expect(throws: SignetError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: .open)]) }
         #expect(error?.code == .malformedMessage)

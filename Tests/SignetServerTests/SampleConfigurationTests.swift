@@ -40,6 +40,11 @@ import Testing
             "\(created)"
         )
 
+        // Keys made on first start are the owner's alone.
+        for key in ["gateway.key.pem", "tls.key", "device-ca.key"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(key).path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "\(key): \(String(describing: mode))")
+        }
         let sample = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.sample)) as? [String: Any]
         let secrets = sample?["sharedSecrets"] as? [[String: Any]] ?? []
         let bank = try #require(secrets.first { $0["keyId"] as? String == "bank-v2" }?["secretBase64"] as? String)
