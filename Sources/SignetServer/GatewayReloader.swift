@@ -10,8 +10,9 @@ import Synchronization
 /// Applies a new configuration to a running gateway: on `SIGHUP` (`signet serve`), or when asked
 /// (``reload(to:)``). Routes, shared secrets, the response, token and OHTTP keys, the trust
 /// document, passwords, App Attest and every limit come from the new configuration and its files;
-/// the server, its connections, the store, the upstream's connection pool, the console's activity
-/// and the metrics carry on.
+/// the server, its connections, the store, the upstream's connection pool, the console's activity,
+/// the metrics and, while the token and `passwords` are unchanged, the counts of failed admin
+/// credentials and logins carry on.
 ///
 /// A configuration that does not validate, names a file that is not there, or changes what only a
 /// restart can (`listen`, `tls`, `store`, `upstream`…) is refused, logged, and the running one is kept. Reloads are

@@ -105,7 +105,11 @@ public struct SignetGateway: Sendable {
         self.clock = clock
         self.routes = try RouteTable(configuration.routes)
         self.upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
-        self.admin = AdminAccess(token: configuration.adminToken)
+        // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
+        // fresh allowance from an operator's SIGHUP.
+        self.admin =
+            previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
+            ?? AdminAccess(token: configuration.adminToken)
 
         var ring = KeyRing()
         var secrets: [String: [UInt8]] = [:]

@@ -129,6 +129,23 @@ import Testing
         #expect(refusedToken.status == 401, "a token of a key no longer published: \(refusedToken.text)")
     }
 
+    /// A guesser of the admin token gets no fresh allowance from a reload that keeps the token.
+    @Test func failedAdminAttemptsOutliveAReload() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let metrics = harness.base + "/metrics"
+        for _ in 0..<10 {
+            #expect(try await GatewayHarness.send(method: "GET", url: metrics, headers: [("Authorization", "Bearer wrong")]).status == 401)
+        }
+        try harness.gateways[0].reloader.reload(to: try #require(harness.gateways[0].reloader.configuration))
+        let after = try await GatewayHarness.send(
+            method: "GET",
+            url: metrics,
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(after.status == 429 && after.reason == "rate_limited", "\(after.status) \(after.text)")
+    }
+
     @Test func aRefusedConfigurationKeepsTheRunningOne() async throws {
         let harness = try await GatewayHarness.start()
         Cleanup.after { try await harness.stop() }
