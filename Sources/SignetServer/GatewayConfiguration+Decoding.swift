@@ -39,36 +39,54 @@ extension GatewayConfiguration {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let merged = Self.merge(document, over: defaults, replacing: ["store"])
-        let configuration = try decoder.decode(
-            GatewayConfiguration.self,
-            from: JSONSerialization.data(withJSONObject: merged)
-        )
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try decoder.decode(GatewayConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+        } catch DecodingError.keyNotFound(let key, let context) {
+            // A misspelt key is the likelier story than a missing one: `acess` beside no `access`.
+            if let object = Self.object(at: context.codingPath, in: document),
+                let near = object.keys.sorted().first(where: { Self.isNear($0, key.stringValue) })
+            {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: context.codingPath,
+                        debugDescription: "\(near.debugDescription) is not a configuration key (did you mean \(key.stringValue)?)"
+                    )
+                )
+            }
+            throw DecodingError.keyNotFound(key, context)
+        }
         // Inside objects too (`routes[0].acess`, `policy.maxAgeSecond`): what was decoded, encoded
         // again, holds every key decoding used; a given key missing there was not used.
         let used = try JSONSerialization.jsonObject(with: encoder.encode(configuration))
-        if let unknown = Self.unusedKey(given: document, used: used, path: "") {
+        if let (unknown, valid) = Self.unusedKey(given: document, used: used, decoded: configuration, path: "") {
+            let listed = valid.map { " (valid there: \($0.joined(separator: ", ")))" } ?? ""
             throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "\(unknown) is not a configuration key")
+                .init(codingPath: [], debugDescription: "\(unknown) is not a configuration key\(listed)")
             )
         }
         return configuration
     }
 
-    /// The first key of `given` (depth first, in sorted order) with no counterpart in `used`.
-    private static func unusedKey(given: Any, used: Any, path: String) -> String? {
+    /// The first key of `given` (depth first, in sorted order) with no counterpart in `used`, and
+    /// the keys valid where it is (read from the decoded value, `decoded`, by reflection).
+    private static func unusedKey(given: Any, used: Any, decoded: Any?, path: String) -> (String, [String]?)? {
         switch (given, used) {
         case (let given as [String: Any], let used as [String: Any]):
             for key in given.keys.sorted() {
                 let at = path.isEmpty ? key : path + "." + key
                 guard let inner = used[key] else {
                     if given[key] is NSNull { continue }  // an optional set to null: absent either way
-                    return at
+                    return (at, decoded.flatMap(Self.fieldNames))
                 }
-                if let found = unusedKey(given: given[key]!, used: inner, path: at) { return found }
+                if let found = unusedKey(given: given[key]!, used: inner, decoded: decoded.flatMap { Self.field(key, of: $0) }, path: at) {
+                    return found
+                }
             }
         case (let given as [Any], let used as [Any]):
             for (index, element) in zip(given, used).map({ $0 }).enumerated() {
-                if let found = unusedKey(given: element.0, used: element.1, path: "\(path)[\(index)]") {
+                let decodedElement = decoded.flatMap { Self.element(index, of: $0) }
+                if let found = unusedKey(given: element.0, used: element.1, decoded: decodedElement, path: "\(path)[\(index)]") {
                     return found
                 }
             }
@@ -76,6 +94,59 @@ extension GatewayConfiguration {
             break
         }
         return nil
+    }
+
+    /// The stored properties of a decoded struct: the keys a configuration object may hold.
+    private static func fieldNames(_ value: Any) -> [String]? {
+        guard let value = unwrapped(value) else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .struct else { return nil }
+        return mirror.children.compactMap(\.label).filter { !$0.hasPrefix("_") }.sorted()
+    }
+
+    private static func field(_ key: String, of value: Any) -> Any? {
+        unwrapped(value).flatMap { Mirror(reflecting: $0).children.first { $0.label == key }?.value }
+    }
+
+    private static func element(_ index: Int, of value: Any) -> Any? {
+        guard let value = unwrapped(value), Mirror(reflecting: value).displayStyle == .collection else { return nil }
+        return Mirror(reflecting: value).children.dropFirst(index).first?.value
+    }
+
+    private static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first.flatMap { unwrapped($0.value) }
+    }
+
+    /// The object of the given document at a decoding path.
+    private static func object(at path: [any CodingKey], in document: Any) -> [String: Any]? {
+        var current: Any = document
+        for key in path {
+            if let index = key.intValue, let list = current as? [Any], list.indices.contains(index) {
+                current = list[index]
+            } else if let object = current as? [String: Any], let next = object[key.stringValue] {
+                current = next
+            } else {
+                return nil
+            }
+        }
+        return current as? [String: Any]
+    }
+
+    /// Two spellings of one key: at most two letters apart (case aside), not equal.
+    static func isNear(_ a: String, _ b: String) -> Bool {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        guard a != b, abs(a.count - b.count) <= 2 else { return false }
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var row = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count] <= 2
     }
 
     private static func merge(_ given: [String: Any], over defaults: [String: Any], replacing: Set<String>) -> [String: Any] {
@@ -143,6 +214,17 @@ extension GatewayConfiguration {
         return configuration
     }
 
+    /// What a Swift type is called in JSON, for people who write the file, not the code.
+    static func jsonName(of type: Any.Type) -> String {
+        let name = "\(type)"
+        if name == "String" { return "a string" }
+        if name == "Bool" { return "true or false" }
+        if ["Int", "Int64", "Int32", "UInt8", "Double", "TimeInterval"].contains(name) { return "a number" }
+        if name.hasPrefix("Array") { return "a list" }
+        if name == "Date" { return "a date (RFC 3339)" }
+        return "an object"
+    }
+
     /// An environment switch: a typo ("ture") refused rather than read as off.
     static func flag(_ value: String, _ name: String) throws -> Bool {
         switch value.lowercased() {
@@ -164,9 +246,9 @@ extension GatewayConfiguration {
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])): missing"
         case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): expected \(type)"
+            return "\(path(context.codingPath)): expected \(jsonName(of: type))"
         case .valueNotFound(let type, let context):
-            return "\(path(context.codingPath)): expected \(type), found null"
+            return "\(path(context.codingPath)): expected \(jsonName(of: type)), found null"
         case .dataCorrupted(let context):
             let at = path(context.codingPath)
             return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"

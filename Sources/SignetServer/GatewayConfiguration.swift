@@ -8,12 +8,36 @@ import SignetStore
 ///
 /// See `docs/gateway.md` for a commented sample.
 public struct GatewayConfiguration: Codable, Sendable {
+    /// An address to listen on: `{"host": "127.0.0.1", "port": 8080}`, or the same as
+    /// `"127.0.0.1:8080"` (`"[::1]:8080"` for IPv6).
     public struct Listen: Codable, Sendable {
         public var host: String = "127.0.0.1"
         public var port: Int = 8080
         public init(host: String = "127.0.0.1", port: Int = 8080) {
             self.host = host
             self.port = port
+        }
+
+        private enum CodingKeys: String, CodingKey { case host, port }
+
+        public init(from decoder: any Decoder) throws {
+            let defaults = Listen()
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]) else {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath, debugDescription: "\(text.debugDescription) is not \"host:port\"")
+                    )
+                }
+                var host = String(text[..<colon])
+                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                self.init(host: host, port: port)
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                host: try container.decodeIfPresent(String.self, forKey: .host) ?? defaults.host,
+                port: try container.decodeIfPresent(Int.self, forKey: .port) ?? defaults.port
+            )
         }
     }
 

@@ -25,6 +25,16 @@ import Testing
         #expect(configuration.responseSigning?.keyId == "gateway")
     }
 
+    /// `listen` as the docs show it: `"127.0.0.1:8080"`, `"[::1]:8443"`, or the object.
+    @Test func listenTakesHostColonPort() throws {
+        for (text, host, port) in [("127.0.0.1:9000", "127.0.0.1", 9000), ("[::1]:8443", "::1", 8443), ("0.0.0.0:80", "0.0.0.0", 80)] {
+            let configuration = try GatewayConfiguration.decode(Data(#"{"upstream": "http://x", "listen": "\#(text)"}"#.utf8))
+            #expect(configuration.listen.host == host && configuration.listen.port == port, "\(text)")
+        }
+        let object = try GatewayConfiguration.decode(Data(#"{"upstream": "http://x", "listen": {"port": 9001}}"#.utf8))
+        #expect(object.listen.host == "127.0.0.1" && object.listen.port == 9001, "the host keeps its default")
+    }
+
     @Test func environmentVariablesOverrideTheFile() throws {
         let configuration = try GatewayConfiguration.load(
             file: Self.sample,
@@ -158,7 +168,7 @@ import Testing
             "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, app-token, firebase-app-check, app-token-or-firebase-app-check"
         ),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
-        ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected Int"),
+        ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
         ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "\"maxBodyByte\" is not a configuration key (known: "),
         ("not json", "not valid JSON"),
@@ -167,7 +177,11 @@ import Testing
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\", \"kem\": \"x448\"}]}}", "ohttp.keys[0].kem: \"x448\" is not one of x25519, p256"),
         // A misspelt key inside an object or an array element is refused too, by its path.
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
-        ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key"),
+        ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key (valid there: clockSkewSeconds, maxAgeSeconds, requireNonce)"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"acess\": \"open\"}]}", "routes[0]: \"acess\" is not a configuration key (did you mean access?)"),
+        ("{\"upstream\": \"http://x\", \"listen\": 8080}", "listen: expected an object"),
+        ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"1MB\"}", "maxBodyBytes: expected a number"),
+        ("{\"upstream\": \"http://x\", \"listen\": \"localhost\"}", "\"localhost\" is not \"host:port\""),
         ("{\"upstream\": \"http://x\", \"tls\": {\"development\": true, \"clientCertificate\": true}}", "tls.clientCertificate is not a configuration key"),
         // Password login.
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"password\"}]}", "routes[0]: password routes need passwords"),
