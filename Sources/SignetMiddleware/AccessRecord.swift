@@ -11,6 +11,8 @@ public final class AccessRecord: Sendable {
     public struct Fields: Sendable {
         /// Who the request came from, once established.
         public var identity: SignetIdentity?
+        /// The path as routed (`RoutingPath`-normalised), once `PathNormalizingResponder` made it.
+        public var routedPath: String?
         /// The reason code of a refusal.
         public var reason: String?
         /// The upstream's status and how long it took to answer (to its header section).

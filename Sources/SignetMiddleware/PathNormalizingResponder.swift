@@ -37,6 +37,7 @@ where Inner.Context: SignetRequestContextProtocol {
             context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
             return ProblemResponse.make(error, debug: debug)
         }
+        context.signet.accessRecord?.update { $0.routedPath = normalized }
         guard normalized != received else { return try await inner.respond(to: request, context: context) }
         var head = request.head
         head.path = normalized

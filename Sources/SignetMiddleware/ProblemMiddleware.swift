@@ -26,14 +26,15 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let problem = ProblemResponse.signetError(from: error)
-            (context as? any SignetRequestContextProtocol)?.signet.accessRecord?.update { $0.reason = problem.code.rawValue }
+            let signet = context as? any SignetRequestContextProtocol
+            let record = signet?.signet.accessRecord
+            record?.update { $0.reason = problem.code.rawValue }
             if problem.code == .internalError {
                 context.logger.error("signet internal error", metadata: ["error": .string(String(describing: type(of: error)))])
             } else {
                 // Where an access log line will say it (the gateway), this one is for debugging only.
-                let logged = (context as? any SignetRequestContextProtocol)?.signet.accessRecord != nil
                 context.logger.log(
-                    level: logged ? .debug : .info,
+                    level: record != nil ? .debug : .info,
                     "signet rejected request",
                     metadata: [
                         "reason": .string(problem.code.rawValue), "method": .string(request.method.rawValue),
@@ -42,7 +43,6 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 )
             }
             if let metrics {
-                let signet = context as? any SignetRequestContextProtocol
                 metrics.recordRefusal(
                     problem.code,
                     method: request.method.rawValue,

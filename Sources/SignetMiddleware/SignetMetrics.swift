@@ -142,8 +142,6 @@ public final class SignetMetrics: Sendable {
 
     /// Records how long verification took.
     public func recordVerification(_ duration: Duration) {
-        verificationTimer.recordNanoseconds(
-            duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
-        )
+        verificationTimer.recordNanoseconds(Self.nanoseconds(duration))
     }
 }

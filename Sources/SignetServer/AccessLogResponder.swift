@@ -18,8 +18,8 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
     let inner: Inner
     let logger: Logger
     let metrics: SignetMetrics
-    /// The route a path belongs to: a configured prefix, or one of Signet's own endpoints.
-    let route: @Sendable (_ method: String, _ path: String) -> String
+    /// The route a routed path belongs to: a configured prefix, or one of Signet's own endpoints.
+    let route: @Sendable (_ method: String, _ routedPath: String) -> String
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
@@ -47,8 +47,18 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
     ) {
         let elapsed = ContinuousClock.now - started
         let fields = record.snapshot
-        // A path nothing answers is one label, however many of them a scanner tries.
-        let route = fields.reason == SignetError.Code.notFound.rawValue ? "(none)" : route(request.method.rawValue, request.uri.path)
+        // A path nothing answers is one label, however many of them a scanner tries; one that did
+        // not normalise was refused before routing (Oblivious HTTP's exact paths are named by theirs).
+        let route: String
+        if fields.reason == SignetError.Code.notFound.rawValue {
+            route = "(none)"
+        } else if let routed = fields.routedPath {
+            route = self.route(request.method.rawValue, routed)
+        } else if fields.reason == SignetError.Code.pathAmbiguous.rawValue {
+            route = "(refused)"
+        } else {
+            route = self.route(request.method.rawValue, request.uri.path)
+        }
         metrics.recordExchange(
             route: route,
             status: status,

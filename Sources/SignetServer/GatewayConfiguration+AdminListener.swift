@@ -33,14 +33,7 @@ extension GatewayConfiguration {
             guard (0...65535).contains(listen.port) else {
                 throw SignetError(.malformedMessage, "adminListener.listen.port is 0 to 65535")
             }
-            if let tls {
-                guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
-                    throw SignetError(.malformedMessage, "adminListener.tls needs both certificateFile and keyFile")
-                }
-                guard tls.certificateFile != nil || tls.development == true else {
-                    throw SignetError(.malformedMessage, "adminListener.tls needs certificateFile and keyFile, or development: true")
-                }
-            }
+            try tls?.validate(named: "adminListener.tls")
         }
     }
 

@@ -184,20 +184,12 @@ extension GatewayConfiguration {
             throw SignetError(.malformedMessage, "give --config FILE or SIGNET_UPSTREAM")
         }
         if let host = environment["SIGNET_LISTEN_HOST"] { configuration.listen.host = host }
-        if let port = environment["SIGNET_LISTEN_PORT"] {
-            guard let number = Int(port), (0...65535).contains(number) else {
-                throw SignetError(.malformedMessage, "SIGNET_LISTEN_PORT is a port number 0 to 65535, not \"\(port)\"")
-            }
-            configuration.listen.port = number
-        }
+        if let port = environment["SIGNET_LISTEN_PORT"] { configuration.listen.port = try Self.port(port, "SIGNET_LISTEN_PORT") }
         if let port = environment["SIGNET_ADMIN_LISTEN_PORT"] {
-            guard let number = Int(port), (0...65535).contains(number) else {
-                throw SignetError(.malformedMessage, "SIGNET_ADMIN_LISTEN_PORT is a port number 0 to 65535, not \"\(port)\"")
-            }
             guard configuration.adminListener != nil else {
                 throw SignetError(.malformedMessage, "SIGNET_ADMIN_LISTEN_PORT needs an adminListener in the configuration")
             }
-            configuration.adminListener?.listen.port = number
+            configuration.adminListener?.listen.port = try Self.port(port, "SIGNET_ADMIN_LISTEN_PORT")
         }
         if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
         if let store = environment["SIGNET_STORE"] {
@@ -223,6 +215,14 @@ extension GatewayConfiguration {
         if name.hasPrefix("Array") { return "a list" }
         if name == "Date" { return "a date (RFC 3339)" }
         return "an object"
+    }
+
+    /// An environment port number, refused rather than ignored when it is none.
+    static func port(_ value: String, _ name: String) throws -> Int {
+        guard let number = Int(value), (0...65535).contains(number) else {
+            throw SignetError(.malformedMessage, "\(name) is a port number 0 to 65535, not \"\(value)\"")
+        }
+        return number
     }
 
     /// An environment switch: a typo ("ture") refused rather than read as off.

@@ -45,4 +45,18 @@ extension GatewayConfiguration {
             self.validityDays = validityDays
         }
     }
+
+}
+
+extension GatewayConfiguration.TLS {
+    /// Both files or neither, and files unless `development`; `name` is where it sits
+    /// (`tls`, `adminListener.tls`).
+    func validate(named name: String) throws {
+        guard (certificateFile == nil) == (keyFile == nil) else {
+            throw SignetError(.malformedMessage, "\(name) needs both certificateFile and keyFile")
+        }
+        guard certificateFile != nil || development == true else {
+            throw SignetError(.malformedMessage, "\(name) needs certificateFile and keyFile, or development: true")
+        }
+    }
 }

@@ -190,12 +190,7 @@ public struct GatewayConfiguration: Codable, Sendable {
             }
         }
         if let tls {
-            guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
-                throw SignetError(.malformedMessage, "tls needs both certificateFile and keyFile")
-            }
-            guard tls.certificateFile != nil || tls.development == true else {
-                throw SignetError(.malformedMessage, "tls needs certificateFile and keyFile, or development: true")
-            }
+            try tls.validate(named: "tls")
             guard tls.clientCertificates != true || deviceCA != nil || !(adminCertificates ?? []).isEmpty else {
                 throw SignetError(
                     .malformedMessage,

@@ -48,23 +48,15 @@ struct RouteTable: Sendable {
 
     /// The requirement for a request; `.verified` when nothing matches (closed by default).
     func requirement(method: String, path: String) -> AccessRequirement {
-        let path = path.lowercased()
-        for entry in entries where Self.matches(prefix: entry.prefix, path: path) {
-            if let methods = entry.methods, !methods.contains(method) { continue }
-            return entry.requirement
-        }
-        return .verified
+        entry(method: method, path: path)?.requirement ?? .verified
     }
 
-    /// The configured prefix that decides a request, for logs and metrics; `nil` when none matches
-    /// (the request is then `verified`).
-    func prefix(method: String, path: String) -> String? {
+    /// The rule that decides a request: the longest matching prefix whose methods include it.
+    private func entry(method: String, path: String) -> Entry? {
         let path = path.lowercased()
-        for entry in entries where Self.matches(prefix: entry.prefix, path: path) {
-            if let methods = entry.methods, !methods.contains(method) { continue }
-            return entry.prefix
+        return entries.first { entry in
+            Self.matches(prefix: entry.prefix, path: path) && entry.methods.map { $0.contains(method) } != false
         }
-        return nil
     }
 
     /// Signet's own endpoints, as routes in logs and metrics: a fixed list, so no path a client
@@ -77,13 +69,14 @@ struct RouteTable: Sendable {
 
     /// The route of a request as logs and metrics name it: one of ``ownEndpoints``, the
     /// configured prefix, `(other)` for a path no rule names (verified), `/signet/*` for an unknown
-    /// path of Signet's, `(refused)` for a path that does not normalise.
-    func logName(method: String, path: String) -> String {
-        guard let path = try? RoutingPath.normalize(path) else { return "(refused)" }
-        let lowered = path.lowercased()
+    /// path of Signet's.
+    ///
+    /// - Parameter routedPath: The path as `PathNormalizingResponder` routed it.
+    func logName(method: String, routedPath: String) -> String {
+        let lowered = routedPath.lowercased()
         if let own = Self.ownEndpoints.first(where: { Self.matches(prefix: $0, path: lowered) }) { return own }
         if lowered.hasPrefix("/signet/") { return "/signet/*" }
-        return prefix(method: method, path: path) ?? "(other)"
+        return entry(method: method, path: routedPath)?.prefix ?? "(other)"
     }
 
     /// `/scores` matches `/scores`, `/scores/`, `/scores/top` and `/scores?x`, not `/scoresheet`.

@@ -53,6 +53,19 @@ import Testing
         }
     }
 
+    /// The route is read from the path as it was routed: a path refused before routing is
+    /// `(refused)`, an escaped spelling of a route is that route.
+    @Test func theRouteIsThePathAsRouted() async throws {
+        let logs = CapturedLogs()
+        let harness = try await GatewayHarness.start(logger: logs.logger())
+        Cleanup.after { try await harness.stop() }
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/scores/%74op").status == 200)
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/a/%2F/b").reason == "path_ambiguous")
+        let lines = logs.all.filter { $0.message == "request" }.map(\.metadata)
+        #expect(lines.contains { $0["route"] == "/scores/top" && $0["status"] == "200" }, "\(lines)")
+        #expect(lines.contains { $0["route"] == "(refused)" && $0["reason"] == "path_ambiguous" }, "\(lines)")
+    }
+
     @Test func theMetricsAnswerAnOperatorsQuestions() async throws {
         let harness = try await GatewayHarness.start()
         Cleanup.after { try await harness.stop() }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import SignetAppAttest
+import SignetCore
+import SignetMiddleware
+
+/// The gateway as Hummingbird applications: the apps' listener, with the services both listeners
+/// share, and the operators' own when `adminListener` is configured.
+extension SignetGateway {
+    /// The Hummingbird application; `onServerRunning` receives the bound port.
+    ///
+    /// One pipeline for every request: the path is normalised before routing
+    /// (`PathNormalizingResponder`), Hummingbird's router picks the route — Signet's own endpoints,
+    /// or a proxied route made from the route table — the route's middleware establishes the identity
+    /// (`SignetVerificationMiddleware` with the requirement checked as soon as the key is known,
+    /// ``ClientCertificateMiddleware``, or the legacy scheme), the proxy forwards, and
+    /// `ProblemMiddleware` renders whatever was thrown, once.
+    public func application(
+        httpClient: HTTPClient = .shared,
+        reloads: GatewayReloader? = nil,
+        alongside: [any Service] = [],
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: clientSurfaces))
+        reloads?.attach(gateway: self, responder: responder, surfaces: clientSurfaces, httpClient: httpClient)
+        var app = Application(
+            responder: responder,
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.listen.host, port: configuration.listen.port),
+                serverName: "signet"
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        app.addServices(
+            SweepService(store: store, interval: .seconds(configuration.sweepIntervalSeconds), logger: logger),
+            ActivityFlushService(recorder: activity, store: store, interval: .seconds(1), logger: logger),
+            upstream
+        )
+        if let reloads { app.addServices(reloads) }
+        for service in alongside { app.addServices(service) }
+        if let refresh = receiptRefresh(httpClient: httpClient) { app.addServices(refresh) }
+        return app
+    }
+
+    /// The admin listener's application: the console, the admin API, `/metrics` and `/readyz`, on
+    /// the same store, activity and metrics as ``application(httpClient:reloads:alongside:onServerRunning:)``,
+    /// which runs the shared services. Only where `adminListener` is configured.
+    public func adminApplication(
+        httpClient: HTTPClient = .shared,
+        reloads: GatewayReloader? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        guard let listener = configuration.adminListener, let adminServer else {
+            preconditionFailure("adminApplication() without an adminListener in the configuration")
+        }
+        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: .operator))
+        reloads?.attach(gateway: self, responder: responder, surfaces: .operator, httpClient: httpClient)
+        return Application(
+            responder: responder,
+            server: adminServer,
+            configuration: .init(
+                address: .hostname(listener.listen.host, port: listener.listen.port),
+                serverName: "signet"
+            ),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+    }
+
+
+    /// Apple's receipt exchange, when configured (read at start; a reload does not change it).
+    func receiptRefresh(httpClient: HTTPClient) -> ReceiptRefreshService? {
+        guard let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
+            let receiptVerifier
+        else { return nil }
+        do {
+            let client = try AppleReceiptExchange(
+                url: exchange.url ?? AppleReceiptExchange.production,
+                developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
+                teamID: exchange.teamId,
+                keyID: exchange.keyId,
+                key: developerKey,
+                client: httpClient
+            )
+            return ReceiptRefreshService(
+                store: store,
+                exchange: client,
+                verifier: receiptVerifier,
+                appIDs: Set(appAttest.appIDs),
+                schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
+                interval: .seconds(exchange.intervalSeconds ?? 60),
+                batchSize: exchange.batchSize ?? 50,
+                logger: logger,
+                clock: clock
+            )
+        } catch {
+            // The key was checked at start (P-256); this is not expected, but never silent.
+            logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}
