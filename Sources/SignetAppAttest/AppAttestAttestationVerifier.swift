@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies attestation objects with Apple's steps (Validating apps that connect to your server).

@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Every step of an attestation check, passed or not, and what was decoded on the way.

@@ -3,12 +3,11 @@ import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Intermediates validated against the verifier's roots (bounded: Apple has a handful).
 final class IntermediateCache: Sendable {
-    private let validated = Mutex<Set<Certificate>>([])
+    private let validated = Locked<Set<Certificate>>([])
 
     func contains(_ certificate: Certificate) -> Bool { validated.withLock { $0.contains(certificate) } }
 

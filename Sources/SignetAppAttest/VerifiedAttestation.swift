@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import SignetCore
 import SwiftASN1
-import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// A verified App Attest attestation: the key the server may trust from now on.

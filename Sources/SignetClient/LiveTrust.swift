@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 import SignetCore
-import Synchronization
 
 /// The trust in force now — pin sets and the gateway's response keys — shared with what checks
 /// connections outside ``SignetClient``: the `URLSession` delegate (`SignetURLSessionDelegate`)
 /// and ``ResponseSignatureVerifier``. A client updates it when it applies a newer trust document, so
 /// an app's own sessions follow the pins of the live document, not those it was built with.
 public final class LiveTrust: Sendable {
-    private let state: Mutex<(pinSets: [PinSet], responseKeys: KeyRing?)>
+    private let state: Locked<(pinSets: [PinSet], responseKeys: KeyRing?)>
 
     public init(pinSets: [PinSet], responseKeys: KeyRing? = nil) {
-        state = Mutex((pinSets, responseKeys))
+        state = Locked((pinSets, responseKeys))
     }
 
     public var pinSets: [PinSet] { state.withLock { $0.pinSets } }

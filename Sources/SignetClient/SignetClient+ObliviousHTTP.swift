@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import NIOHTTP1
 import SignetCore
 
 extension SignetClient {
@@ -39,14 +38,17 @@ extension SignetClient {
                 throw SignetError(.ohttpKeyUnknown, "the gateway offers no key configuration this client supports")
             }
             let encapsulated = try ObliviousClientRequest(encapsulating: binary, to: key)
-            var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/signet/v1/ohttp")
-            head.headers.add(name: "Host", value: target.authority)
-            head.headers.add(name: "Content-Type", value: "message/ohttp-req")
-            head.headers.add(name: "Content-Length", value: String(encapsulated.bytes.count))
-            let raw = try await execute(origin: origin, head: head, body: encapsulated.bytes)
+            let outer = try await exchange(
+                TransportRequest(
+                    origin: origin,
+                    method: "POST",
+                    path: "/signet/v1/ohttp",
+                    fields: [("Content-Type", "message/ohttp-req")],
+                    body: encapsulated.bytes
+                )
+            )
             await deliverPinReports()
-            guard raw.head.status == .ok else {
-                let outer = Self.response(raw)
+            guard outer.status == 200 else {
                 if outer.reason == SignetError.Code.ohttpKeyUnknown.rawValue, !refreshed {
                     refreshed = true
                     try await refreshObliviousKeys(origin: origin)
@@ -54,7 +56,7 @@ extension SignetClient {
                 }
                 return outer
             }
-            let inner = try BinaryHTTPMessage(decoding: try encapsulated.openResponse(raw.body))
+            let inner = try BinaryHTTPMessage(decoding: try encapsulated.openResponse(outer.body))
             guard case .response(let status) = inner.head else {
                 throw SignetError(.decapsulationFailed, "the gateway's answer is not a response")
             }
@@ -69,20 +71,12 @@ extension SignetClient {
     /// Fetches `GET /signet/v1/ohttp-keys` over the pinned connection and uses what it lists.
     public func refreshObliviousKeys(origin: Origin? = nil) async throws {
         let origin = origin ?? configuration.origins[0]
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/signet/v1/ohttp-keys")
-        head.headers.add(name: "Host", value: origin.authority)
-        let raw = try await execute(origin: origin, head: head, body: [])
-        guard raw.head.status == .ok else {
-            throw SignetError(.ohttpKeyUnknown, "the gateway answered \(raw.head.status.code) for its key configurations")
+        let raw = try await exchange(TransportRequest(origin: origin, method: "GET", path: "/signet/v1/ohttp-keys"))
+        guard raw.status == 200 else {
+            throw SignetError(.ohttpKeyUnknown, "the gateway answered \(raw.status) for its key configurations")
         }
         let keys = try OHTTPKeyConfiguration.decodeList(raw.body)
         guard !keys.isEmpty else { throw SignetError(.ohttpKeyUnknown, "the gateway lists no key configuration") }
         obliviousKeys = keys
-    }
-
-    private static func response(_ raw: HTTP1Connection.RawResponse) -> ClientResponse {
-        var fields = MessageFields()
-        for header in raw.head.headers { fields.append(name: header.name, value: header.value) }
-        return ClientResponse(status: Int(raw.head.status.code), fields: fields, body: raw.body)
     }
 }

@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import NIOSSL
 import SignetCore
 
 /// Pin failure reports: kept while the app's own server cannot be reached, delivered over a
@@ -27,11 +23,9 @@ extension SignetClient {
         pendingPinReports = []
         for (index, report) in reports.enumerated() {
             do {
-                var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
-                head.headers.add(name: "Host", value: home.port == (home.isTLS ? 443 : 80) ? home.host : "\(home.host):\(home.port)")
-                head.headers.add(name: "Content-Type", value: "application/json")
-                head.headers.add(name: "Content-Length", value: String(report.count))
-                let status = try await execute(origin: home, head: head, body: report).head.status.code
+                let status = try await exchange(
+                    TransportRequest(origin: home, method: "POST", path: path, fields: [("Content-Type", "application/json")], body: report)
+                ).status
                 // Kept for another try when the server is busy or failing; a report it refuses
                 // outright (malformed, too large) would be refused again, so it is dropped.
                 if status == 429 || status >= 500 { throw SignetError(.connectionFailed, "report not taken: \(status)") }

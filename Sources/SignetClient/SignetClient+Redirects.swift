@@ -1,9 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import NIOSSL
 import SignetCore
 
 extension SignetClient {

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import NIOHTTP1
 import Logging
 import SignetCore
 import SignetTrust
@@ -42,11 +41,9 @@ extension SignetClient {
             }
             if trustDocument == nil { try await loadTrust() }
             let keys = try await trustKeyCollection(updates)
-            var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: updates.path)
-            head.headers.add(name: "Host", value: origin.authority)
-            let raw = try await execute(origin: origin, head: head, body: [])
-            guard raw.head.status == .ok else {
-                throw SignetError(.trustDocumentInvalid, "the gateway answered \(raw.head.status.code) for its trust document")
+            let raw = try await exchange(TransportRequest(origin: origin, method: "GET", path: updates.path))
+            guard raw.status == 200 else {
+                throw SignetError(.trustDocumentInvalid, "the gateway answered \(raw.status) for its trust document")
             }
             let jws = String(decoding: raw.body, as: UTF8.self)
             let document = try await keys.verify(jws, now: clock())

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import NIOSSL
 import SignetCore
 import SignetTrust
 
@@ -20,10 +16,9 @@ import SignetTrust
 /// ```
 public actor SignetClient {
     public let configuration: SignetClientConfiguration
-    private let group: any EventLoopGroup
-    private var tlsContext: NIOSSLContext
-    private var connections: [Origin: HTTP1Connection] = [:]
-    private var connecting: [Origin: Task<HTTP1Connection, any Error>] = [:]
+    /// Made at the first request (it asks this client about every TLS chain), then kept.
+    private var transportInUse: (any ClientTransport)?
+    private var clientIdentity: ClientIdentity?
     /// The signer used for requests (set by `register(using:)` or ``useSigner(_:)``).
     public private(set) var signer: (any RequestSigning)?
     /// The device registered by `register(using:)`.
@@ -58,22 +53,28 @@ public actor SignetClient {
     var appTokens: [Origin: AppToken] = [:]
     var appTokenFetches: [Origin: Task<AppToken, any Error>] = [:]
 
+    /// - Parameters:
+    ///   - configuration: Origins, trust, timeouts and the transport.
+    ///   - clock: The time signatures, pins and tokens are judged at.
     public init(
         configuration: SignetClientConfiguration,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         clock: @escaping @Sendable () -> Date = Date.init
     ) throws {
         guard !configuration.origins.isEmpty else {
             throw SignetError(.originNotAllowed, "configure at least one origin")
         }
         self.configuration = configuration
-        self.group = eventLoopGroup
         self.clock = clock
-        self.tlsContext = try Self.makeTLSContext(identity: configuration.clientIdentity)
+        self.clientIdentity = configuration.clientIdentity
         self.obliviousKeys = configuration.obliviousKeys
         self.trust = configuration.trust
         self.responseKeys = configuration.responseKeys
         self.liveTrust = LiveTrust(pinSets: configuration.trust.pinSets, responseKeys: configuration.responseKeys)
+        // A transport that cannot do what is configured (pins over Linux's URLSession) is refused
+        // now, not at the first request.
+        if case .urlSession = configuration.transport.kind {
+            try URLSessionTransport.checkSupported(origins: configuration.origins, identity: configuration.clientIdentity)
+        }
     }
 
     /// Uses `signer` for every later request.
@@ -82,10 +83,9 @@ public actor SignetClient {
     }
 
     /// Presents this client certificate on new connections (mutual TLS); open connections close.
-    public func useClientIdentity(_ identity: ClientIdentity?) throws {
-        tlsContext = try Self.makeTLSContext(identity: identity)
-        for connection in connections.values { connection.close() }
-        connections = [:]
+    public func useClientIdentity(_ identity: ClientIdentity?) async throws {
+        clientIdentity = identity
+        try await transportInUse?.useClientIdentity(identity)
     }
 
     // MARK: Requests
@@ -158,93 +158,69 @@ public actor SignetClient {
             throw SignetError(.malformedMessage, "not a request")
         }
         let origin = try allowedOrigin(target)
-        var head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: method), uri: Self.originForm(target))
-        head.headers.add(name: "Host", value: target.authority)
-        for line in message.fields.lines where !["host", "content-length", "connection"].contains(line.name.lowercased()) {
-            head.headers.add(name: line.name, value: line.value)
-        }
-        if !message.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) {
-            head.headers.add(name: "Content-Length", value: String(message.body.count))
-        }
-        configuration.logger.debug("request", metadata: ["method": "\(method)", "origin": "\(origin)", "path": "\(target.pathValue)"])
-        let raw = try await execute(origin: origin, head: head, body: message.body)
-        configuration.logger.debug("answer", metadata: ["status": "\(raw.head.status.code)", "origin": "\(origin)"])
-        var fields = MessageFields()
-        for header in raw.head.headers { fields.append(name: header.name, value: header.value) }
-        var response = ClientResponse(status: Int(raw.head.status.code), fields: fields, body: raw.body)
+        let request = TransportRequest(
+            origin: origin,
+            method: method,
+            path: Self.originForm(target),
+            fields: message.fields.lines.map { ($0.name, $0.value) },
+            body: message.body
+        )
+        var response = try await exchange(request)
         response.signature = try await verifyResponseSignature(response, request: message)
         await deliverPinReports()
         return response
     }
 
-    func execute(origin: Origin, head: HTTPRequestHead, body: [UInt8]) async throws -> HTTP1Connection.RawResponse {
-        // A kept-alive connection the server has closed meanwhile fails before any answer: retry
-        // once on a fresh one. A signed request carries a nonce, so one that did arrive the first
-        // time is refused as a replay, never applied twice. Fresh connections are not retried.
-        var retried = false
-        while true {
-            let (connection, reused) = try await connection(to: origin)
-            do {
-                return try await withTimeout(configuration.timeout) {
-                    try await connection.execute(head: head, body: body)
-                }
-            } catch let error as SignetError where error.code == .connectionFailed && reused && !retried {
-                configuration.logger.debug("kept-alive connection closed; retrying once", metadata: ["origin": "\(origin)"])
-                drop(connection, for: origin)
-                retried = true
-            } catch let error as SignetError where error.code == .requestTimeout {
-                // The connection closed itself if the request had gone out; one still queued
-                // leaves it to the requests sharing it.
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                connection.abort()
-                if connections[origin] === connection { connections[origin] = nil }
-                throw error
-            }
-        }
+    /// Sends one request over the transport, logging what it does (never a field value).
+    func exchange(_ request: TransportRequest) async throws -> ClientResponse {
+        let log: Logger.Metadata = ["method": "\(request.method)", "origin": "\(request.origin)", "path": "\(request.path)"]
+        configuration.logger.debug("request", metadata: log)
+        let response = try await transport().execute(request, timeout: configuration.timeout)
+        configuration.logger.debug("answer", metadata: ["status": "\(response.status)", "origin": "\(request.origin)"])
+        return response
     }
 
     /// Closes every kept-alive connection (an app going to the background; a test stopping its
     /// server); the next request opens a new one, checked against the trust in force then.
-    public func closeConnections() {
-        for connection in connections.values { connection.close() }
-        connections = [:]
+    public func closeConnections() async {
+        await transportInUse?.closeConnections()
     }
 
-    private func drop(_ connection: HTTP1Connection, for origin: Origin) {
-        connection.close()
-        if connections[origin] === connection { connections[origin] = nil }
+    private func transport() throws -> any ClientTransport {
+        if let transportInUse { return transportInUse }
+        let made = try makeTransport()
+        transportInUse = made
+        return made
     }
 
-    /// The open connection to `origin`, or a new one; concurrent callers share one connect.
-    func connection(to origin: Origin) async throws -> (HTTP1Connection, reused: Bool) {
-        if let existing = connections[origin], !existing.isClosed { return (existing, true) }
-        if let pending = connecting[origin] { return (try await pending.value, false) }
-        let trust = self.trust
+    /// The configured transport, asking this client about every TLS chain: the ``trust`` in force
+    /// (chain, then pins), with the pin evaluation recorded for reports.
+    private func makeTransport() throws -> any ClientTransport {
         let now = clock
-        let tls = origin.isTLS ? tlsContext : nil
-        let group = self.group
-        let maximumResponseBytes = configuration.maximumResponseBytes
-        let task = Task {
-            try await HTTP1Connection.connect(
-                origin: origin,
-                tls: tls,
-                group: group,
-                maximumResponseBytes: maximumResponseBytes
-            ) { [weak self] chain in
-                let result = await trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
-                if let evaluation = result.pins { await self?.record(evaluation, for: origin) }
-                return result.error
-            }
+        let check: ServedChainCheck = { [weak self] chain, origin in
+            guard let self else { return SignetError(.connectionFailed, "the client is gone") }
+            let result = await self.trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
+            if let evaluation = result.pins { await self.record(evaluation, for: origin) }
+            return result.error
         }
-        connecting[origin] = task
-        defer { connecting[origin] = nil }
-        let connection = try await task.value
-        connections[origin] = connection
-        configuration.logger.debug("connected", metadata: ["origin": "\(origin)"])
-        return (connection, false)
+        switch configuration.transport.kind {
+        case .nio(let group):
+            return try NIOTransport(
+                group: group,
+                identity: clientIdentity,
+                maximumResponseBytes: configuration.maximumResponseBytes,
+                logger: configuration.logger,
+                check: check
+            )
+        case .urlSession(let sessionConfiguration):
+            return try URLSessionTransport(
+                configuration: sessionConfiguration,
+                origins: configuration.origins,
+                identity: clientIdentity,
+                maximumResponseBytes: configuration.maximumResponseBytes,
+                check: check
+            )
+        }
     }
 
     // MARK: Registration
@@ -311,26 +287,4 @@ public actor SignetClient {
         return try await ResponseSignatureVerifier(keys: keys).verify(message, for: request, now: clock())
     }
 
-    static func makeTLSContext(identity: ClientIdentity?) throws -> NIOSSLContext {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = .tlsv12
-        tls.verifySignatureAlgorithms = TLSConfiguration.signetVerifySignatureAlgorithms
-        // Verification is ours (ServerTrustEvaluator in the custom callback); this only makes
-        // BoringSSL ask for it.
-        tls.certificateVerification = .fullVerification
-        if let identity {
-            do {
-                tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(identity.certificateChainPEM.utf8))
-                    .map { .certificate($0) }
-                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem))
-            } catch {
-                throw SignetError(.invalidKey, "the client certificate or key does not load: \(error)")
-            }
-        }
-        return try NIOSSLContext(configuration: tls)
-    }
-
-    deinit {
-        for connection in connections.values { connection.close() }
-    }
 }

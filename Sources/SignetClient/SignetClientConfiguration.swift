@@ -39,6 +39,9 @@ public struct SignetClientConfiguration: Sendable {
     /// path — never a field value, a key, a token or a password), answers, registrations, trust
     /// updates. Silent at the default `info`.
     public var logger = Logger(label: "signet.client")
+    /// What carries the requests: `URLSession` on Apple platforms, the client's own SwiftNIO
+    /// connections elsewhere (``SignetTransport/platformDefault``).
+    public var transport: SignetTransport = .platformDefault
 
     public init(
         origins: [Origin],

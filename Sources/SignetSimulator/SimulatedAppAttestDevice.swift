@@ -4,7 +4,6 @@ import Foundation
 import SignetAppAttest
 import SignetCore
 import SwiftASN1
-import Synchronization
 import X509
 
 /// A software App Attest device: a P-256 key, attestations from a ``DevelopmentAttestationCA`` and
@@ -15,7 +14,7 @@ public final class SimulatedAppAttestDevice: Sendable {
     public let environment: AppAttestPolicy.Environment
     private let ca: DevelopmentAttestationCA
     private let privateKey: P256.Signing.PrivateKey
-    private let counter = Mutex<UInt32>(0)
+    private let counter = Locked<UInt32>(0)
 
     public init(appID: String, environment: AppAttestPolicy.Environment = .development, ca: DevelopmentAttestationCA) {
         self.appID = appID

@@ -2,7 +2,6 @@
 import Foundation
 import SignetClient
 import SignetCore
-import Synchronization
 
 /// `DCAppAttestService` in software, for the SDK's lifecycle (`AppAttestLifecycle`)
 /// in tests and on the iOS simulator, where App Attest does not run: keys are
@@ -24,7 +23,7 @@ public final class SimulatedAppAttestService: AppAttestService {
     public let appID: String
     public let ca: DevelopmentAttestationCA
     public let isSupported: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(appID: String, ca: DevelopmentAttestationCA, isSupported: Bool = true) {
         self.appID = appID

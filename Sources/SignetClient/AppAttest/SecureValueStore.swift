@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import Synchronization
+import SignetCore
 
 /// Small values an app keeps across launches, on this device only: the App Attest key id and the
 /// registered device (``AppAttestLifecycle``), a device key's reference (``DeviceKeyProvider``). On
@@ -15,7 +15,7 @@ public protocol SecureValueStore: Sendable {
 /// A ``SecureValueStore`` in this process's memory: nothing survives it. For tests (one instance
 /// shared by two lifecycles stands in for a relaunch) and for tools.
 public final class MemoryValueStore: SecureValueStore {
-    private let values = Mutex<[String: Data]>([:])
+    private let values = Locked<[String: Data]>([:])
 
     public init() {}
 

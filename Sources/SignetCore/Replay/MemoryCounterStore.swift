@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-import Synchronization
 
 /// An in-memory ``CounterStore`` for one process — tools, benchmarks, tests — that keeps a
 /// ``CounterWindow`` per device it has seen (a device starts at counter 0). A server keeps its
 /// counters in its store, beside the device.
 public final class MemoryCounterStore: CounterStore {
-    private let windows = Mutex<[String: CounterWindow]>([:])
+    private let windows = Locked<[String: CounterWindow]>([:])
 
     public init() {}
 

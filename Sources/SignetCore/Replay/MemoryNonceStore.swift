@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import Synchronization
 
 /// A bounded, expiring in-memory ``NonceStore`` for one process.
 ///
@@ -35,7 +34,7 @@ public final class MemoryNonceStore: NonceStore {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     public let capacity: Int
 
     public init(capacity: Int = 1_000_000) {

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+
+/// One exchange as a transport carries it: the origin, the method, the origin-form target, the
+/// fields (never `Host`, `Content-Length` or `Connection`: the transport writes those) and the body.
+struct TransportRequest: Sendable {
+    var origin: Origin
+    var method: String
+    var path: String
+    var fields: [(name: String, value: String)] = []
+    var body: [UInt8] = []
+
+    init(origin: Origin, method: String, path: String, fields: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.origin = origin
+        self.method = method
+        self.path = path
+        self.fields = fields.filter { !["host", "content-length", "connection"].contains($0.name.lowercased()) }
+        self.body = body
+    }
+
+    /// A body is framed for methods that carry one, even when it is empty (`Content-Length: 0`).
+    var framesBody: Bool { !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) }
+}
+
+/// Decides whether a served chain (DER, leaf first) may be talked to for `origin`: the reason to
+/// refuse, or `nil`. The client's ``ServerTrustEvaluator`` in force, whichever transport asks.
+typealias ServedChainCheck = @Sendable (_ chain: [[UInt8]], _ origin: Origin) async -> SignetError?
+
+/// What carries a ``SignetClient``'s requests: its own SwiftNIO connections (``NIOTransport``) or
+/// the system's `URLSession` (``URLSessionTransport``). Both leave redirects, signing and response
+/// checks to the client, and both ask the same ``ServedChainCheck`` about every TLS chain.
+protocol ClientTransport: Sendable {
+    /// Sends `request` and returns the whole answer, or fails with `request_timeout` after `timeout`.
+    func execute(_ request: TransportRequest, timeout: Duration) async throws -> ClientResponse
+    /// Presents `identity` on new connections (mutual TLS); open connections close.
+    func useClientIdentity(_ identity: ClientIdentity?) async throws
+    /// Closes kept-alive connections; the next request opens a new one.
+    func closeConnections() async
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if canImport(Security) && canImport(Darwin)
+import Security
+
+/// The Apple-only part of ``URLSessionTransport`` (not compiled on Linux; see docs/ios.md).
+extension URLSessionTransportDelegate {
+    /// The chain the server sent (DER, leaf first) and the credential that accepts it.
+    static func servedChain(_ space: URLProtectionSpace) -> ([[UInt8]], URLCredential)? {
+        guard let trust = space.serverTrust else { return nil }
+        let certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
+        guard !certificates.isEmpty else { return nil }
+        return (certificates.map { Array(SecCertificateCopyData($0) as Data) }, URLCredential(trust: trust))
+    }
+
+    /// A `SecIdentity` for the PEM identity, through a PKCS #12 archive `SecPKCS12Import` reads
+    /// (the one way Security imports a private key with its certificate), with a password used once.
+    static func credential(for identity: ClientIdentity) throws -> URLCredential {
+        let password = UUID().uuidString
+        let archive = try PKCS12Archive.export(
+            chainPEM: identity.certificateChainPEM,
+            privateKeyPEM: identity.privateKeyPEM,
+            password: password
+        )
+        var items: CFArray?
+        let status = SecPKCS12Import(
+            Data(archive) as CFData,
+            [kSecImportExportPassphrase as String: password] as CFDictionary,
+            &items
+        )
+        guard status == errSecSuccess, let item = (items as? [[String: Any]])?.first,
+            let found = item[kSecImportItemIdentity as String]
+        else { throw SignetError(.invalidKey, "the system did not import the client identity (OSStatus \(status))") }
+        let chain = (item[kSecImportItemCertChain as String] as? [SecCertificate]) ?? []
+        // swift-format-ignore: a CFType from a dictionary is cast unconditionally, as Apple shows.
+        return URLCredential(identity: found as! SecIdentity, certificates: Array(chain.dropFirst()), persistence: .forSession)
+    }
+}
+#else
+extension URLSessionTransportDelegate {
+    /// FoundationNetworking presents no client certificate.
+    static func credential(for identity: ClientIdentity) throws -> URLCredential {
+        throw SignetError(.invalidKey, "URLSession on this platform cannot present a client certificate; use SignetTransport.nio() here")
+    }
+}
+#endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import SignetClient
+import SignetCore
+import SignetServer
+import SignetSimulator
+import SignetTestSupport
+import Synchronization
+import Testing
+
+/// `SignetClient` over `URLSession` (FoundationNetworking here, Apple's on a device): the same
+/// signing, redirects within the origins, signed answers and registration as over SwiftNIO, against
+/// the real gateway. What Linux's URLSession cannot do safely (pins, client certificates) is refused
+/// when the client is made, never silently skipped.
+@Suite(.awaitsCleanups) struct URLSessionTransportTests {
+    static func client(_ harness: GatewayHarness, origins extra: [Origin] = []) throws -> SignetClient {
+        var configuration = SignetClientConfiguration(
+            origins: [try Origin(harness.base)] + extra,
+            responseKeys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: harness.gatewayKey.verificationKey)]),
+            timeout: .seconds(10)
+        )
+        configuration.transport = .urlSession()
+        return try SignetClient(configuration: configuration)
+    }
+
+    @Test func aClientOverURLSessionRegistersSignsAndChecksTheSignedAnswers() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let client = try Self.client(harness)
+        let device = try await client.register(using: SoftwareKeyProvider())
+        let body = Array(#"{"name":"Gilgamesh","score":100}"#.utf8)
+        let answer = try await client.send("POST", harness.base + "/scores", fields: [("Content-Type", "application/json")], body: body)
+        #expect(answer.status == 201, "\(answer.text)")
+        #expect(answer.signature?.label == "gateway", "the gateway's signature over the answer verified")
+        // The upstream learns the device the gateway verified.
+        let echo = try await client.send("GET", harness.base + "/echo/headers")
+        let headers = echo.json ?? [:]
+        #expect(echo.status == 200 && headers["signet-device"] as? String == device.deviceID, "\(echo.status) \(echo.text)")
+
+        // The same request sent again as it was is a replay, over this transport as over any.
+        let signed = try await client.signer!.sign(
+            try HTTPMessage.request(method: "POST", uri: harness.base + "/scores", fields: [("Content-Type", "application/json")], body: body),
+            now: Date()
+        )
+        #expect(try await client.transmit(signed).status == 201)
+        let replay = try await client.transmit(signed)
+        #expect(replay.status == 401 && replay.reason == "nonce_replayed")
+        // Unsigned, the gateway refuses it.
+        let unsigned = try await client.send("POST", harness.base + "/scores", fields: [("Content-Type", "application/json")], body: body, sign: false)
+        #expect(unsigned.status == 401 && unsigned.reason == "signature_missing")
+    }
+
+    @Test func urlSessionFollowsNoRedirectTheClientWouldNot() async throws {
+        let hits = Mutex<[String]>([])
+        var logger = Logger(label: "signet.test.redirects")
+        logger.logLevel = .critical
+        let server = try await BackgroundServer.start(logger: logger) { onRunning in
+            let router = Router()
+            router.get("/hello") { _, _ in
+                hits.withLock { $0.append("/hello") }
+                return "hello"
+            }
+            router.get("/redirect/{to}") { request, context in
+                hits.withLock { $0.append(request.uri.path) }
+                var headers = HTTPFields()
+                headers[.location] = context.parameters.get("to") == "away" ? "http://127.0.0.2:9/hello" : "/hello"
+                return Response(status: .found, headers: headers)
+            }
+            return Application(
+                router: router,
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+                logger: logger
+            )
+        }
+        Cleanup.after { await server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        var configuration = SignetClientConfiguration(origins: [try Origin(base)], pinReportPath: nil)
+        configuration.transport = .urlSession()
+        let client = try SignetClient(configuration: configuration)
+        // Within the origin: the client follows it (once), not URLSession behind its back.
+        let followed = try await client.send("GET", base + "/redirect/here")
+        #expect(followed.status == 200 && followed.text == "hello")
+        #expect(hits.withLock { $0 } == ["/redirect/here", "/hello"])
+        // Elsewhere: refused before anything is sent there.
+        await #expect(throws: SignetError(.originNotAllowed, "")) {
+            _ = try await client.send("GET", base + "/redirect/away")
+        }
+    }
+
+    @Test func whatLinuxsURLSessionCannotCheckIsRefusedWhenTheClientIsMade() async throws {
+        var pinned = SignetClientConfiguration(origins: [try Origin("https://api.example.com")])
+        pinned.transport = .urlSession()
+        #if !(canImport(Security) && canImport(Darwin))
+        #expect(throws: SignetError(.certificateUntrusted, "")) { _ = try SignetClient(configuration: pinned) }
+        var identity = SignetClientConfiguration(
+            origins: [try Origin("http://127.0.0.1:1")],
+            clientIdentity: ClientIdentity(certificateChainPEM: "", privateKeyPEM: "")
+        )
+        identity.transport = .urlSession()
+        #expect(throws: SignetError(.invalidKey, "")) { _ = try SignetClient(configuration: identity) }
+        #endif
+        // The same configuration over SwiftNIO is fine: its chains go through ServerTrustEvaluator.
+        pinned.transport = .nio()
+        _ = try SignetClient(configuration: pinned)
+    }
+
+    @Test func anUnreachableOriginAndASlowOneFailWithTheirOwnCodes() async throws {
+        var configuration = SignetClientConfiguration(origins: [try Origin("http://127.0.0.1:9")], pinReportPath: nil)
+        configuration.transport = .urlSession()
+        let closed = try SignetClient(configuration: configuration)
+        await #expect(throws: SignetError(.connectionFailed, "")) { _ = try await closed.send("GET", "http://127.0.0.1:9/x") }
+
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        var slow = SignetClientConfiguration(origins: [try Origin(harness.base)], pinReportPath: nil, timeout: .milliseconds(1))
+        slow.transport = .urlSession()
+        let impatient = try SignetClient(configuration: slow)
+        await #expect(throws: SignetError(.requestTimeout, "")) {
+            _ = try await impatient.send("POST", harness.base + "/signet/v1/challenges", sign: false)
+        }
+    }
+}
