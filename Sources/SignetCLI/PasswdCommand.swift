@@ -36,6 +36,8 @@ struct PasswdCommand: AsyncParsableCommand {
         do {
             configuration = try GatewayConfiguration.load(file: config, environment: ProcessInfo.processInfo.environment)
             try AccountName.validate(user)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
         } catch let error as SignetError {
             throw ValidationError(error.reason)
         }

@@ -50,15 +50,16 @@ struct ServeCommand: AsyncParsableCommand {
                 file: config,
                 environment: ProcessInfo.processInfo.environment
             )
+        } catch let error as ConfigurationError {
+            throw CommandFailure(error.description)
         } catch let error as SignetError {
             throw CommandFailure(error.reason)
         }
         if check {
             do {
-                try configuration.validate()
                 try configuration.checkFiles()
-            } catch let error as SignetError {
-                throw CommandFailure(error.reason)
+            } catch let error as ConfigurationError {
+                throw CommandFailure(error.description)
             }
             print("configuration ok: \(configuration.upstream), store \(configuration.store.sqlite ?? (configuration.store.postgres != nil ? "postgres" : "memory"))")
             print(configuration.routeTableLines.joined(separator: "\n"))
@@ -69,6 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await serve(configuration, upstream: upstream, logger: logger, listening: listening)
             logger.notice("signet gateway stopped", metadata: ["address": "\(configuration.listen.host):\(configuration.listen.port)"])
+        } catch let error as ConfigurationError {
+            throw CommandFailure(error.description)
         } catch let error as SignetError {
             throw CommandFailure(error.reason)
         } catch where !listening.isSet {

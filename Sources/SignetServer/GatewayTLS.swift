@@ -27,17 +27,17 @@ public struct GatewayTLS: Sendable {
                 guard
                     files.createFile(atPath: keyFile, contents: Data(development.keyPEM.utf8), attributes: [.posixPermissions: 0o600]),
                     files.createFile(atPath: certificateFile, contents: Data(development.chainPEM.utf8))
-                else { throw SignetError(.invalidKey, "cannot write the development certificate to \(certificateFile)") }
+                else { throw ConfigurationError(.file, at: "", "cannot write the development certificate to \(certificateFile)") }
             }
             return development
         }
         // GatewayConfiguration.validate() requires both files unless `development` is set.
         guard let (certificateFile, keyFile) = paths, let chainData = files.contents(atPath: certificateFile),
             let keyData = files.contents(atPath: keyFile)
-        else { throw SignetError(.invalidKey, "cannot read tls.certificateFile and tls.keyFile") }
+        else { throw ConfigurationError(.file, at: "", "cannot read tls.certificateFile and tls.keyFile") }
         let chainPEM = String(decoding: chainData, as: UTF8.self)
         guard let chain = try? SignetGateway.certificates(pem: chainPEM), !chain.isEmpty else {
-            throw SignetError(.invalidKey, "\(certificateFile) holds no PEM certificate")
+            throw ConfigurationError(.file, at: "", "\(certificateFile) holds no PEM certificate")
         }
         return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: String(decoding: keyData, as: UTF8.self))
     }

@@ -40,7 +40,7 @@ struct RouteTable: Sendable {
         var seen: [String: Set<String>?] = [:]
         for entry in entries {
             if let methods = seen[entry.prefix], methods == nil || entry.methods == nil || !methods!.isDisjoint(with: entry.methods!) {
-                throw SignetError(.malformedMessage, "route prefix \(entry.prefix.debugDescription) is configured twice")
+                throw ConfigurationError.invalid("routes", "routes: prefix \(entry.prefix.debugDescription) is configured twice")
             }
             seen[entry.prefix] = seen[entry.prefix].map { $0!.union(entry.methods!) } ?? entry.methods
         }
@@ -123,17 +123,14 @@ struct RouteTable: Sendable {
         // registered over the gateway's own, which Hummingbird answers with a crash).
         let first = prefix.split(separator: "/").first.map(String.init)
         if let first, Self.reservedSegments.contains(first.lowercased()) {
-            throw SignetError(.malformedMessage, "prefix: \(prefix.debugDescription) is under the gateway's own /\(first)")
+            throw ConfigurationError.invalid("prefix", "prefix: \(prefix.debugDescription) is under the gateway's own /\(first)")
         }
         guard (try? RoutingPath.normalize(prefix)) == prefix, !prefix.contains("?") else {
-            throw SignetError(.malformedMessage, "prefix: \(prefix.debugDescription) is not a normalised path")
+            throw ConfigurationError.invalid("prefix", "prefix: \(prefix.debugDescription) is not a normalised path")
         }
         for segment in prefix.split(separator: "/")
         where segment.first == ":" || segment.contains(where: { "*{}".contains($0) }) {
-            throw SignetError(
-                .malformedMessage,
-                "prefix: \(prefix.debugDescription) has a pattern character (':' '*' '{' '}')"
-            )
+            throw ConfigurationError.invalid("prefix", "prefix: \(prefix.debugDescription) has a pattern character (':' '*' '{' '}')")
         }
     }
 }

@@ -150,11 +150,11 @@ public struct SignetGateway: Sendable {
             receiptVerifier = AppAttestReceiptVerifier(trusting: attestPolicy.receiptRoots)
             developerKey = try appAttest.receiptExchange.map { exchange in
                 guard let text = FileManager.default.contents(atPath: exchange.keyFile) else {
-                    throw SignetError(.invalidKey, "cannot read the App Attest developer key \(exchange.keyFile)")
+                    throw ConfigurationError(.file, at: "", "cannot read the App Attest developer key \(exchange.keyFile)")
                 }
                 let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
                 guard key.p256PrivateKey != nil else {
-                    throw SignetError(.invalidKey, "the App Attest developer key is P-256, not \(key.type.rawValue)")
+                    throw ConfigurationError(.file, at: "", "the App Attest developer key is P-256, not \(key.type.rawValue)")
                 }
                 return key
             }
@@ -266,7 +266,7 @@ public struct SignetGateway: Sendable {
     static func certificates(pemFile: String) throws -> [Certificate] {
         guard let data = FileManager.default.contents(atPath: pemFile),
             let certificates = try? certificates(pem: String(decoding: data, as: UTF8.self))
-        else { throw SignetError(.malformedMessage, "cannot read trusted roots from \(pemFile)") }
+        else { throw ConfigurationError(.file, at: "", "cannot read trusted roots from \(pemFile)") }
         return certificates
     }
 

@@ -97,8 +97,8 @@ import Testing
     @Test func anAdminListenerOffLoopbackNeedsTLS() throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.adminListener = .init(listen: .init(host: "0.0.0.0", port: 9444))
-        let refused = #expect(throws: SignetError.self) { try configuration.validate() }
-        #expect(refused?.reason.contains("needs tls") == true)
+        let refused = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(refused?.path == "adminListener" && refused?.message.contains("needs tls") == true)
         configuration.adminListener?.tls = .init(development: true)
         try configuration.validate()
         configuration.adminListener?.tls = nil
@@ -108,7 +108,7 @@ import Testing
         configuration.adminListener?.listen = .init(host: "0.0.0.0", port: 8080)
         configuration.adminListener?.tls = .init(development: true)
         configuration.listen = .init(host: "0.0.0.0", port: 8080)
-        #expect(throws: SignetError.self, "the same address as listen") { try configuration.validate() }
+        #expect(throws: ConfigurationError.self, "the same address as listen") { try configuration.validate() }
     }
 
     /// A reload applies to both listeners: a new admin token is the one the admin listener takes.

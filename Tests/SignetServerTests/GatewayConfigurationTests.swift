@@ -51,9 +51,10 @@ import Testing
         #expect(configuration.debug)
         #expect(configuration.upstream == "https://api.internal")
         for (name, value) in [("SIGNET_LISTEN_PORT", "80a"), ("SIGNET_LISTEN_PORT", "70000"), ("SIGNET_DEBUG", "ture")] {
-            #expect(throws: SignetError.self, "\(name)=\(value) is refused, not ignored") {
+            let refused = #expect(throws: ConfigurationError.self, "\(name)=\(value) is refused, not ignored") {
                 try GatewayConfiguration.load(file: Self.sample, environment: [name: value])
             }
+            #expect(refused?.kind == .environment && refused?.message.hasPrefix(name) == true)
         }
         // The environment alone is enough.
         let minimal = try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://127.0.0.1:1"])
@@ -80,10 +81,12 @@ import Testing
         )
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let error = #expect(throws: SignetError.self) {
+        let error = #expect(throws: ConfigurationError.self) {
             try GatewayConfiguration.load(file: file.path, environment: [:])
         }
-        #expect(error?.code == .malformedMessage)
+        // Placed in the file, as a compiler would: path:line:column: message.
+        #expect(error?.file == file.path && error?.line == 1 && error?.column != nil)
+        #expect(error?.description.hasPrefix("\(file.path):1:") == true, "\(String(describing: error))")
     }
 }
 
@@ -109,8 +112,8 @@ import Testing
 
     @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/readyz", "/METRICS", "/Signet/admin", "/HealthZ", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
     func prefixesTheTrieCannotHoldOrTheGatewayOwnsAreRefused(_ prefix: String) {
-        let error = #expect(throws: SignetError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: .open)]) }
-        #expect(error?.code == .malformedMessage)
+        let error = #expect(throws: ConfigurationError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: .open)]) }
+        #expect(error?.kind == .invalidValue && error?.message.contains(prefix.debugDescription) == true)
     }
 }
 
@@ -140,13 +143,16 @@ import Testing
     @Test func theStoreIsOneOfThreeAndReplacesTheDefault() throws {
         #expect(try Self.load(#"{"upstream": "http://x", "store": {"memory": true}}"#).store == .memory)
         #expect(try Self.load(#"{"upstream": "http://x", "store": {"postgres": "postgres://db/s"}}"#).store == .postgres("postgres://db/s"))
-        #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "store": {"memory": false}}"#) }
-        #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "store": {}}"#) }
+        let off = #expect(throws: ConfigurationError.self) { try Self.load(#"{"upstream": "http://x", "store": {"memory": false}}"#) }
+        #expect(off?.path == "store.memory" && off?.column == 36)
+        let empty = #expect(throws: ConfigurationError.self) { try Self.load(#"{"upstream": "http://x", "store": {}}"#) }
+        #expect(empty?.kind == .invalidValue && empty?.path == "store")
     }
 
     @Test func aMisspeltTopLevelKeyIsRefusedNotIgnored() throws {
-        let error = #expect(throws: DecodingError.self) { try Self.load(#"{"upstream": "http://x", "maxBodyByte": 10}"#) }
-        #expect("\(String(describing: error))".contains("maxBodyByte"))
+        let error = #expect(throws: ConfigurationError.self) { try Self.load(#"{"upstream": "http://x", "maxBodyByte": 10}"#) }
+        #expect(error?.kind == .unknownKey && error?.path == "maxBodyByte" && error?.validKeys.contains("maxBodyBytes") == true)
+        #expect(error?.line == 1 && error?.column == 26)
         #expect(try Self.load(#"{"upstream": "http://x", "maxBodyBytes": 10}"#).maxBodyBytes == 10)
     }
 
@@ -154,8 +160,8 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
         try Data(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "sha-256"}}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
-        #expect(error?.reason.contains(#"appAttest.clientDataHash: "sha-256" is not one of sha256, raw"#) == true, "\(error?.reason ?? "")")
+        let error = #expect(throws: ConfigurationError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        #expect(error?.message.contains(#"appAttest.clientDataHash: "sha-256" is not one of sha256, raw"#) == true, "\(String(describing: error))")
         #expect(try Self.load(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "raw"}}"#).appAttest?.clientDataHash == .raw)
     }
 }
@@ -170,7 +176,7 @@ import Testing
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
-        ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "\"maxBodyByte\" is not a configuration key (known: "),
+        ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "maxBodyByte\" is not a configuration key (valid there: "),
         ("not json", "not valid JSON"),
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\"}, {\"keyId\": 1, \"keyFile\": \"b\"}]}}", "ohttp.keys[1].keyId: 1 is also ohttp.keys[0]'s"),
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 256, \"keyFile\": \"a\"}]}}", "ohttp.keys[0].keyId: 256 is not 0 to 255"),
@@ -178,7 +184,7 @@ import Testing
         // A misspelt key inside an object or an array element is refused too, by its path.
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
         ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key (valid there: clockSkewSeconds, maxAgeSeconds, requireNonce)"),
-        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"acess\": \"open\"}]}", "routes[0]: \"acess\" is not a configuration key (did you mean access?)"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"acess\": \"open\"}]}", "routes[0].acess is not a configuration key (did you mean access?)"),
         ("{\"upstream\": \"http://x\", \"listen\": 8080}", "listen: expected an object"),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"1MB\"}", "maxBodyBytes: expected a number"),
         ("{\"upstream\": \"http://x\", \"listen\": \"localhost\"}", "\"localhost\" is not \"host:port\""),
@@ -209,8 +215,8 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let error = #expect(throws: SignetError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
-        #expect(error?.code == .malformedMessage)
-        #expect(error?.reason.contains(expected) == true, "\(error?.reason ?? "")")
+        let error = #expect(throws: ConfigurationError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) }
+        #expect(error?.line != nil, "every mistake in a file is placed in it")
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
     }
 }

@@ -156,12 +156,12 @@ import Testing
         var broken = running
         broken.routes.append(.init(prefix: "/a/../b", access: .open))
         broken.sharedSecrets = []
-        #expect(throws: SignetError.self) { try reloader.reload(to: broken) }
+        #expect(throws: ConfigurationError.self) { try reloader.reload(to: broken) }
         var missingFile = running
         missingFile.trustDocument = .init(file: harness.folder.appendingPathComponent("nothing.jws").path)
         missingFile.sharedSecrets = []
-        let missing = #expect(throws: SignetError.self) { try reloader.reload(to: missingFile) }
-        #expect(missing?.reason.contains("nothing.jws") == true)
+        let missing = #expect(throws: ConfigurationError.self) { try reloader.reload(to: missingFile) }
+        #expect(missing?.kind == .file && missing?.message.contains("nothing.jws") == true)
         var moved = running
         moved.listen.port = 1
         moved.upstream = "http://127.0.0.1:2"

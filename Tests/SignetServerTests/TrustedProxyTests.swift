@@ -150,7 +150,7 @@ import Testing
     @Test func configurationRefusesRangesThatDoNotParse() throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.trustedProxies = ["10.0.0.1/8"]
-        let error = #expect(throws: SignetError.self) { try configuration.validate() }
-        #expect(error?.code == .malformedMessage && error?.reason.hasPrefix("trustedProxies") == true)
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.kind == .invalidValue && error?.message.hasPrefix("trustedProxies") == true)
     }
 }

@@ -156,7 +156,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         do {
             return try TrustedProxies(trustedProxies, source: clientAddressFrom)
         } catch let error as SignetError {
-            throw SignetError(.malformedMessage, "trustedProxies: \(error.reason)")
+            throw ConfigurationError.invalid("trustedProxies", "trustedProxies: \(error.reason)")
         }
     }
 
@@ -165,37 +165,35 @@ public struct GatewayConfiguration: Codable, Sendable {
 
     /// Checks what can be checked before starting.
     public func validate() throws {
-        _ = try UpstreamOrigin(parsing: upstream)
+        do {
+            _ = try UpstreamOrigin(parsing: upstream)
+        } catch let error as SignetError {
+            throw ConfigurationError.invalid("upstream", error.reason)
+        }
         try appAttest?.validate()
         for (index, route) in routes.enumerated() {
             do {
                 _ = try route.requirement()
                 try RouteTable.checkPrefix(route.prefix)
-            } catch let error as SignetError {
-                throw SignetError(.malformedMessage, "routes[\(index)].\(error.reason)")
+            } catch let error as ConfigurationError {
+                throw error.under("routes[\(index)]")
             }
         }
         if let ohttp { try ohttp.validate() }
         if routes.contains(where: { $0.access == .legacyEnvelope }), legacyEnvelope == nil {
-            throw SignetError(.malformedMessage, "legacy-envelope routes need legacyEnvelope with its keys")
+            throw ConfigurationError.invalid("routes", "routes: legacy-envelope routes need legacyEnvelope with its keys")
         }
         try validatePasswords()
         try validateTokens()
-        for route in routes where try route.requirement() == .clientCertificate {
+        for (index, route) in routes.enumerated() where try route.requirement() == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {
-                throw SignetError(
-                    .malformedMessage,
-                    "route \(route.prefix) needs client certificates: set tls.clientCertificates and deviceCA"
-                )
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.prefix) needs client certificates: set tls.clientCertificates and deviceCA")
             }
         }
         if let tls {
             try tls.validate(named: "tls")
             guard tls.clientCertificates != true || deviceCA != nil || !(adminCertificates ?? []).isEmpty else {
-                throw SignetError(
-                    .malformedMessage,
-                    "tls.clientCertificates needs a deviceCA or adminCertificates to check them against"
-                )
+                throw ConfigurationError.invalid("tls.clientCertificates", "tls.clientCertificates needs a deviceCA or adminCertificates to check them against")
             }
         }
         if let adminListener { try adminListener.validate(besides: listen, development: development) }
@@ -203,10 +201,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         _ = try proxies()
         // A short token falls to guessing, however its attempts are limited per source.
         if let adminToken, adminToken.count < AdminToken.minimumLength, !development {
-            throw SignetError(
-                .malformedMessage,
-                "adminToken has \(adminToken.count) characters; use at least \(AdminToken.minimumLength) (openssl rand -base64 32), or set development: true"
-            )
+            throw ConfigurationError.invalid("adminToken", "adminToken has \(adminToken.count) characters; use at least \(AdminToken.minimumLength) (openssl rand -base64 32), or set development: true")
         }
     }
 
@@ -215,17 +210,17 @@ public struct GatewayConfiguration: Codable, Sendable {
         guard let texts = adminCertificates, !texts.isEmpty else { return [] }
         if adminListener != nil {
             guard adminListener?.tls != nil else {
-                throw SignetError(.malformedMessage, "adminCertificates needs adminListener.tls (mutual TLS on the admin listener)")
+                throw ConfigurationError.invalid("adminCertificates", "adminCertificates needs adminListener.tls (mutual TLS on the admin listener)")
             }
         } else if tls?.clientCertificates != true {
-            throw SignetError(.malformedMessage, "adminCertificates needs tls.clientCertificates")
+            throw ConfigurationError.invalid("adminCertificates", "adminCertificates needs tls.clientCertificates")
         }
         var pins: Set<SPKIPin> = []
         for (index, text) in texts.enumerated() {
             do {
                 pins.insert(try SPKIPin(parsing: text))
             } catch {
-                throw SignetError(.malformedMessage, "adminCertificates[\(index)] is not a sha256/<base64> pin")
+                throw ConfigurationError.invalid("adminCertificates[\(index)]", "adminCertificates[\(index)] is not a sha256/<base64> pin")
             }
         }
         return pins
@@ -239,7 +234,7 @@ extension GatewayConfiguration {
         guard let parsed = URL(string: url), let host = parsed.host,
             parsed.scheme == "https" || (parsed.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
         else {
-            throw SignetError(.malformedMessage, "\(name) is https (plain http only on loopback)")
+            throw ConfigurationError.invalid("\(name)", "\(name) is https (plain http only on loopback)")
         }
     }
 

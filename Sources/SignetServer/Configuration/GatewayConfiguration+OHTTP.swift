@@ -58,19 +58,16 @@ extension GatewayConfiguration.OHTTP {
     /// Key ids in range, windows in order, and no id reused while a client may still hold the
     /// earlier key's configuration or its encapsulations may still be replayed.
     func validate() throws {
-        guard !keys.isEmpty else { throw SignetError(.malformedMessage, "ohttp.keys: give at least one key") }
+        guard !keys.isEmpty else { throw ConfigurationError.invalid("ohttp.keys", "ohttp.keys: give at least one key") }
         guard replayWindow > 0, failuresPerMinute > 0, requestsPerMinute > 0 else {
-            throw SignetError(
-                .malformedMessage,
-                "ohttp: replayWindowSeconds, decapsulationFailuresPerSourcePerMinute and requestsPerSourcePerMinute are positive"
-            )
+            throw ConfigurationError.invalid("ohttp", "ohttp: replayWindowSeconds, decapsulationFailuresPerSourcePerMinute and requestsPerSourcePerMinute are positive")
         }
         for (index, key) in keys.enumerated() {
             guard (0...255).contains(key.keyId) else {
-                throw SignetError(.malformedMessage, "ohttp.keys[\(index)].keyId: \(key.keyId) is not 0 to 255")
+                throw ConfigurationError.invalid("ohttp.keys[\(index)].keyId", "ohttp.keys[\(index)].keyId: \(key.keyId) is not 0 to 255")
             }
             if let notBefore = key.notBefore, let notAfter = key.notAfter, notAfter <= notBefore {
-                throw SignetError(.malformedMessage, "ohttp.keys[\(index)]: notAfter is not after notBefore")
+                throw ConfigurationError.invalid("ohttp.keys[\(index)]", "ohttp.keys[\(index)]: notAfter is not after notBefore")
             }
             for (otherIndex, other) in keys.enumerated() where otherIndex < index && other.keyId == key.keyId {
                 let window = TimeInterval(replayWindow)
@@ -78,10 +75,7 @@ extension GatewayConfiguration.OHTTP {
                     other.notAfter.map { end in key.notBefore.map { end.addingTimeInterval(window) <= $0 } ?? false } ?? false
                     || key.notAfter.map { end in other.notBefore.map { end.addingTimeInterval(window) <= $0 } ?? false } ?? false
                 guard apart else {
-                    throw SignetError(
-                        .malformedMessage,
-                        "ohttp.keys[\(index)].keyId: \(key.keyId) is also ohttp.keys[\(otherIndex)]'s, and their windows are not \(replayWindow) s apart"
-                    )
+                    throw ConfigurationError.invalid("ohttp.keys[\(index)].keyId", "ohttp.keys[\(index)].keyId: \(key.keyId) is also ohttp.keys[\(otherIndex)]'s, and their windows are not \(replayWindow) s apart")
                 }
             }
         }

@@ -102,10 +102,10 @@ extension GatewayConfiguration.AppAttest {
 
     func validate() throws {
         if let window = counterWindow, !(0...CounterWindow.maximumWidth).contains(window) {
-            throw SignetError(.malformedMessage, "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
+            throw ConfigurationError.invalid("appAttest.counterWindow", "appAttest.counterWindow is 0 to \(CounterWindow.maximumWidth)")
         }
         if let maximum = maxRiskMetric, maximum < 1 {
-            throw SignetError(.malformedMessage, "appAttest.maxRiskMetric is at least 1 (a device that attested once has 1)")
+            throw ConfigurationError.invalid("appAttest.maxRiskMetric", "appAttest.maxRiskMetric is at least 1 (a device that attested once has 1)")
         }
         if let exchange = receiptExchange {
             for (name, url) in [("url", exchange.url), ("developmentUrl", exchange.developmentUrl)] {
@@ -114,13 +114,13 @@ extension GatewayConfiguration.AppAttest {
                 try GatewayConfiguration.checkHTTPS(url, name: "appAttest.receiptExchange.\(name)")
             }
             if let seconds = exchange.intervalSeconds, seconds < 1 {
-                throw SignetError(.malformedMessage, "appAttest.receiptExchange.intervalSeconds is at least 1")
+                throw ConfigurationError.invalid("appAttest.receiptExchange.intervalSeconds", "appAttest.receiptExchange.intervalSeconds is at least 1")
             }
             if let size = exchange.batchSize, !(1...10_000).contains(size) {
-                throw SignetError(.malformedMessage, "appAttest.receiptExchange.batchSize is 1 to 10000")
+                throw ConfigurationError.invalid("appAttest.receiptExchange.batchSize", "appAttest.receiptExchange.batchSize is 1 to 10000")
             }
             if let seconds = exchange.refreshBeforeExpirySeconds, !(0...(89 * 86_400)).contains(seconds) {
-                throw SignetError(.malformedMessage, "appAttest.receiptExchange.refreshBeforeExpirySeconds is 0 to 89 days")
+                throw ConfigurationError.invalid("appAttest.receiptExchange.refreshBeforeExpirySeconds", "appAttest.receiptExchange.refreshBeforeExpirySeconds is 0 to 89 days")
             }
         }
     }

@@ -77,7 +77,7 @@ extension GatewayConfiguration.Route {
         case .clientCertificate: return .clientCertificate
         case .legacyQueryHMAC:
             guard let keyId else {
-                throw SignetError(.malformedMessage, "keyId: a legacy-query-hmac route needs the shared secret's keyId")
+                throw ConfigurationError.invalid("keyId", "keyId: a legacy-query-hmac route needs the shared secret's keyId")
             }
             return .legacyQueryHMAC(keyID: keyId)
         case .legacyEnvelope: return .legacyEnvelope

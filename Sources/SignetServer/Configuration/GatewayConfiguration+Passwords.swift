@@ -66,32 +66,26 @@ extension GatewayConfiguration {
             do {
                 try login.validate()
             } catch let error as SignetError {
-                throw SignetError(.malformedMessage, error.reason)
+                throw ConfigurationError.invalid("passwords", "passwords: \(error.reason)")
             }
         }
         for (index, route) in routes.enumerated() {
             let isPassword = route.access == .password || route.access == .passwordOrDevice
             if isPassword, passwords == nil {
-                throw SignetError(.malformedMessage, "routes[\(index)]: \(route.access.rawValue) routes need passwords")
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need passwords")
             }
             if !isPassword, route.digestMD5 != nil || route.requireAuthInt != nil || route.keepAuthorization != nil {
-                throw SignetError(
-                    .malformedMessage,
-                    "routes[\(index)]: digestMD5, requireAuthInt and keepAuthorization are for password routes"
-                )
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: digestMD5, requireAuthInt and keepAuthorization are for password routes")
             }
             if route.digestMD5 == true, passwords?.digestAlgorithms?.contains(.md5) != true {
-                throw SignetError(.malformedMessage, "routes[\(index)].digestMD5: add MD5 to passwords.digestAlgorithms")
+                throw ConfigurationError.invalid("routes[\(index)].digestMD5", "routes[\(index)].digestMD5: add MD5 to passwords.digestAlgorithms")
             }
             // A password route must offer a client something to answer.
             if isPassword, let login = passwordLogin {
                 let digests = login.digestAlgorithms.filter { $0 != .md5 || route.digestMD5 == true }
                 let basic = login.basicAllowed && route.requireAuthInt != true
                 if digests.isEmpty && !basic {
-                    throw SignetError(
-                        .malformedMessage,
-                        "routes[\(index)]: offers no login (add a Digest algorithm, digestMD5, or Basic over TLS)"
-                    )
+                    throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: offers no login (add a Digest algorithm, digestMD5, or Basic over TLS)")
                 }
             }
         }

@@ -59,6 +59,6 @@ extension GatewayConfiguration {
             if let exchange = appAttest.receiptExchange { mustRead(exchange.keyFile, "the App Attest developer key") }
         }
         if let trustDocument { mustRead(trustDocument.file, "the trust document") }
-        if !problems.isEmpty { throw SignetError(.invalidKey, problems.joined(separator: "; ")) }
+        if !problems.isEmpty { throw ConfigurationError(.file, at: "", problems.joined(separator: "; ")) }
     }
 }

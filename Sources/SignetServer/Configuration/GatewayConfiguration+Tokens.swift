@@ -79,18 +79,18 @@ extension GatewayConfiguration {
     func validateTokens() throws {
         if let tokens {
             guard !tokens.issuer.isEmpty, !tokens.audience.isEmpty, !tokens.audience.contains(where: \.isEmpty) else {
-                throw SignetError(.malformedMessage, "tokens: give an issuer and at least one audience, none empty")
+                throw ConfigurationError.invalid("tokens", "tokens: give an issuer and at least one audience, none empty")
             }
             guard AppTokenIssuer.lifetimes.contains(tokens.lifetime) else {
-                throw SignetError(.malformedMessage, "tokens.ttlSeconds is 300 to 604800, not \(tokens.lifetime)")
+                throw ConfigurationError.invalid("tokens.ttlSeconds", "tokens.ttlSeconds is 300 to 604800, not \(tokens.lifetime)")
             }
             if tokens.issueTo == .clientCertificate, tls?.clientCertificates != true || deviceCA == nil {
-                throw SignetError(.malformedMessage, "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA")
+                throw ConfigurationError.invalid("tokens.issueTo", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA")
             }
         }
         if let firebase = firebaseAppCheck {
             guard !firebase.projectNumber.isEmpty, firebase.projectNumber.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                throw SignetError(.malformedMessage, "firebaseAppCheck.projectNumber is the project's number (digits)")
+                throw ConfigurationError.invalid("firebaseAppCheck.projectNumber", "firebaseAppCheck.projectNumber is the project's number (digits)")
             }
             if let url = firebase.jwksUrl {
                 try Self.checkHTTPS(url, name: "firebaseAppCheck.jwksUrl")
@@ -100,22 +100,22 @@ extension GatewayConfiguration {
             switch route.access {
             case .appToken, .appTokenOrFirebase:
                 guard tokens != nil else {
-                    throw SignetError(.malformedMessage, "routes[\(index)]: \(route.access.rawValue) routes need tokens")
+                    throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need tokens")
                 }
                 if let audience = route.audience, !(tokens?.audience.contains(audience) ?? false) {
-                    throw SignetError(.malformedMessage, "routes[\(index)].audience: \(audience.debugDescription) is not in tokens.audience")
+                    throw ConfigurationError.invalid("routes[\(index)].audience", "routes[\(index)].audience: \(audience.debugDescription) is not in tokens.audience")
                 }
             default:
                 guard route.audience == nil else {
-                    throw SignetError(.malformedMessage, "routes[\(index)].audience is for app-token routes")
+                    throw ConfigurationError.invalid("routes[\(index)].audience", "routes[\(index)].audience is for app-token routes")
                 }
             }
             let takesAppCheck = route.access == .firebaseAppCheck || route.access == .appTokenOrFirebase
             if takesAppCheck, firebaseAppCheck == nil {
-                throw SignetError(.malformedMessage, "routes[\(index)]: \(route.access.rawValue) routes need firebaseAppCheck")
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need firebaseAppCheck")
             }
             if route.consumeAppCheckTokens != nil, !takesAppCheck {
-                throw SignetError(.malformedMessage, "routes[\(index)].consumeAppCheckTokens is for routes that take App Check tokens")
+                throw ConfigurationError.invalid("routes[\(index)].consumeAppCheckTokens", "routes[\(index)].consumeAppCheckTokens is for routes that take App Check tokens")
             }
         }
     }

@@ -10,60 +10,73 @@ extension GatewayConfiguration {
     /// live: a key the document leaves out keeps its default. Objects merge key by key (so
     /// `"policy": {"maxAgeSeconds": 60}` keeps the other policy defaults); arrays, values and the
     /// `store` (one of three kinds) replace.
+    ///
+    /// - Throws: ``ConfigurationError``, with the line and column of the key it is about.
     public static func decode(_ data: Data) throws -> GatewayConfiguration {
+        let map = try JSONSourceMap(Array(data))
+        do {
+            return try decode(data, map: map)
+        } catch let error as ConfigurationError {
+            throw error.located(in: nil, map: map)
+        }
+    }
+
+    private static func decode(_ data: Data, map: JSONSourceMap) throws -> GatewayConfiguration {
         let given: Any
         do {
             given = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON"))
+            throw ConfigurationError(.syntax, at: "", "not valid JSON")
         }
         guard let document = given as? [String: Any] else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not a JSON object"))
+            throw ConfigurationError(.syntax, at: "", "the configuration is a JSON object ({…})")
         }
         // A misspelt key would otherwise be ignored and its default silently used.
-        let known = Set(Mirror(reflecting: GatewayConfiguration(upstream: "")).children.compactMap(\.label))
+        let known = Set(Mirror(reflecting: GatewayConfiguration(upstream: "")).children.compactMap(\.label)).sorted()
         if let unknown = document.keys.sorted().first(where: { !known.contains($0) }) {
-            throw DecodingError.dataCorrupted(
-                .init(
-                    codingPath: [],
-                    debugDescription: "\(unknown.debugDescription) is not a configuration key (known: \(known.sorted().joined(separator: ", ")))"
-                )
-            )
+            throw ConfigurationError(.unknownKey, at: unknown, "\(unknown.debugDescription) is not a configuration key", validKeys: known)
         }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        // No default upstream: leaving it out is an error, not an empty URL.
-        var defaults = try JSONSerialization.jsonObject(with: encoder.encode(GatewayConfiguration(upstream: "")))
-            as? [String: Any] ?? [:]
-        defaults["upstream"] = nil
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        let merged = Self.merge(document, over: defaults, replacing: ["store"])
         let configuration: GatewayConfiguration
         do {
+            // No default upstream: leaving it out is an error, not an empty URL.
+            var defaults = try JSONSerialization.jsonObject(with: encoder.encode(GatewayConfiguration(upstream: "")))
+                as? [String: Any] ?? [:]
+            defaults["upstream"] = nil
+            let merged = Self.merge(document, over: defaults, replacing: ["store"])
             configuration = try decoder.decode(GatewayConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+        } catch let error as ConfigurationError {
+            throw error
         } catch DecodingError.keyNotFound(let key, let context) {
             // A misspelt key is the likelier story than a missing one: `acess` beside no `access`.
+            let at = Self.path(context.codingPath)
             if let object = Self.object(at: context.codingPath, in: document),
                 let near = object.keys.sorted().first(where: { Self.isNear($0, key.stringValue) })
             {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: context.codingPath,
-                        debugDescription: "\(near.debugDescription) is not a configuration key (did you mean \(key.stringValue)?)"
-                    )
+                let nearPath = at.isEmpty ? near : at + "." + near
+                throw ConfigurationError(
+                    .unknownKey,
+                    at: nearPath,
+                    "\(nearPath) is not a configuration key (did you mean \(key.stringValue)?)"
                 )
             }
-            throw DecodingError.keyNotFound(key, context)
+            let missing = Self.path(context.codingPath + [key])
+            throw ConfigurationError(.missingKey, at: at, "\(missing): missing")
+        } catch let error as DecodingError {
+            throw Self.configurationError(error)
+        } catch {
+            throw ConfigurationError(.syntax, at: "", "\(error)")
         }
         // Inside objects too (`routes[0].acess`, `policy.maxAgeSecond`): what was decoded, encoded
         // again, holds every key decoding used; a given key missing there was not used.
-        let used = try JSONSerialization.jsonObject(with: encoder.encode(configuration))
+        guard let used = try? JSONSerialization.jsonObject(with: encoder.encode(configuration)) else {
+            throw ConfigurationError(.invalidValue, at: "", "the configuration does not encode again")
+        }
         if let (unknown, valid) = Self.unusedKey(given: document, used: used, decoded: configuration, path: "") {
-            let listed = valid.map { " (valid there: \($0.joined(separator: ", ")))" } ?? ""
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: [], debugDescription: "\(unknown) is not a configuration key\(listed)")
-            )
+            throw ConfigurationError(.unknownKey, at: unknown, "\(unknown) is not a configuration key", validKeys: valid ?? [])
         }
         return configuration
     }
@@ -165,45 +178,58 @@ extension GatewayConfiguration {
     /// `SIGNET_STORE` (a file path or a `postgres://` URL), `SIGNET_PUBLIC_SCHEME`,
     /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_ADMIN_LISTEN_PORT`, `SIGNET_DEBUG` and
     /// `SIGNET_DEVELOPMENT`.
+    ///
+    /// - Throws: ``ConfigurationError``: placed in the file at its key's line and column.
     public static func load(file: String?, environment: [String: String]) throws -> GatewayConfiguration {
         var configuration: GatewayConfiguration
+        var map: JSONSourceMap?
         if let file {
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw SignetError(.malformedMessage, "cannot read configuration file \(file)")
+                throw ConfigurationError(.file, at: "", "cannot read configuration file \(file)")
             }
             do {
-                configuration = try decode(data)
-            } catch let error as DecodingError {
-                throw SignetError(.malformedMessage, "configuration \(file): \(Self.describe(error))")
-            } catch {
-                throw SignetError(.malformedMessage, "configuration \(file): \(error)")
+                map = try JSONSourceMap(Array(data))
+                configuration = try decode(data, map: map!)
+            } catch let error as ConfigurationError {
+                throw error.located(in: file, map: map)
             }
         } else if let upstream = environment["SIGNET_UPSTREAM"] {
             configuration = GatewayConfiguration(upstream: upstream)
         } else {
-            throw SignetError(.malformedMessage, "give --config FILE or SIGNET_UPSTREAM")
+            throw ConfigurationError(.missingKey, at: "", "give --config FILE or SIGNET_UPSTREAM")
         }
-        if let host = environment["SIGNET_LISTEN_HOST"] { configuration.listen.host = host }
-        if let port = environment["SIGNET_LISTEN_PORT"] { configuration.listen.port = try Self.port(port, "SIGNET_LISTEN_PORT") }
-        if let port = environment["SIGNET_ADMIN_LISTEN_PORT"] {
-            guard configuration.adminListener != nil else {
-                throw SignetError(.malformedMessage, "SIGNET_ADMIN_LISTEN_PORT needs an adminListener in the configuration")
-            }
-            configuration.adminListener?.listen.port = try Self.port(port, "SIGNET_ADMIN_LISTEN_PORT")
+        try configuration.apply(environment: environment)
+        do {
+            try configuration.validate()
+        } catch let error as ConfigurationError {
+            throw error.located(in: file, map: map)
+        } catch {
+            throw ConfigurationError(.invalidValue, at: "", "\(error)").located(in: file, map: map)
         }
-        if let upstream = environment["SIGNET_UPSTREAM"] { configuration.upstream = upstream }
-        if let store = environment["SIGNET_STORE"] {
-            configuration.store = store.hasPrefix("postgres") ? .postgres(store) : .sqlite(store)
-        }
-        if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { configuration.publicScheme = scheme }
-        if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { configuration.publicAuthority = authority }
-        if let token = environment["SIGNET_ADMIN_TOKEN"] { configuration.adminToken = token }
-        if let debug = environment["SIGNET_DEBUG"] { configuration.debug = try flag(debug, "SIGNET_DEBUG") }
-        if let development = environment["SIGNET_DEVELOPMENT"] {
-            configuration.development = try flag(development, "SIGNET_DEVELOPMENT")
-        }
-        try configuration.validate()
         return configuration
+    }
+
+    /// `SIGNET_*` over the file's values; a value that means nothing is refused, not ignored.
+    private mutating func apply(environment: [String: String]) throws {
+        if let host = environment["SIGNET_LISTEN_HOST"] { listen.host = host }
+        if let port = environment["SIGNET_LISTEN_PORT"] { listen.port = try Self.port(port, "SIGNET_LISTEN_PORT") }
+        if let port = environment["SIGNET_ADMIN_LISTEN_PORT"] {
+            guard adminListener != nil else {
+                throw ConfigurationError(.environment, at: "", "SIGNET_ADMIN_LISTEN_PORT needs an adminListener in the configuration")
+            }
+            adminListener?.listen.port = try Self.port(port, "SIGNET_ADMIN_LISTEN_PORT")
+        }
+        if let upstream = environment["SIGNET_UPSTREAM"] { self.upstream = upstream }
+        if let store = environment["SIGNET_STORE"] {
+            self.store = store.hasPrefix("postgres") ? .postgres(store) : .sqlite(store)
+        }
+        if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { publicScheme = scheme }
+        if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { publicAuthority = authority }
+        if let token = environment["SIGNET_ADMIN_TOKEN"] { adminToken = token }
+        if let debug = environment["SIGNET_DEBUG"] { self.debug = try Self.flag(debug, "SIGNET_DEBUG") }
+        if let development = environment["SIGNET_DEVELOPMENT"] {
+            self.development = try Self.flag(development, "SIGNET_DEVELOPMENT")
+        }
     }
 
     /// What a Swift type is called in JSON, for people who write the file, not the code.
@@ -220,7 +246,7 @@ extension GatewayConfiguration {
     /// An environment port number, refused rather than ignored when it is none.
     static func port(_ value: String, _ name: String) throws -> Int {
         guard let number = Int(value), (0...65535).contains(number) else {
-            throw SignetError(.malformedMessage, "\(name) is a port number 0 to 65535, not \"\(value)\"")
+            throw ConfigurationError(.environment, at: "", "\(name) is a port number 0 to 65535, not \"\(value)\"")
         }
         return number
     }
@@ -230,30 +256,34 @@ extension GatewayConfiguration {
         switch value.lowercased() {
         case "1", "true", "yes", "on": return true
         case "0", "false", "no", "off", "": return false
-        default: throw SignetError(.malformedMessage, "\(name) is one of 1, true, yes, on, 0, false, no, off, not \"\(value)\"")
+        default: throw ConfigurationError(.environment, at: "", "\(name) is one of 1, true, yes, on, 0, false, no, off, not \"\(value)\"")
+        }
+    }
+
+    /// `a.b[0].c`: a decoding path as the configuration's errors name it.
+    static func path(_ keys: [any CodingKey]) -> String {
+        keys.reduce("") { text, key in
+            if let index = key.intValue { return text + "[\(index)]" }
+            return text.isEmpty ? key.stringValue : text + "." + key.stringValue
         }
     }
 
     /// `routes[2].access: expected a string`: the key path, then what was wrong there.
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ keys: [any CodingKey]) -> String {
-            keys.reduce("") { text, key in
-                if let index = key.intValue { return text + "[\(index)]" }
-                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
-            }
-        }
+    static func configurationError(_ error: DecodingError) -> ConfigurationError {
         switch error {
         case .keyNotFound(let key, let context):
-            return "\(path(context.codingPath + [key])): missing"
+            return ConfigurationError(.missingKey, at: path(context.codingPath), "\(path(context.codingPath + [key])): missing")
         case .typeMismatch(let type, let context):
-            return "\(path(context.codingPath)): expected \(jsonName(of: type))"
+            let at = path(context.codingPath)
+            return ConfigurationError(.wrongType, at: at, "\(at): expected \(jsonName(of: type))")
         case .valueNotFound(let type, let context):
-            return "\(path(context.codingPath)): expected \(jsonName(of: type)), found null"
+            let at = path(context.codingPath)
+            return ConfigurationError(.wrongType, at: at, "\(at): expected \(jsonName(of: type)), found null")
         case .dataCorrupted(let context):
             let at = path(context.codingPath)
-            return at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)"
+            return ConfigurationError(.invalidValue, at: at, at.isEmpty ? context.debugDescription : "\(at): \(context.debugDescription)")
         @unknown default:
-            return "\(error)"
+            return ConfigurationError(.invalidValue, at: "", "\(error)")
         }
     }
 }

@@ -69,19 +69,19 @@ extension GatewayConfiguration {
 extension GatewayConfiguration.LegacyEnvelope {
     /// The configured keys, passwords derived now (PBKDF2 is slow on purpose: once, never per request).
     public func envelopeKeys() throws -> [EnvelopeKey] {
-        guard !keys.isEmpty else { throw SignetError(.malformedMessage, "legacyEnvelope.keys: give at least one key") }
+        guard !keys.isEmpty else { throw ConfigurationError.invalid("legacyEnvelope.keys", "legacyEnvelope.keys: give at least one key") }
         return try keys.enumerated().map { index, key in
             let at = "legacyEnvelope.keys[\(index)]"
             if let secret = key.secretBase64 {
                 guard key.password == nil, let bytes = Base64.decode(secret), bytes.count == 64 else {
-                    throw SignetError(.malformedMessage, "\(at).secretBase64: 64 bytes (encryption key, then MAC key), and no password beside it")
+                    throw ConfigurationError.invalid("\(at).secretBase64", "\(at).secretBase64: 64 bytes (encryption key, then MAC key), and no password beside it")
                 }
                 return try EnvelopeKey(version: key.version, encryptionKey: Array(bytes[..<32]), macKey: Array(bytes[32...]))
             }
             guard let password = key.password, let encryptionSalt = key.encryptionSaltBase64.flatMap(Base64.decode),
                 let macSalt = key.macSaltBase64.flatMap(Base64.decode), !encryptionSalt.isEmpty, !macSalt.isEmpty
             else {
-                throw SignetError(.malformedMessage, "\(at): secretBase64, or password with encryptionSaltBase64 and macSaltBase64")
+                throw ConfigurationError.invalid("\(at)", "\(at): secretBase64, or password with encryptionSaltBase64 and macSaltBase64")
             }
             let hash: EnvelopeKey.PBKDF2Hash =
                 switch key.hash ?? .sha1 {
@@ -90,7 +90,7 @@ extension GatewayConfiguration.LegacyEnvelope {
                 case .sha512: .sha512
                 }
             guard (1...10_000_000).contains(key.iterations ?? RNCryptorV3.rounds) else {
-                throw SignetError(.malformedMessage, "\(at).iterations: 1 to 10,000,000")
+                throw ConfigurationError.invalid("\(at).iterations", "\(at).iterations: 1 to 10,000,000")
             }
             return try EnvelopeKey.derive(
                 version: key.version,

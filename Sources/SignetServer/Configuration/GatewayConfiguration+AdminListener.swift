@@ -22,16 +22,13 @@ extension GatewayConfiguration {
         func validate(besides client: Listen, development: Bool) throws {
             // The admin token and the console's cookie must not cross a network in clear.
             if tls == nil, !development, !["127.0.0.1", "::1", "localhost"].contains(listen.host) {
-                throw SignetError(
-                    .malformedMessage,
-                    "adminListener on \(listen.host) needs tls (the admin token and the console's session would cross the network in clear), or development: true"
-                )
+                throw ConfigurationError.invalid("adminListener", "adminListener on \(listen.host) needs tls (the admin token and the console's session would cross the network in clear), or development: true")
             }
             if listen.port != 0, listen.port == client.port, listen.host == client.host {
-                throw SignetError(.malformedMessage, "adminListener.listen is the address of listen; give it a port of its own")
+                throw ConfigurationError.invalid("adminListener.listen", "adminListener.listen is the address of listen; give it a port of its own")
             }
             guard (0...65535).contains(listen.port) else {
-                throw SignetError(.malformedMessage, "adminListener.listen.port is 0 to 65535")
+                throw ConfigurationError.invalid("adminListener.listen.port", "adminListener.listen.port is 0 to 65535")
             }
             try tls?.validate(named: "adminListener.tls")
         }

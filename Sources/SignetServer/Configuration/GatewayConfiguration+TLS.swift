@@ -53,10 +53,10 @@ extension GatewayConfiguration.TLS {
     /// (`tls`, `adminListener.tls`).
     func validate(named name: String) throws {
         guard (certificateFile == nil) == (keyFile == nil) else {
-            throw SignetError(.malformedMessage, "\(name) needs both certificateFile and keyFile")
+            throw ConfigurationError.invalid("\(name)", "\(name) needs both certificateFile and keyFile")
         }
         guard certificateFile != nil || development == true else {
-            throw SignetError(.malformedMessage, "\(name) needs certificateFile and keyFile, or development: true")
+            throw ConfigurationError.invalid("\(name)", "\(name) needs certificateFile and keyFile, or development: true")
         }
     }
 }

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Where each key of a JSON document is (line and column, 1-based), by key path (`routes[2].access`,
+/// the paths ``ConfigurationError`` names), found by a strict scan of the text. The scan is also the
+/// syntax check: it refuses what `JSONSerialization` lets through or reports without a position — a
+/// trailing comma, a key given twice (the second would silently win), a control character in a
+/// string — with the line and column where the text goes wrong.
+struct JSONSourceMap: Sendable {
+    struct Position: Sendable, Equatable {
+        var line: Int
+        var column: Int
+    }
+
+    /// A configuration is a few kilobytes; this bounds the scan of a wrong file (`--config` a log).
+    static let maximumBytes = 4 << 20
+    static let maximumDepth = 64
+
+    private(set) var positions: [String: Position] = [:]
+
+    init(_ bytes: [UInt8]) throws {
+        guard bytes.count <= Self.maximumBytes else {
+            throw ConfigurationError(.syntax, at: "", "the file is over \(Self.maximumBytes >> 20) MiB: not a configuration")
+        }
+        var scanner = Scanner(bytes: bytes)
+        scanner.skipSpace()
+        positions[""] = scanner.position
+        try scanner.value(path: "", depth: 0)
+        scanner.skipSpace()
+        guard scanner.atEnd else { throw scanner.error("text after the end of the document") }
+        positions.merge(scanner.positions) { first, _ in first }
+    }
+
+    /// The position of `path`, or of the nearest enclosing key that has one (a missing key is
+    /// reported at the object that lacks it).
+    func position(nearest path: String) -> Position? {
+        var path = path
+        while true {
+            if let found = positions[path] { return found }
+            guard let cut = path.lastIndex(where: { $0 == "." || $0 == "[" }) else { return positions[""] }
+            path = String(path[..<cut])
+        }
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        var line = 1
+        var column = 1
+        var positions: [String: Position] = [:]
+
+        init(bytes: [UInt8]) {
+            self.bytes = bytes
+            // A UTF-8 byte order mark is not JSON, but editors write it.
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        }
+
+        var atEnd: Bool { index >= bytes.count }
+        var position: Position { Position(line: line, column: column) }
+        var current: UInt8? { atEnd ? nil : bytes[index] }
+
+        func error(_ message: String) -> ConfigurationError {
+            var error = ConfigurationError(.syntax, at: "", "not valid JSON: \(message)")
+            error.line = line
+            error.column = column
+            return error
+        }
+
+        mutating func advance() {
+            if bytes[index] == UInt8(ascii: "\n") {
+                line += 1
+                column = 1
+            } else if bytes[index] & 0xC0 != 0x80 {
+                column += 1  // a character, not each byte of one
+            }
+            index += 1
+        }
+
+        mutating func skipSpace() {
+            while let byte = current, [0x20, 0x09, 0x0A, 0x0D].contains(byte) { advance() }
+        }
+
+        mutating func expect(_ character: Character) throws {
+            guard current == character.asciiValue else { throw error("expected \(character)\(found)") }
+            advance()
+        }
+
+        var found: String {
+            guard let byte = current else { return ", found the end of the file" }
+            return byte >= 0x20 && byte < 0x7F ? ", found \(Character(UnicodeScalar(byte)))" : ""
+        }
+
+        mutating func value(path: String, depth: Int) throws {
+            guard depth < JSONSourceMap.maximumDepth else { throw error("nested deeper than \(JSONSourceMap.maximumDepth)") }
+            guard let byte = current else { throw error("expected a value, found the end of the file") }
+            switch byte {
+            case UInt8(ascii: "{"): try object(path: path, depth: depth)
+            case UInt8(ascii: "["): try array(path: path, depth: depth)
+            case UInt8(ascii: "\""): _ = try string()
+            case UInt8(ascii: "t"): try literal("true")
+            case UInt8(ascii: "f"): try literal("false")
+            case UInt8(ascii: "n"): try literal("null")
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            default: throw error("expected a value\(found)")
+            }
+        }
+
+        mutating func object(path: String, depth: Int) throws {
+            advance()
+            skipSpace()
+            if current == UInt8(ascii: "}") { return advance() }
+            var seen: Set<String> = []
+            while true {
+                skipSpace()
+                guard current == UInt8(ascii: "\"") else {
+                    throw error(current == UInt8(ascii: "}") ? "a comma before }" : "expected a key in quotes\(found)")
+                }
+                let at = position
+                let key = try string()
+                guard seen.insert(key).inserted else {
+                    var duplicate = error("\(key.debugDescription) is given twice in this object")
+                    (duplicate.line, duplicate.column) = (at.line, at.column)
+                    throw duplicate
+                }
+                let keyPath = path.isEmpty ? key : path + "." + key
+                positions[keyPath] = at
+                skipSpace()
+                try expect(":")
+                skipSpace()
+                try value(path: keyPath, depth: depth + 1)
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    advance()
+                    continue
+                }
+                try expect("}")
+                return
+            }
+        }
+
+        mutating func array(path: String, depth: Int) throws {
+            advance()
+            skipSpace()
+            if current == UInt8(ascii: "]") { return advance() }
+            var element = 0
+            while true {
+                skipSpace()
+                if current == UInt8(ascii: "]") { throw error("a comma before ]") }
+                let elementPath = "\(path)[\(element)]"
+                positions[elementPath] = position
+                try value(path: elementPath, depth: depth + 1)
+                element += 1
+                skipSpace()
+                if current == UInt8(ascii: ",") {
+                    advance()
+                    continue
+                }
+                try expect("]")
+                return
+            }
+        }
+
+        mutating func string() throws -> String {
+            advance()
+            var text: [UInt8] = []
+            while true {
+                guard let byte = current else { throw error("a string that does not end") }
+                switch byte {
+                case UInt8(ascii: "\""):
+                    advance()
+                    return String(decoding: text, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    advance()
+                    guard let escaped = current, Array(#""\/bfnrtu"#.utf8).contains(escaped) else {
+                        throw error("an unknown escape in a string")
+                    }
+                    if escaped == UInt8(ascii: "u") {
+                        for _ in 0..<4 {
+                            advance()
+                            guard let digit = current, digit.isHexDigit else { throw error("\\u needs four hex digits") }
+                        }
+                    }
+                    text.append(escaped)  // enough to tell keys apart; the values are decoded elsewhere
+                    advance()
+                case 0..<0x20:
+                    throw error("a control character (a line break?) inside a string")
+                default:
+                    text.append(byte)
+                    advance()
+                }
+            }
+        }
+
+        mutating func literal(_ word: String) throws {
+            for expected in word.utf8 {
+                guard current == expected else { throw error("expected \(word)") }
+                advance()
+            }
+        }
+
+        mutating func number() throws {
+            if current == UInt8(ascii: "-") { advance() }
+            guard let first = current, first.isDigit else { throw error("expected a digit") }
+            advance()
+            if first != UInt8(ascii: "0") { while current?.isDigit == true { advance() } }
+            if current == UInt8(ascii: ".") {
+                advance()
+                guard current?.isDigit == true else { throw error("expected a digit after the decimal point") }
+                while current?.isDigit == true { advance() }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                advance()
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
+                guard current?.isDigit == true else { throw error("expected a digit in the exponent") }
+                while current?.isDigit == true { advance() }
+            }
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
+    fileprivate var isHexDigit: Bool {
+        isDigit || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

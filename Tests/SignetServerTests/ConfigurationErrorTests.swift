@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetServer
+import Testing
+
+/// A configuration mistake is placed where it is, as a compiler places one: the file, the line and
+/// column of the key (or of the character where the JSON goes wrong), the key path, and for an
+/// unknown key the keys valid there. Strict JSON: what `JSONSerialization` would let through
+/// silently (a trailing comma, a key given twice) is refused at its position.
+@Suite struct ConfigurationErrorTests {
+    static func refusal(_ text: String) -> ConfigurationError? {
+        #expect(throws: ConfigurationError.self) { try GatewayConfiguration.decode(Data(text.utf8)) }
+    }
+
+    static let document = """
+        {
+          "upstream": "http://127.0.0.1:9000",
+          "policy": {
+            "maxAgeSecond": 60
+          },
+          "routes": [
+            {"prefix": "/scores", "access": "device-key"},
+            {"prefix": "/open",
+             "acess": "open"}
+          ]
+        }
+        """
+
+    @Test func aNestedUnknownKeyIsPlacedAtItsLineAndColumnWithTheKeysValidThere() throws {
+        let error = try #require(Self.refusal(Self.document.replacingOccurrences(of: "\"acess\"", with: "\"access\"")))
+        #expect(error.kind == .unknownKey && error.path == "policy.maxAgeSecond")
+        #expect(error.line == 4 && error.column == 5)
+        #expect(error.validKeys.contains("maxAgeSeconds") && error.validKeys.contains("clockSkewSeconds"))
+        #expect(error.description.hasPrefix("4:5: policy.maxAgeSecond is not a configuration key (valid there: "))
+    }
+
+    @Test func aMisspeltRequiredKeyIsPlacedAtTheMisspelling() throws {
+        let fixed = Self.document.replacingOccurrences(of: "\"maxAgeSecond\"", with: "\"maxAgeSeconds\"")
+        let error = try #require(Self.refusal(fixed))
+        #expect(error.kind == .unknownKey && error.path == "routes[1].acess")
+        #expect(error.line == 9 && error.column == 6)
+        #expect(error.message.contains("did you mean access?"))
+    }
+
+    @Test(arguments: [
+        (#"{"upstream": "http://x",}"#, 1, 25, "a comma before }"),
+        (#"{"upstream": "http://x", "routes": [{"prefix": "/", "access": "open"},]}"#, 1, 71, "a comma before ]"),
+        ("{\"upstream\": \"http://x\",\n \"debug\": true,\n \"debug\": false}", 3, 2, #""debug" is given twice"#),
+        ("{\"upstream\": \"http://x\n\"}", 1, 23, "a control character"),
+        (#"{"upstream": 'http://x'}"#, 1, 14, "expected a value"),
+        (#"{"upstream": "http://x"} {}"#, 1, 26, "text after the end"),
+        (#"{"upstream": "http://x", "maxBodyBytes": 01}"#, 1, 43, "expected }"),
+        (#"{"upstream": "http://x""#, 1, 24, "found the end of the file"),
+        ("\u{FEFF}{\"upstream\": \"http://x\", \"débug\" true}", 1, 34, "expected :"),
+    ])
+    func brokenJSONIsPlacedWhereItBreaks(_ text: String, _ line: Int, _ column: Int, _ said: String) throws {
+        let error = try #require(Self.refusal(text))
+        #expect(error.kind == .syntax)
+        #expect(error.line == line && error.column == column, "\(error)")
+        #expect(error.message.contains(said), "\(error)")
+    }
+
+    @Test func nestingIsBounded() throws {
+        let deep = #"{"upstream": "http://x", "policy": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"
+        let error = try #require(Self.refusal(deep))
+        #expect(error.kind == .syntax && error.message.contains("nested deeper than"))
+    }
+
+    @Test func aValueThatDoesNotGoIsPlacedAtItsKeyInTheFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-placed-\(UUID().uuidString).json")
+        try Data(
+            """
+            {
+              "upstream": "http://127.0.0.1:9000",
+              "tokens": {
+                "issuer": "https://gateway.example.com",
+                "audience": ["scores"],
+                "keyFile": "tokens.pem",
+                "ttlSeconds": 5
+              }
+            }
+            """.utf8
+        ).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = try #require(#expect(throws: ConfigurationError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) })
+        #expect(error.kind == .invalidValue && error.path == "tokens.ttlSeconds")
+        #expect(error.description.hasPrefix("\(file.path):7:5: tokens.ttlSeconds is 300 to 604800"), "\(error)")
+        // A wrong kind of value is its own kind of mistake.
+        let typed = try #require(Self.refusal(#"{"upstream": "http://x", "maxBodyBytes": "1 MiB"}"#))
+        #expect(typed.kind == .wrongType && typed.message == "maxBodyBytes: expected a number" && typed.column == 26)
+        let missing = try #require(Self.refusal(#"{"listen": {"port": 1}}"#))
+        #expect(missing.kind == .missingKey && missing.message == "upstream: missing" && missing.line == 1 && missing.column == 1)
+    }
+}
