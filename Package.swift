@@ -10,10 +10,10 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "signet",
     // The server modules use `Synchronization.Mutex` (macOS 15). The modules an app links
-    // (SignetCore, SignetTrust, SignetClient, SignetAppAttest, SignetSimulator) run from iOS 16:
-    // jwt-kit asks iOS 15, and Swift's `Duration` in the client's API asks 16. They use no newer
-    // API (scripts/check-client-platforms.sh); App Attest itself is iOS 14.
-    platforms: [.macOS(.v15), .iOS(.v16)],
+    // (SignetCore, SignetTrust, SignetClient, SignetAppAttest, SignetSimulator) run from iOS 17:
+    // swift-crypto's HPKE (Oblivious HTTP) is CryptoKit's there, which is iOS 17; jwt-kit asks 15,
+    // App Attest 14. They use no newer API (scripts/check-client-platforms.sh).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetAppAttest", targets: ["SignetAppAttest"]),

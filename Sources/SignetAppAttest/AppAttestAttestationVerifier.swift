@@ -217,7 +217,7 @@ public struct AppAttestAttestationVerifier: Sendable {
             guard case .constructed(let inner) = node.content, let octets = inner.first(where: { _ in true }),
                 let string = try? ASN1OctetString(derEncoded: octets)
             else { return nil }
-            return String(validating: Array(string.bytes), as: UTF8.self)
+            return String(strictUTF8: Array(string.bytes))
         }
         return nil
     }

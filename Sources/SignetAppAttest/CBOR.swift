@@ -136,7 +136,7 @@ public struct CBORDecoder {
             case 1: return .negative(try argument(info))
             case 2: return .bytes(Array(try take(try argument(info))))
             case 3:
-                guard let text = String(validating: try take(try argument(info)), as: UTF8.self) else {
+                guard let text = String(strictUTF8: try take(try argument(info))) else {
                     throw CBORDecoder.fail("text is not UTF-8")
                 }
                 return .text(text)

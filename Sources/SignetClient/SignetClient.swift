@@ -72,8 +72,11 @@ public actor SignetClient {
         self.liveTrust = LiveTrust(pinSets: configuration.trust.pinSets, responseKeys: configuration.responseKeys)
         // A transport that cannot do what is configured (pins over Linux's URLSession) is refused
         // now, not at the first request.
-        if case .urlSession = configuration.transport.kind {
+        switch configuration.transport.kind {
+        case .urlSession:
             try URLSessionTransport.checkSupported(origins: configuration.origins, identity: configuration.clientIdentity)
+        case .nio:
+            _ = try NIOTransport.makeTLSContext(identity: configuration.clientIdentity)
         }
     }
 
@@ -84,8 +87,8 @@ public actor SignetClient {
 
     /// Presents this client certificate on new connections (mutual TLS); open connections close.
     public func useClientIdentity(_ identity: ClientIdentity?) async throws {
-        clientIdentity = identity
         try await transportInUse?.useClientIdentity(identity)
+        clientIdentity = identity
     }
 
     // MARK: Requests
@@ -173,7 +176,9 @@ public actor SignetClient {
 
     /// Sends one request over the transport, logging what it does (never a field value).
     func exchange(_ request: TransportRequest) async throws -> ClientResponse {
-        let log: Logger.Metadata = ["method": "\(request.method)", "origin": "\(request.origin)", "path": "\(request.path)"]
+        // The path without its query: a query may carry a token or a legacy MAC.
+        let path = request.path.prefix { $0 != "?" }
+        let log: Logger.Metadata = ["method": "\(request.method)", "origin": "\(request.origin)", "path": "\(path)"]
         configuration.logger.debug("request", metadata: log)
         let response = try await transport().execute(request, timeout: configuration.timeout)
         configuration.logger.debug("answer", metadata: ["status": "\(response.status)", "origin": "\(request.origin)"])

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -53,7 +54,7 @@ import Testing
         #expect(unsigned.status == 401 && unsigned.reason == "signature_missing")
     }
 
-    @Test func urlSessionFollowsNoRedirectTheClientWouldNot() async throws {
+    @Test func urlSessionGoesNowhereTheClientWouldNot() async throws {
         let hits = Mutex<[String]>([])
         var logger = Logger(label: "signet.test.redirects")
         logger.logLevel = .critical
@@ -89,6 +90,19 @@ import Testing
         await #expect(throws: SignetError(.originNotAllowed, "")) {
             _ = try await client.send("GET", base + "/redirect/away")
         }
+        // A configured path that would make URLSession's URL name another host is refused, not sent.
+        configuration.trustUpdates = TrustUpdates(
+            trustKeys: ["trust": P256.Signing.PrivateKey().publicKey.pemRepresentation],
+            store: nil,
+            path: "@127.0.0.2:\(server.port)/hello"
+        )
+        let misconfigured = try SignetClient(configuration: configuration)
+        guard case .refused(let error) = await misconfigured.updateTrust() else {
+            Issue.record("a trust document path off the origin was followed")
+            return
+        }
+        #expect(error.code == .originNotAllowed, "\(error)")
+        #expect(hits.withLock { $0 } == ["/redirect/here", "/hello", "/redirect/away"])
     }
 
     @Test func whatLinuxsURLSessionCannotCheckIsRefusedWhenTheClientIsMade() async throws {

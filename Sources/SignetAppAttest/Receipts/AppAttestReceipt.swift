@@ -104,7 +104,7 @@ public struct AppAttestReceipt: Sendable, Hashable {
         }
         func text(_ field: Field) throws -> String? {
             guard let value = fields[field] else { return nil }
-            guard let text = String(validating: value, as: UTF8.self) else {
+            guard let text = String(strictUTF8: value) else {
                 throw SignetError(.receiptInvalid, "receipt field \(field.rawValue) (\(field)) is not UTF-8")
             }
             return text

@@ -29,11 +29,12 @@ extension URLSessionTransportDelegate {
             password: password
         )
         var items: CFArray?
-        let status = SecPKCS12Import(
-            Data(archive) as CFData,
-            [kSecImportExportPassphrase as String: password] as CFDictionary,
-            &items
-        )
+        var options: [String: Any] = [kSecImportExportPassphrase as String: password]
+        #if os(macOS)
+        // Else macOS imports into the login keychain: the identity would outlive the session on disk.
+        options[kSecImportToMemoryOnly as String] = true
+        #endif
+        let status = SecPKCS12Import(Data(archive) as CFData, options as CFDictionary, &items)
         guard status == errSecSuccess, let item = (items as? [[String: Any]])?.first,
             let found = item[kSecImportItemIdentity as String]
         else { throw SignetError(.invalidKey, "the system did not import the client identity (OSStatus \(status))") }

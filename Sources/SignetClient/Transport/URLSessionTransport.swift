@@ -68,13 +68,68 @@ final class URLSessionTransport: ClientTransport {
             clientCredential: try identity.map(URLSessionTransportDelegate.credential(for:)),
             check: check
         )
+        return makeSession(configuration, origins: origins, delegate: delegate)
+    }
+
+    private static func makeSession(
+        _ configuration: URLSessionConfiguration,
+        origins: [Origin],
+        delegate: URLSessionTransportDelegate
+    ) -> Session {
+        // Every answer comes from the gateway, now: no cache to answer a GET from, no cookies or
+        // stored credentials the client did not sign.
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieStorage = nil
+        configuration.urlCredentialStorage = nil
         return Session(session: URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate: delegate)
     }
 
     func execute(_ request: TransportRequest, timeout: Duration) async throws -> ClientResponse {
-        guard let url = URL(string: request.origin.description + request.path) else {
-            throw SignetError(.malformedMessage, "not a URL: \(request.origin)\(request.path)")
+        let urlRequest = try Self.urlRequest(for: request, timeout: timeout)
+        let handle = TaskHandle()
+        let limit = maximumResponseBytes
+        do {
+            return try await withTimeout(timeout) { [current] in
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ClientResponse, any Error>) in
+                        // Made under the lock: a session replaced meanwhile (a new identity) is
+                        // never asked for a task after it was invalidated.
+                        let task = current.withLockedValue { current in
+                            current.session.dataTask(with: urlRequest) { data, response, error in
+                                continuation.resume(with: Self.response(data: data, response: response, error: error, limit: limit))
+                            }
+                        }
+                        handle.start(task)
+                    }
+                } onCancel: {
+                    handle.cancel()
+                }
+            }
+        } catch let error as SignetError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            let delegate = current.withLockedValue { $0.delegate }
+            if let id = handle.identifier, let refusal = delegate.takeRefusal(for: id) { throw refusal }
+            if Task.isCancelled { throw CancellationError() }
+            if let urlError = error as? URLError, urlError.code == .timedOut {
+                throw SignetError(.requestTimeout, "no answer from \(request.origin) within \(timeout)")
+            }
+            throw SignetError(.connectionFailed, "cannot reach \(request.origin): \(error.localizedDescription)")
         }
+    }
+
+    /// The request as `URLSession` takes it, sent exactly where the client signed it for: a path
+    /// that would change the host (`@evil.example/…`) or be re-encoded is refused, not sent.
+    static func urlRequest(for request: TransportRequest, timeout: Duration) throws -> URLRequest {
+        let text = request.origin.description + request.path
+        guard request.path.hasPrefix("/"), let url = URL(string: text), url.absoluteString == text,
+            url.scheme == request.origin.scheme, url.host == request.origin.host,
+            (url.port ?? (request.origin.isTLS ? 443 : 80)) == request.origin.port
+        else { throw SignetError(.originNotAllowed, "\(request.path.debugDescription) is not a path on \(request.origin); nothing was sent") }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
         for field in request.fields { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
@@ -85,43 +140,43 @@ final class URLSessionTransport: ClientTransport {
         }
         if request.framesBody { urlRequest.httpBody = Data(request.body) }
         urlRequest.timeoutInterval = Double(timeout.components.seconds) + 1
-        let (session, delegate) = current.withLockedValue { ($0.session, $0.delegate) }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await withTimeout(timeout) { [urlRequest] in
-                try await session.data(for: urlRequest)
-            }
-        } catch let error as SignetError {
-            throw error
-        } catch is CancellationError {
-            throw CancellationError()
-        } catch {
-            if let refusal = delegate.takeRefusal(for: request.origin) { throw refusal }
-            if Task.isCancelled { throw CancellationError() }
-            if let urlError = error as? URLError, urlError.code == .timedOut {
-                throw SignetError(.requestTimeout, "no answer from \(request.origin) within \(timeout)")
-            }
-            throw SignetError(.connectionFailed, "cannot reach \(request.origin): \(error.localizedDescription)")
-        }
+        return urlRequest
+    }
+
+    private static func response(data: Data?, response: URLResponse?, error: (any Error)?, limit: Int) -> Result<ClientResponse, any Error> {
+        if let error { return .failure(error) }
         guard let http = response as? HTTPURLResponse else {
-            throw SignetError(.connectionFailed, "\(request.origin) did not answer in HTTP")
+            return .failure(SignetError(.connectionFailed, "the server did not answer in HTTP"))
         }
+        let data = data ?? Data()
         // URLSession has the whole body by now; the bound still keeps what the client holds and
         // parses the same as over SwiftNIO.
-        guard data.count <= maximumResponseBytes else {
-            throw SignetError(.bodyTooLarge, "the response exceeds \(maximumResponseBytes) bytes")
+        guard data.count <= limit else {
+            return .failure(SignetError(.bodyTooLarge, "the response exceeds \(limit) bytes"))
         }
         var fields = MessageFields()
         for (name, value) in http.allHeaderFields {
             fields.append(name: String(describing: name), value: String(describing: value))
         }
-        return ClientResponse(status: http.statusCode, fields: fields, body: Array(data))
+        return .success(ClientResponse(status: http.statusCode, fields: fields, body: Array(data)))
     }
 
     /// A new identity needs a new session: `URLSession` keeps the credential a connection presented.
     func useClientIdentity(_ identity: ClientIdentity?) throws {
         let fresh = try Self.makeSession(makeConfiguration(), origins: origins, identity: identity, check: check)
+        replace(with: fresh)
+    }
+
+    /// A new session with the same credential: kept-alive connections are not reused, so the
+    /// next request's handshake meets the trust in force then.
+    func closeConnections() {
+        let fresh = current.withLockedValue { current in
+            Self.makeSession(makeConfiguration(), origins: origins, delegate: current.delegate.withSameCredential())
+        }
+        replace(with: fresh)
+    }
+
+    private func replace(with fresh: Session) {
         let old = current.withLockedValue { current in
             defer { current = fresh }
             return current.session
@@ -129,11 +184,39 @@ final class URLSessionTransport: ClientTransport {
         old.finishTasksAndInvalidate()
     }
 
-    /// The system manages `URLSession`'s connections; a trust change applies at the next handshake.
-    func closeConnections() {}
-
     deinit {
         current.withLockedValue { $0.session }.finishTasksAndInvalidate()
+    }
+}
+
+/// The `URLSessionDataTask` of one request, for cancellation and for the refusal its handshake
+/// left; cancelled before it exists, it is cancelled as it starts.
+private final class TaskHandle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        lock.lock()
+        self.task = task
+        let cancelled = self.cancelled
+        lock.unlock()
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = self.task
+        lock.unlock()
+        task?.cancel()
+    }
+
+    var identifier: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return task?.taskIdentifier
     }
 }
 
@@ -143,8 +226,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
     private let origins: [Origin]
     private let clientCredential: URLCredential?
     private let check: ServedChainCheck
-    /// Why a handshake was refused, per origin: `URLSession` itself reports only "cancelled".
-    private let refusals = NIOLockedValueBox<[Origin: SignetError]>([:])
+    /// Why a handshake was refused, per task: `URLSession` itself reports only "cancelled".
+    private let refusals = NIOLockedValueBox<[Int: SignetError]>([:])
 
     init(origins: [Origin], clientCredential: URLCredential?, check: @escaping ServedChainCheck) {
         self.origins = origins
@@ -152,8 +235,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
         self.check = check
     }
 
-    func takeRefusal(for origin: Origin) -> SignetError? {
-        refusals.withLockedValue { $0.removeValue(forKey: origin) }
+    func takeRefusal(for task: Int) -> SignetError? {
+        refusals.withLockedValue { $0.removeValue(forKey: task) }
+    }
+
+    /// A delegate for a fresh session that presents the same client certificate.
+    func withSameCredential() -> URLSessionTransportDelegate {
+        URLSessionTransportDelegate(origins: origins, clientCredential: clientCredential, check: check)
     }
 
     func urlSession(
@@ -181,31 +269,37 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
         switch space.authenticationMethod {
         case NSURLAuthenticationMethodServerTrust:
             guard let (chain, credential) = Self.servedChain(space) else {
+                refusals.withLockedValue { $0[task.taskIdentifier] = SignetError(.certificateUntrusted, "the server showed no certificate chain") }
                 return completionHandler(.cancelAuthenticationChallenge, nil)
             }
-            decide(chain, from: origin, accepting: credential, completionHandler)
+            decide(chain, from: origin, for: task.taskIdentifier, accepting: credential, completionHandler)
             return
         case NSURLAuthenticationMethodClientCertificate:
             return completionHandler(clientCredential == nil ? .performDefaultHandling : .useCredential, clientCredential)
         default:
-            break
+            // HTTP Basic, Digest, NTLM, Negotiate: never stored or single-sign-on credentials
+            // re-sending the signed request; the 401 comes back to the client, which answers it.
+            return completionHandler(.rejectProtectionSpace, nil)
         }
-        #endif
-        // HTTP Basic and Digest: the 401 comes back to the client, which answers it itself.
+        #else
+        // FoundationNetworking asks only about HTTP authentication, and answers the 401 itself
+        // with nothing stored (the session keeps no credentials).
         completionHandler(.performDefaultHandling, nil)
+        #endif
     }
 
     /// The client's decision on a served chain, and why it refused, for the error the request gets.
     func decide(
         _ chain: [[UInt8]],
         from origin: Origin,
+        for task: Int,
         accepting credential: URLCredential,
         _ completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         let (check, refusals) = (self.check, self.refusals)
         Task {
             if let refusal = await check(chain, origin) {
-                refusals.withLockedValue { $0[origin] = refusal }
+                refusals.withLockedValue { $0[task] = refusal }
                 completionHandler(.cancelAuthenticationChallenge, nil)
             } else {
                 completionHandler(.useCredential, credential)

@@ -154,7 +154,7 @@ extension BinaryHTTPMessage {
             }
             let value = try source.lengthPrefixed(limit: limits.maximumFieldSectionBytes)
             guard !value.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }),
-                let text = String(validating: value, as: UTF8.self)
+                let text = String(strictUTF8: value)
             else {
                 throw SignetError(.malformedMessage, "a field value holds CR, LF, NUL or bytes that are not UTF-8")
             }

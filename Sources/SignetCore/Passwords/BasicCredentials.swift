@@ -15,7 +15,7 @@ public struct BasicCredentials: Sendable, Hashable {
     ///   no `:`, or control characters (RFC 7617 §2 forbids them in both parts).
     public init(_ authentication: HTTPAuthentication) throws {
         guard authentication.isScheme("Basic"), let token = authentication.token68,
-            let bytes = Base64.decode(token), let text = String(validating: bytes, as: UTF8.self),
+            let bytes = Base64.decode(token), let text = String(strictUTF8: bytes),
             let colon = text.firstIndex(of: ":")
         else { throw SignetError(.malformedHeader, "Basic credentials are base64 of UTF-8 user-id:password") }
         guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {

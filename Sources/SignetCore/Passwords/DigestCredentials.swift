@@ -170,6 +170,6 @@ public struct DigestCredentials: Sendable, Hashable {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return String(strictUTF8: bytes)
     }
 }

@@ -187,7 +187,7 @@ public struct HTTPAuthentication: Sendable, Hashable {
                 index += 1
                 switch byte {
                 case UInt8(ascii: "\""):
-                    guard let text = String(validating: value, as: UTF8.self) else {
+                    guard let text = String(strictUTF8: value) else {
                         throw SignetError(.malformedHeader, "a quoted value is not UTF-8")
                     }
                     return text

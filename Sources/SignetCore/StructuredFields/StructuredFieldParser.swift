@@ -310,7 +310,7 @@ public struct StructuredFieldParser {
                 out.append(hi << 4 | lo)
                 index += 2
             case UInt8(ascii: "\""):
-                guard let text = String(validating: out, as: UTF8.self) else {
+                guard let text = String(strictUTF8: out) else {
                     throw fail("display string is not UTF-8")
                 }
                 return text

@@ -2,9 +2,9 @@
 import Foundation
 
 /// A value behind a lock, for the modules an app links. `Synchronization.Mutex` would ask iOS 18;
-/// the client products run from iOS 16 (see docs/ios.md), so they use this, with `Mutex`'s shape
+/// the client products run from iOS 17 (see docs/ios.md), so they use this, with `Mutex`'s shape
 /// (`withLock`), and the server modules keep `Mutex`.
-package final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value> {
     private let lock = NSLock()
     private var value: Value
 
@@ -19,3 +19,6 @@ package final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+// Safe to share when what it guards is: every access goes through the lock.
+extension Locked: @unchecked Sendable where Value: Sendable {}
