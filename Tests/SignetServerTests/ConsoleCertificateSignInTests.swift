@@ -147,7 +147,7 @@ import X509
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.adminCertificates = [operatorCertificate.pin]
         configuration.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0))
-        #expect(throws: SignetError.self) { try configuration.validate() }
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
         configuration.adminListener?.tls = .init(development: true)
         try configuration.validate()
     }
@@ -155,7 +155,7 @@ import X509
     @Test func certificateSignInNeedsMutualTLSAndTakesOnlyPins() async throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.adminCertificates = ["sha256/47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="]
-        #expect(throws: SignetError.self) { try configuration.validate() }
+        #expect(throws: ConfigurationError.self) { try configuration.validate() }
         configuration.tls = .init(development: true, clientCertificates: true)
         try configuration.validate()
         #expect(try configuration.adminCertificatePins().count == 1)
@@ -164,7 +164,7 @@ import X509
         try configuration.validate()
         for bad in ["sha256/2jmj7l5rSw0yVb/vlWAYkK/YBwk=", "sha256/not base64!", ""] {
             configuration.adminCertificates = [bad]
-            #expect(throws: SignetError.self, "\(bad)") { try configuration.validate() }
+            #expect(throws: ConfigurationError.self, "\(bad)") { try configuration.validate() }
         }
     }
 

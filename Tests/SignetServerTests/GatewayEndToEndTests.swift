@@ -524,8 +524,8 @@ import Testing
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.store = .memory
         configuration.adminToken = "change-me"
-        let error = #expect(throws: SignetError.self) { try configuration.validate() }
-        #expect(error?.code == .malformedMessage && error?.reason.contains("32") == true, "\(String(describing: error))")
+        let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
+        #expect(error?.path == "adminToken" && error?.message.contains("32") == true, "\(String(describing: error))")
         configuration.development = true
         try configuration.validate()
     }
