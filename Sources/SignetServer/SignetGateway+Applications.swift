@@ -44,7 +44,7 @@ extension SignetGateway {
         )
         if let reloads { app.addServices(reloads) }
         for service in alongside { app.addServices(service) }
-        if let refresh = receiptRefresh(httpClient: httpClient) { app.addServices(refresh) }
+        for feature in features { app.addServices(feature.services(httpClient: httpClient)) }
         return app
     }
 
@@ -71,38 +71,5 @@ extension SignetGateway {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-    }
-
-
-    /// Apple's receipt exchange, when configured (read at start; a reload does not change it).
-    func receiptRefresh(httpClient: HTTPClient) -> ReceiptRefreshService? {
-        guard let appAttest = configuration.appAttest, let exchange = appAttest.receiptExchange, let developerKey,
-            let receiptVerifier
-        else { return nil }
-        do {
-            let client = try AppleReceiptExchange(
-                url: exchange.url ?? AppleReceiptExchange.production,
-                developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
-                teamID: exchange.teamId,
-                keyID: exchange.keyId,
-                key: developerKey,
-                client: httpClient
-            )
-            return ReceiptRefreshService(
-                store: store,
-                exchange: client,
-                verifier: receiptVerifier,
-                appIDs: Set(appAttest.appIDs),
-                schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
-                interval: .seconds(exchange.intervalSeconds ?? 60),
-                batchSize: exchange.batchSize ?? 50,
-                logger: logger,
-                clock: clock
-            )
-        } catch {
-            // The key was checked at start (P-256); this is not expected, but never silent.
-            logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
-            return nil
-        }
     }
 }

@@ -35,46 +35,41 @@ public struct SignetGateway: Sendable {
     /// The operator console's counts and refusals, flushed into the store every second.
     let activity: ActivityRecorder
     public let logger: Logger
-    let requestVerifier: SignetRequestVerifier
+    /// What every feature shares: store, metrics, clock, admin credential, request verifier.
+    let dependencies: FeatureDependencies
+    /// The capabilities, each from its part of the configuration (``GatewayFeature``).
+    let features: [any GatewayFeature]
     let routes: RouteTable
-    let sharedSecrets: [String: [UInt8]]
     let responseSigner: MessageSigner?
-    let keyCache: DeviceKeyCache
-    let attestationVerifier: AppAttestAttestationVerifier?
-    let receiptVerifier: AppAttestReceiptVerifier?
-    /// The developer's App Attest key (ES256) for Apple's receipt exchange.
-    let developerKey: SigningKey?
-    let clock: @Sendable () -> Date
+    /// Kept-alive connections to the upstream.
+    let upstream: UpstreamClient
+    /// The proxies whose word on the client's address is taken.
+    let trustedProxies: TrustedProxies?
     /// The served certificate when the gateway speaks HTTPS.
     public let tls: GatewayTLS?
-    /// The device CA when client certificates are issued.
-    public let deviceCA: DeviceCertificateAuthority?
-    /// Checks mutual-TLS client certificates; `nil` unless `tls.clientCertificates` and a device CA.
-    let clientCertificates: ClientCertificateVerifier?
     let server: HTTPServerBuilder
     /// The admin listener's served certificate and server, when `adminListener` is configured.
     public let adminTLS: GatewayTLS?
     let adminServer: HTTPServerBuilder?
+    // The features a reload carries state over from, and the public API reads.
+    let certificates: ClientCertificatesFeature
+    let passwords: PasswordsFeature?
+    let tokens: TokensFeature?
+    let oblivious: ObliviousHTTPFeature?
+
+    var clock: @Sendable () -> Date { dependencies.clock }
+    var admin: AdminAccess { dependencies.admin }
+    var keyCache: DeviceKeyCache { dependencies.keyCache }
+    /// The device CA when client certificates are issued.
+    public var deviceCA: DeviceCertificateAuthority? { certificates.deviceCA }
+    /// The Oblivious HTTP keys, when `ohttp` is configured.
+    public var ohttpKeys: OHTTPKeySet? { oblivious?.keySet }
+    /// Password login (Digest, Basic) and user accounts, when `passwords` is configured.
+    public var passwordLogin: PasswordAuthenticator? { passwords?.login }
+    /// Mints app tokens, when `tokens` is configured.
+    public var tokenIssuer: AppTokenIssuer? { tokens?.issuer }
     /// What the client listener serves: everything, unless the operators have a listener of their own.
     var clientSurfaces: RouteSurfaces { configuration.adminListener == nil ? .all : .client }
-    /// The legacy envelope keys, derived at start.
-    let legacyEnvelopeKeys: [EnvelopeKey]?
-    /// The trust document served at `/signet/v1/trust`, checked at start.
-    let trustDocument: TrustDocumentRoute?
-    /// The Oblivious HTTP keys, when `ohttp` is configured.
-    public let ohttpKeys: OHTTPKeySet?
-    /// Password login (Digest, Basic) and user accounts, when `passwords` is configured.
-    public let passwordLogin: PasswordAuthenticator?
-    /// Mints app tokens, when `tokens` is configured.
-    public let tokenIssuer: AppTokenIssuer?
-    /// Checks app tokens on `app-token` routes.
-    let appTokenVerifier: AppTokenVerifier?
-    /// Kept-alive connections to the upstream.
-    let upstream: UpstreamClient
-    /// The admin token, with the failed attempts per source that every admin surface shares.
-    let admin: AdminAccess
-    /// The proxies whose word on the client's address is taken.
-    let trustedProxies: TrustedProxies?
 
     public init(
         configuration: GatewayConfiguration,
@@ -86,8 +81,8 @@ public struct SignetGateway: Sendable {
     }
 
     /// A gateway for `configuration` that carries on from `previous` (a reload, ``GatewayReloader``):
-    /// the console's activity, the metrics, the upstream's connections and, while `passwords` is
-    /// unchanged, the login limits stay; everything else is built anew.
+    /// the console's activity, the metrics, the upstream's connections, the servers and, while
+    /// `passwords` is unchanged, the login limits stay; everything else is built anew.
     init(
         configuration: GatewayConfiguration,
         store: any SignetStorage,
@@ -99,87 +94,35 @@ public struct SignetGateway: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        self.activity = previous?.activity ?? ActivityRecorder(clock: clock)
-        self.exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
-        self.metrics = exposition.metrics
-        self.clock = clock
-        self.routes = try RouteTable(configuration.routes)
-        self.upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
-        // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
-        // fresh allowance from an operator's SIGHUP.
-        self.admin =
-            previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
-            ?? AdminAccess(token: configuration.adminToken)
+        activity = previous?.activity ?? ActivityRecorder(clock: clock)
+        exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
+        metrics = exposition.metrics
+        routes = try RouteTable(configuration.routes)
+        upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
+        trustedProxies = try configuration.proxies()
 
-        var ring = KeyRing()
-        var secrets: [String: [UInt8]] = [:]
-        for secret in configuration.sharedSecrets {
-            let key = try SigningKey(base64Secret: secret.secretBase64)
-            ring.add(
-                KeyRecord(
-                    keyID: secret.keyId,
-                    algorithm: "hmac-sha256",
-                    key: key.verificationKey,
-                    notBefore: secret.notBefore,
-                    notAfter: secret.notAfter
-                )
-            )
-            secrets[secret.keyId] = Base64.decode(secret.secretBase64.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        self.sharedSecrets = secrets
-
-        var policy = VerificationPolicy.standard
-        policy.maximumAge = configuration.policy.maxAgeSeconds
-        policy.clockSkew = configuration.policy.clockSkewSeconds
-        policy.requireNonce = configuration.policy.requireNonce
+        // What verifies requests: shared secrets and registered devices' keys, App Attest's
+        // assertions as one more algorithm.
+        let secrets = try SharedSecretsFeature(configuration.sharedSecrets, metrics: metrics)
+        let appAttest = try AppAttestFeature.make(configuration.appAttest)
         let keyCache = DeviceKeyCache(
-            StoreKeyResolver(devices: store, sharedSecrets: ring, metrics: metrics),
+            StoreKeyResolver(devices: store, sharedSecrets: secrets.ring, metrics: metrics),
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
-        self.keyCache = keyCache
-        var algorithms = SignatureAlgorithms.standard
-        if let appAttest = configuration.appAttest {
-            let roots = try appAttest.trustedRootsFile.map(Self.certificates(pemFile:))
-            let attestPolicy = try AppAttestPolicy(
-                appIDs: Set(appAttest.appIDs),
-                allowDevelopment: appAttest.allowDevelopment ?? false,
-                clientDataHash: appAttest.clientDataHash == .raw ? .rawChallenge : .sha256OfChallenge,
-                roots: roots
-            )
-            attestationVerifier = AppAttestAttestationVerifier(policy: attestPolicy)
-            receiptVerifier = AppAttestReceiptVerifier(trusting: attestPolicy.receiptRoots)
-            developerKey = try appAttest.receiptExchange.map { exchange in
-                guard let text = FileManager.default.contents(atPath: exchange.keyFile) else {
-                    throw ConfigurationError(.file, at: "", "cannot read the App Attest developer key \(exchange.keyFile)")
-                }
-                let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
-                guard key.p256PrivateKey != nil else {
-                    throw ConfigurationError(.file, at: "", "the App Attest developer key is P-256, not \(key.type.rawValue)")
-                }
-                return key
-            }
-            algorithms = algorithms.registering(AppAttestAlgorithm(appIDs: Set(appAttest.appIDs)))
-        } else {
-            attestationVerifier = nil
-            receiptVerifier = nil
-            developerKey = nil
-        }
-        let verifier = MessageVerifier(
-            keys: keyCache,
-            algorithms: algorithms,
-            policy: policy,
-            nonces: MeasuredNonceStore(store, metrics: metrics),
-            counters: store,
-            counterWindow: configuration.appAttest?.counterWindow ?? 0
+        dependencies = FeatureDependencies(
+            configuration: configuration,
+            store: store,
+            metrics: metrics,
+            logger: logger,
+            clock: clock,
+            // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
+            // fresh allowance from an operator's SIGHUP.
+            admin: previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
+                ?? AdminAccess(token: configuration.adminToken),
+            keyCache: keyCache,
+            requestVerifier: try Self.requestVerifier(configuration, store: store, metrics: metrics, keyCache: keyCache, appAttest: appAttest)
         )
-        self.requestVerifier = SignetRequestVerifier(
-            verifier: verifier,
-            publicScheme: configuration.signedScheme,
-            publicAuthority: configuration.publicAuthority,
-            maximumBodyBytes: configuration.maxBodyBytes,
-            riskLimit: configuration.appAttest?.riskLimit
-        )
-        trustedProxies = try configuration.proxies()
+
         // A reload keeps the servers and what they serve: TLS changes need a restart
         // (`GatewayReloader`), and a development certificate must not be made anew.
         let tls = try previous.map(\.tls) ?? configuration.tls.map { try GatewayTLS.resolve($0) }
@@ -200,67 +143,102 @@ public struct SignetGateway: Sendable {
                     proxyProtocol: nil
                 )
             }
-        deviceCA = try configuration.deviceCA.map {
-            try DeviceCertificateAuthority.loadOrCreate(
-                certificateFile: $0.certificateFile,
-                keyFile: $0.keyFile,
-                validityDays: $0.validityDays ?? 30
+        // Made on first start only: at a reload, a new key under the same key id would fail every
+        // client that pinned the published one.
+        responseSigner = try configuration.responseSigning.map { try Self.responseSigner($0, create: previous == nil) }
+
+        // The features, each from its part of the configuration.
+        let d = dependencies
+        certificates = try ClientCertificatesFeature(d)
+        passwords = try PasswordsFeature(d, previous: previous?.passwords, previousConfiguration: previous?.configuration)
+        tokens = try TokensFeature(d, clientCertificates: certificates.verifier)
+        oblivious = try ObliviousHTTPFeature(d)
+        let attested = appAttest?.attach(d)
+        let trustDocument = try configuration.trustDocument.map { trust in
+            TrustDocumentFeature(
+                route: try TrustDocumentRoute(
+                    file: trust.file,
+                    servedChain: try tls?.chain.map { try $0.serializeAsPEM().derBytes },
+                    host: configuration.publicAuthority.map { String($0.split(separator: ":").first ?? Substring($0)) },
+                    now: clock()
+                )
             )
         }
-        ohttpKeys = try configuration.ohttp.map(OHTTPKeySet.loadOrCreate)
-        if let previous, let login = previous.passwordLogin,
-            GatewayConfiguration.sameJSON(previous.configuration.passwords, configuration.passwords)
-        {
-            passwordLogin = login
-        } else {
-            passwordLogin = try configuration.passwordLogin.map { try PasswordAuthenticator(configuration: $0, store: store) }
+        var features: [any GatewayFeature] = [
+            RegistrationFeature(
+                dependencies: d,
+                attestationVerifier: attested?.attestationVerifier,
+                certificateIssuer: certificates.deviceCA,
+                login: passwords?.login
+            ),
+            secrets,
+            certificates,
+            PinReportsFeature(dependencies: d),
+        ]
+        let optional: [(any GatewayFeature)?] = [attested, passwords, tokens, trustDocument, try LegacyEnvelopeFeature(d), oblivious]
+        features += optional.compactMap { $0 }
+        // The console lists every feature's keys, with the listener's and the response signer's.
+        var keys: [GatewayKeyInventory.Entry] = []
+        if let signing = configuration.responseSigning, let responseSigner {
+            keys.append(.init(role: "response signing", name: signing.keyId, algorithm: responseSigner.algorithm.name))
         }
-        legacyEnvelopeKeys = try configuration.legacyEnvelope?.envelopeKeys()
-        if let tokens = configuration.tokens {
-            let issuer = try AppTokenIssuer(
-                ring: try tokens.keyRing(),
-                issuer: tokens.issuer,
-                audience: tokens.audience,
-                lifetimeSeconds: tokens.lifetime
+        if let leaf = tls?.chain.first { keys.append(GatewayKeyInventory.certificate("TLS certificate", leaf)) }
+        features.append(
+            OperatorFeature(
+                d,
+                exposition: exposition,
+                readiness: Readiness(store: store, upstream: upstream),
+                // The console's own listener decides: the admin listener when there is one.
+                secure: configuration.adminListener.map { $0.tls != nil } ?? (tls != nil),
+                keys: GatewayKeyInventory(entries: keys + features.flatMap(\.keys))
             )
-            tokenIssuer = issuer
-            appTokenVerifier = AppTokenVerifier(
-                issuer: issuer,
-                devices: keyCache,
-                nonces: store,
-                riskLimit: configuration.appAttest?.riskLimit,
-                clockSkew: TimeInterval(configuration.policy.clockSkewSeconds)
-            )
-        } else {
-            tokenIssuer = nil
-            appTokenVerifier = nil
-        }
-        trustDocument = try configuration.trustDocument.map { [tls, configuration, clock] trust in
-            try TrustDocumentRoute(
-                file: trust.file,
-                servedChain: try tls?.chain.map { try $0.serializeAsPEM().derBytes },
-                host: configuration.publicAuthority.map { String($0.split(separator: ":").first ?? Substring($0)) },
-                now: clock()
-            )
-        }
-        clientCertificates =
-            configuration.tls?.clientCertificates == true
-            ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: store) } : nil
-        if let signing = configuration.responseSigning {
-            // Made on first start only: at a reload, a new key under the same key id would fail
-            // every client that pinned the published one.
-            let text =
-                previous == nil
-                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
-                    try SigningKey.generate(.p256).pemRepresentation ?? ""
-                }
-                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
-            let key = try SigningKey(text: text)
-            let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
-            responseSigner = MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
-        } else {
-            responseSigner = nil
-        }
+        )
+        self.features = features
+    }
+
+    /// RFC 9421 verification as configured: the policy, the algorithms (App Attest's when
+    /// configured), nonces and App Attest counters in the store.
+    private static func requestVerifier(
+        _ configuration: GatewayConfiguration,
+        store: any SignetStorage,
+        metrics: SignetMetrics,
+        keyCache: DeviceKeyCache,
+        appAttest: AppAttestFeature.Unattached?
+    ) throws -> SignetRequestVerifier {
+        var policy = VerificationPolicy.standard
+        policy.maximumAge = configuration.policy.maxAgeSeconds
+        policy.clockSkew = configuration.policy.clockSkewSeconds
+        policy.requireNonce = configuration.policy.requireNonce
+        var algorithms = SignatureAlgorithms.standard
+        if let appAttest { algorithms = algorithms.registering(appAttest.algorithm) }
+        let verifier = MessageVerifier(
+            keys: keyCache,
+            algorithms: algorithms,
+            policy: policy,
+            nonces: MeasuredNonceStore(store, metrics: metrics),
+            counters: store,
+            counterWindow: configuration.appAttest?.counterWindow ?? 0
+        )
+        return SignetRequestVerifier(
+            verifier: verifier,
+            publicScheme: configuration.signedScheme,
+            publicAuthority: configuration.publicAuthority,
+            maximumBodyBytes: configuration.maxBodyBytes,
+            riskLimit: configuration.appAttest?.riskLimit
+        )
+    }
+
+    /// The gateway's response signer; its key file is created only when `create` (a first start).
+    private static func responseSigner(_ signing: GatewayConfiguration.ResponseSigning, create: Bool) throws -> MessageSigner {
+        let text =
+            create
+            ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                try SigningKey.generate(.p256).pemRepresentation ?? ""
+            }
+            : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
+        let key = try SigningKey(text: text)
+        let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
+        return MessageSigner(key: key, keyID: signing.keyId, algorithm: algorithm)
     }
 
     static func certificates(pemFile: String) throws -> [Certificate] {

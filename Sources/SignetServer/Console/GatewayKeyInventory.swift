@@ -22,62 +22,12 @@ struct GatewayKeyInventory: Sendable {
 
     let entries: [Entry]
 
-    init(gateway: SignetGateway) {
-        let configuration = gateway.configuration
-        var entries: [Entry] = []
-        for secret in configuration.sharedSecrets {
-            entries.append(
-                Entry(
-                    role: "shared secret",
-                    name: secret.keyId,
-                    algorithm: "hmac-sha256",
-                    notBefore: secret.notBefore,
-                    notAfter: secret.notAfter
-                )
-            )
-        }
-        if let signing = configuration.responseSigning, let signer = gateway.responseSigner {
-            entries.append(Entry(role: "response signing", name: signing.keyId, algorithm: signer.algorithm.name))
-        }
-        if let leaf = gateway.tls?.chain.first {
-            entries.append(Self.certificate("TLS certificate", leaf))
-        }
-        if let ca = gateway.deviceCA {
-            entries.append(Self.certificate("device CA", ca.issuer.certificate))
-        }
-        if let issuer = gateway.tokenIssuer {
-            for (index, key) in issuer.ring.keys.enumerated() {
-                let role =
-                    key.kid == issuer.ring.signingKID ? "app token signing" : key.until == nil ? "app token next" : "app token retired"
-                entries.append(
-                    Entry(role: role, name: key.kid, algorithm: "ES256", notAfter: index == 0 ? nil : key.until)
-                )
-            }
-        }
-        for entry in gateway.ohttpKeys?.entries ?? [] {
-            let configuration = entry.key.configuration
-            entries.append(
-                Entry(
-                    role: "Oblivious HTTP",
-                    name: "key id \(configuration.keyID)",
-                    algorithm: configuration.kem == OHTTPAlgorithms.kemX25519 ? "X25519" : "P-256",
-                    notBefore: entry.notBefore,
-                    notAfter: entry.notAfter
-                )
-            )
-        }
-        if let exchange = configuration.appAttest?.receiptExchange {
-            entries.append(Entry(role: "App Attest receipt exchange", name: exchange.keyId, algorithm: "ES256"))
-        }
-        if let trust = gateway.trustDocument {
-            entries.append(
-                Entry(role: "trust document", name: "version \(trust.version)", algorithm: "JWS", notAfter: trust.expires)
-            )
-        }
+    /// The entries the features name, in their order.
+    init(entries: [Entry]) {
         self.entries = entries
     }
 
-    private static func certificate(_ role: String, _ certificate: Certificate) -> Entry {
+    static func certificate(_ role: String, _ certificate: Certificate) -> Entry {
         Entry(
             role: role,
             name: certificate.subject.description,

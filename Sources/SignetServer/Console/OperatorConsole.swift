@@ -38,19 +38,25 @@ struct OperatorConsole: Sendable {
     static let pageSize = 50
     static let formLimit = 8 * 1024
 
-    init(gateway: SignetGateway, admin: AdminAccess, adminCertificates: Set<SPKIPin>) throws {
-        store = gateway.store
-        self.admin = admin
+    /// - Parameters:
+    ///   - secure: Whether the console's listener speaks HTTPS (its cookies are then `Secure`).
+    ///   - keys: What the Keys page lists.
+    init(
+        dependencies: FeatureDependencies,
+        adminCertificates: Set<SPKIPin>,
+        secure: Bool,
+        keys: GatewayKeyInventory
+    ) throws {
+        store = dependencies.store
+        admin = dependencies.admin
         self.adminCertificates = adminCertificates
-        // The console's own listener decides: the admin listener when there is one.
-        let secure = gateway.configuration.adminListener.map { $0.tls != nil } ?? (gateway.tls != nil)
-        sessions = ConsoleSessions(store: gateway.store, lifetime: 8 * 3_600, secure: secure)
-        keys = GatewayKeyInventory(gateway: gateway)
-        keyCache = gateway.keyCache
-        metrics = gateway.metrics
+        sessions = ConsoleSessions(store: dependencies.store, lifetime: 8 * 3_600, secure: secure)
+        self.keys = keys
+        keyCache = dependencies.keyCache
+        metrics = dependencies.metrics
         library = try ConsoleTemplates.library()
-        pinReportGroupLimit = gateway.configuration.maxPinReportGroups
-        clock = gateway.clock
+        pinReportGroupLimit = dependencies.configuration.maxPinReportGroups
+        clock = dependencies.clock
     }
 
     func add(to router: Router<SignetRequestContext>) {

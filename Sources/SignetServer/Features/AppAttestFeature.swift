@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+import SignetAppAttest
+import SignetCore
+import SignetMiddleware
+
+/// Apple App Attest: the attestation verifier registration uses, the `apple-app-attest` signature
+/// algorithm the request verifier learns, and the receipt exchange with Apple in the background.
+struct AppAttestFeature: GatewayFeature {
+    let settings: GatewayConfiguration.AppAttest
+    let attestationVerifier: AppAttestAttestationVerifier
+    let receiptVerifier: AppAttestReceiptVerifier
+    /// The developer's App Attest key (ES256) for Apple's receipt exchange.
+    let developerKey: SigningKey?
+    let dependencies: FeatureDependencies
+
+    /// Built before the request verifier, which takes ``algorithm`` from it: `dependencies` is
+    /// given later (``attach(_:)``).
+    static func make(_ settings: GatewayConfiguration.AppAttest?) throws -> Unattached? {
+        guard let settings else { return nil }
+        let roots = try settings.trustedRootsFile.map(SignetGateway.certificates(pemFile:))
+        let policy = try AppAttestPolicy(
+            appIDs: Set(settings.appIDs),
+            allowDevelopment: settings.allowDevelopment ?? false,
+            clientDataHash: settings.clientDataHash == .raw ? .rawChallenge : .sha256OfChallenge,
+            roots: roots
+        )
+        let developerKey = try settings.receiptExchange.map { exchange in
+            guard let text = FileManager.default.contents(atPath: exchange.keyFile) else {
+                throw ConfigurationError(.file, at: "appAttest.receiptExchange.keyFile", "cannot read the App Attest developer key \(exchange.keyFile)")
+            }
+            let key = try SigningKey(text: String(decoding: text, as: UTF8.self))
+            guard key.p256PrivateKey != nil else {
+                throw ConfigurationError(.file, at: "appAttest.receiptExchange.keyFile", "the App Attest developer key is P-256, not \(key.type.rawValue)")
+            }
+            return key
+        }
+        return Unattached(settings: settings, policy: policy, developerKey: developerKey)
+    }
+
+    /// App Attest before the shared collaborators exist.
+    struct Unattached {
+        let settings: GatewayConfiguration.AppAttest
+        let policy: AppAttestPolicy
+        let developerKey: SigningKey?
+
+        /// What the request verifier registers: assertions as an RFC 9421 algorithm.
+        var algorithm: AppAttestAlgorithm { AppAttestAlgorithm(appIDs: Set(settings.appIDs)) }
+
+        func attach(_ dependencies: FeatureDependencies) -> AppAttestFeature {
+            AppAttestFeature(
+                settings: settings,
+                attestationVerifier: AppAttestAttestationVerifier(policy: policy),
+                receiptVerifier: AppAttestReceiptVerifier(trusting: policy.receiptRoots),
+                developerKey: developerKey,
+                dependencies: dependencies
+            )
+        }
+    }
+
+    /// Apple's receipt exchange, when configured (read at start; a reload does not change it).
+    func services(httpClient: HTTPClient) -> [any Service] {
+        guard let exchange = settings.receiptExchange, let developerKey else { return [] }
+        let d = dependencies
+        do {
+            let client = try AppleReceiptExchange(
+                url: exchange.url ?? AppleReceiptExchange.production,
+                developmentURL: exchange.developmentUrl ?? AppleReceiptExchange.development,
+                teamID: exchange.teamId,
+                keyID: exchange.keyId,
+                key: developerKey,
+                client: httpClient
+            )
+            return [
+                ReceiptRefreshService(
+                    store: d.store,
+                    exchange: client,
+                    verifier: receiptVerifier,
+                    appIDs: Set(settings.appIDs),
+                    schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
+                    interval: .seconds(exchange.intervalSeconds ?? 60),
+                    batchSize: exchange.batchSize ?? 50,
+                    logger: d.logger,
+                    clock: d.clock
+                )
+            ]
+        } catch {
+            // The key was checked at start (P-256); this is not expected, but never silent.
+            d.logger.error("the receipt refresher cannot start", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    var keys: [GatewayKeyInventory.Entry] {
+        settings.receiptExchange.map { [.init(role: "App Attest receipt exchange", name: $0.keyId, algorithm: "ES256")] } ?? []
+    }
+}

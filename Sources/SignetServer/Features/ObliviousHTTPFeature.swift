@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import SignetCore
+import SignetMiddleware
+
+/// Oblivious HTTP (RFC 9458) sent straight to the gateway: `GET /signet/v1/ohttp-keys` and
+/// `POST /signet/v1/ohttp`, decapsulated in front of the client listener's router.
+struct ObliviousHTTPFeature: GatewayFeature {
+    let settings: GatewayConfiguration.OHTTP
+    let keySet: OHTTPKeySet
+    let dependencies: FeatureDependencies
+
+    init?(_ dependencies: FeatureDependencies) throws {
+        guard let settings = dependencies.configuration.ohttp else { return nil }
+        self.settings = settings
+        self.keySet = try OHTTPKeySet.loadOrCreate(settings)
+        self.dependencies = dependencies
+    }
+
+    func wrap(_ responder: CallbackResponder<SignetRequestContext>) -> CallbackResponder<SignetRequestContext> {
+        let d = dependencies
+        let oblivious = ObliviousGatewayResponder(
+            inner: responder,
+            keys: keySet,
+            replay: d.store,
+            replayWindow: TimeInterval(settings.replayWindow),
+            failures: SourceRateLimiter(limit: settings.failuresPerMinute),
+            requests: SourceRateLimiter(limit: settings.requestsPerMinute),
+            maximumRequestBytes: d.configuration.maxBodyBytes,
+            maximumResponseBytes: 8 << 20,
+            debug: d.configuration.debug,
+            metrics: d.metrics,
+            clock: d.clock
+        )
+        return CallbackResponder { request, context in try await oblivious.respond(to: request, context: context) }
+    }
+
+    var keys: [GatewayKeyInventory.Entry] {
+        keySet.entries.map { entry in
+            let configuration = entry.key.configuration
+            return .init(
+                role: "Oblivious HTTP",
+                name: "key id \(configuration.keyID)",
+                algorithm: configuration.kem == OHTTPAlgorithms.kemX25519 ? "X25519" : "P-256",
+                notBefore: entry.notBefore,
+                notAfter: entry.notAfter
+            )
+        }
+    }
+}

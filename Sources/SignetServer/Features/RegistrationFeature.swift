@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import SignetAppAttest
+import SignetMiddleware
+
+/// Challenges and device registration (keys, App Attest, CSRs), and the device admin routes.
+struct RegistrationFeature: GatewayFeature {
+    let dependencies: FeatureDependencies
+    /// The attestation verifiers of the platforms configured (``AppAttestFeature``).
+    let attestationVerifier: AppAttestAttestationVerifier?
+    /// Issues client certificates at registration (``ClientCertificatesFeature``).
+    let certificateIssuer: DeviceCertificateAuthority?
+    /// Binds a device to the user whose password registered it (``PasswordsFeature``).
+    let login: PasswordAuthenticator?
+
+    func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
+        let d = dependencies
+        SignetRegistrationRoutes<SignetRequestContext>(
+            store: d.store,
+            configuration: d.configuration.registration,
+            metrics: d.metrics,
+            keyCache: d.keyCache,
+            attestationVerifier: attestationVerifier,
+            certificateIssuer: certificateIssuer,
+            login: login,
+            admin: d.admin,
+            clock: d.clock
+        ).add(to: router, surfaces: listener.surfaces)
+    }
+}
