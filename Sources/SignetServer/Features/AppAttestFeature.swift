@@ -21,7 +21,7 @@ struct AppAttestFeature: GatewayFeature {
     /// given later (``attach(_:)``).
     static func make(_ settings: GatewayConfiguration.AppAttest?) throws -> Unattached? {
         guard let settings else { return nil }
-        let roots = try settings.trustedRootsFile.map(SignetGateway.certificates(pemFile:))
+        let roots = try settings.trustedRootsFile.map(PEMCertificates.read(file:))
         let policy = try AppAttestPolicy(
             appIDs: Set(settings.appIDs),
             allowDevelopment: settings.allowDevelopment ?? false,

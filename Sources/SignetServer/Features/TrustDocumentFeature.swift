@@ -1,10 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
+import SwiftASN1
+import X509
 import SignetMiddleware
 
 /// The signed trust document, served at `/signet/v1/trust` to apps.
 struct TrustDocumentFeature: GatewayFeature {
     let route: TrustDocumentRoute
+
+    /// `nil` without `trustDocument`. The document is checked against what the gateway serves now:
+    /// its TLS chain and public host.
+    init?(_ dependencies: FeatureDependencies, tls: GatewayTLS?) throws {
+        let configuration = dependencies.configuration
+        guard let trust = configuration.trustDocument else { return nil }
+        route = try TrustDocumentRoute(
+            file: trust.file,
+            servedChain: try tls?.chain.map { try $0.serializeAsPEM().derBytes },
+            host: configuration.publicAuthority.map { String($0.split(separator: ":").first ?? Substring($0)) },
+            now: dependencies.clock()
+        )
+    }
 
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         guard listener.surfaces.contains(.client) else { return }

@@ -29,7 +29,7 @@ extension SignetGateway {
         reloads?.attach(gateway: self, responder: responder, surfaces: clientSurfaces, httpClient: httpClient)
         var app = Application(
             responder: responder,
-            server: server,
+            server: listeners.server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),
                 serverName: "signet"
@@ -56,7 +56,7 @@ extension SignetGateway {
         reloads: GatewayReloader? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        guard let listener = configuration.adminListener, let adminServer else {
+        guard let listener = configuration.adminListener, let adminServer = listeners.adminServer else {
             preconditionFailure("adminApplication() without an adminListener in the configuration")
         }
         let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: .operator))

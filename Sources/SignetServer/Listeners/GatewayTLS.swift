@@ -36,7 +36,7 @@ public struct GatewayTLS: Sendable {
             let keyData = files.contents(atPath: keyFile)
         else { throw ConfigurationError(.file, at: "", "cannot read tls.certificateFile and tls.keyFile") }
         let chainPEM = String(decoding: chainData, as: UTF8.self)
-        guard let chain = try? SignetGateway.certificates(pem: chainPEM), !chain.isEmpty else {
+        guard let chain = try? PEMCertificates.parse(chainPEM), !chain.isEmpty else {
             throw ConfigurationError(.file, at: "", "\(certificateFile) holds no PEM certificate")
         }
         return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: String(decoding: keyData, as: UTF8.self))

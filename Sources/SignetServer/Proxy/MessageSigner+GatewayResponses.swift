@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+
+extension MessageSigner {
+    /// The gateway's response signer (`responseSigning`). Its key file is created only when
+    /// `create` — a first start: at a reload, a new key under the same key id would fail every
+    /// client that pinned the published one.
+    init(gatewayResponses signing: GatewayConfiguration.ResponseSigning, create: Bool) throws {
+        let text =
+            create
+            ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                try SigningKey.generate(.p256).pemRepresentation ?? ""
+            }
+            : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
+        let key = try SigningKey(text: text)
+        let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
+        self.init(key: key, keyID: signing.keyId, algorithm: algorithm)
+    }
+}
