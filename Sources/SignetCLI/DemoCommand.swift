@@ -56,7 +56,7 @@ struct DemoCommand: AsyncParsableCommand {
             .init(prefix: "/scores/received", access: .clientCertificate),
             .init(prefix: "/echo/login", access: .password),
             .init(prefix: "/echo/account", access: .clientCertificate),
-            .init(prefix: "/legacy/score", access: .legacyQueryHMAC, keyId: "highscore-legacy"),
+            .init(prefix: "/legacy/score", access: .legacyQueryHMAC(keyId: "highscore-legacy")),
             .init(prefix: "/", access: .verified),
         ]
         configuration.sharedSecrets = [.init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret))]

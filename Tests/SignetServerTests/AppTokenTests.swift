@@ -35,9 +35,8 @@ import Testing
             configuration.tokens = tokens
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/token", access: .appToken),
-                .init(prefix: "/echo/pay", access: .appToken),
+                .init(prefix: "/echo/pay", access: .appToken(audience: "payments")),
             ], at: 0)
-            configuration.routes[1].audience = "payments"
             adjust(&configuration, folder)
         }
     }

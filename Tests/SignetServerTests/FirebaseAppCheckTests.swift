@@ -114,8 +114,7 @@ import Testing
         let url = try await PostgresStore.createDatabase(url: server, named: "signet_appcheck_\(UInt64.random(in: 0...UInt64.max))")
         let harness = try await AppTokenTests.start(store: .postgres(url), instances: 2) { configuration, _ in
             configuration.firebaseAppCheck = .init(projectNumber: Self.project, jwksUrl: "http://127.0.0.1:\(firebase.port)/v1/jwks")
-            var once = GatewayConfiguration.Route(prefix: "/echo/once", access: .firebaseAppCheck)
-            once.consumeAppCheckTokens = true
+            let once = GatewayConfiguration.Route(prefix: "/echo/once", access: .firebaseAppCheck(consumeTokens: true))
             configuration.routes.insert(contentsOf: [once, .init(prefix: "/echo/firebase", access: .firebaseAppCheck)], at: 0)
         }
         Cleanup.after { try await harness.stop() }

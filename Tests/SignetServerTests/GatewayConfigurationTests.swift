@@ -95,7 +95,7 @@ import Testing
         let table = try RouteTableProbe.make([
             .init(prefix: "/scores/top", methods: ["GET"], access: .open),
             .init(prefix: "/scores", access: .deviceKey),
-            .init(prefix: "/legacy", access: .legacyQueryHMAC, keyId: "k"),
+            .init(prefix: "/legacy", access: .legacyQueryHMAC(keyId: "k")),
             .init(prefix: "/accounts", access: .clientCertificate),
             .init(prefix: "/attested", access: .appAttest),
         ])
@@ -156,6 +156,27 @@ import Testing
         #expect(try Self.load(#"{"upstream": "http://x", "maxBodyBytes": 10}"#).maxBodyBytes == 10)
     }
 
+    /// Every access mode, with its options, reads back as it was written: the JSON stays flat and
+    /// the options ride on the mode they belong to.
+    @Test func everyAccessModeWithItsOptionsReadsBackAsWritten() throws {
+        let accesses: [GatewayConfiguration.Route.Access] = [
+            .open, .verified, .clientCertificate, .legacyQueryHMAC(keyId: "k"), .legacyEnvelope,
+            .password, .password(.init(allowMD5: true, requireAuthInt: true, keepAuthorization: true)),
+            .passwordOrDevice(.init(requireAuthInt: true)), .sharedSecret, .deviceKey, .appAttest,
+            .appToken, .appToken(audience: "payments"), .firebaseAppCheck, .firebaseAppCheck(consumeTokens: true),
+            .appTokenOrFirebase(audience: "a", consumeTokens: true),
+        ]
+        for access in accesses {
+            let route = GatewayConfiguration.Route(prefix: "/r", methods: ["GET"], access: access)
+            let read = try JSONDecoder().decode(GatewayConfiguration.Route.self, from: JSONEncoder().encode(route))
+            #expect(read.access == access && read.prefix == "/r" && read.methods == ["GET"], "\(access)")
+        }
+        let flat = try JSONSerialization.jsonObject(
+            with: JSONEncoder().encode(GatewayConfiguration.Route(prefix: "/p", access: .appToken(audience: "payments")))
+        ) as? [String: Any]
+        #expect(flat?["access"] as? String == "app-token" && flat?["audience"] as? String == "payments")
+    }
+
     @Test func choicesNameTheirAllowedValues() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-config-\(UUID().uuidString).json")
         try Data(#"{"upstream": "http://x", "appAttest": {"appIDs": ["T.a"], "clientDataHash": "sha-256"}}"#.utf8).write(to: file)
@@ -207,6 +228,7 @@ import Testing
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"client-certificate\"}}", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"audience\": \"b\"}]}", "routes[0].audience: \"b\" is not in tokens.audience"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"audience\": \"b\"}]}", "routes[0].audience is for app-token routes"),
+        ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"device-key\", \"keyId\": \"bank-v1\"}]}", "routes[0].keyId is for legacy-query-hmac routes"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"consumeAppCheckTokens\": true}]}", "routes[0].consumeAppCheckTokens is for routes that take App Check tokens"),
         ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"my-project\"}}", "firebaseAppCheck.projectNumber is the project's number"),
         ("{\"upstream\": \"http://x\", \"firebaseAppCheck\": {\"projectNumber\": \"12\", \"jwksUrl\": \"http://example.com/jwks\"}}", "firebaseAppCheck.jwksUrl is https (plain http only on loopback)"),

@@ -305,7 +305,7 @@ import Testing
     /// spelled another way (`ms%67`, PHP reads it as `msg` and takes the last) never reaches it.
     @Test func theLegacySchemeForwardsOnlyWhatVerified() async throws {
         let (harness, upstream) = try await Self.gateway(.echo) {
-            $0.routes = [.init(prefix: "/legacy", access: .legacyQueryHMAC, keyId: "highscore-legacy")]
+            $0.routes = [.init(prefix: "/legacy", access: .legacyQueryHMAC(keyId: "highscore-legacy"))]
         }
         Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.gateways[0].port

@@ -2,6 +2,7 @@
 import Foundation
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 import SignetServer
 
 /// Gateways with password login, and the client half of a Digest exchange written with SignetCore.
@@ -22,12 +23,9 @@ extension GatewayHarness {
             var passwords = GatewayConfiguration.Passwords(realm: realm, digestAlgorithms: [.sha256, .sha512_256, .md5])
             passwords.basicIterations = PasswordHash.minimumIterations
             configuration.passwords = passwords
-            var md5 = GatewayConfiguration.Route(prefix: "/echo/md5", access: .password)
-            md5.digestMD5 = true
-            var authInt = GatewayConfiguration.Route(prefix: "/echo/int", access: .password)
-            authInt.requireAuthInt = true
-            var keep = GatewayConfiguration.Route(prefix: "/echo/keep", access: .password)
-            keep.keepAuthorization = true
+            let md5 = GatewayConfiguration.Route(prefix: "/echo/md5", access: .password(.init(allowMD5: true)))
+            let authInt = GatewayConfiguration.Route(prefix: "/echo/int", access: .password(.init(requireAuthInt: true)))
+            let keep = GatewayConfiguration.Route(prefix: "/echo/keep", access: .password(.init(keepAuthorization: true)))
             configuration.routes.insert(
                 contentsOf: [
                     .init(prefix: "/echo/password", access: .password), md5, authInt, keep,

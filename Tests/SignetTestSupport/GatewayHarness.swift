@@ -88,7 +88,7 @@ public final class GatewayHarness: Sendable {
         }
         configuration.routes = [
             .init(prefix: "/scores/top", methods: ["GET"], access: .open),
-            .init(prefix: "/legacy/score", access: .legacyQueryHMAC, keyId: "highscore-legacy"),
+            .init(prefix: "/legacy/score", access: .legacyQueryHMAC(keyId: "highscore-legacy")),
             .init(prefix: "/attested", access: .appAttest),
             .init(prefix: "/", access: .verified),
         ]

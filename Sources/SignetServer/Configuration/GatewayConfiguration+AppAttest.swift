@@ -9,6 +9,8 @@ extension GatewayConfiguration {
         /// Accepted App IDs, `TEAMID.bundle.id`.
         public var appIDs: [String]
         public var allowDevelopment: Bool?
+        /// `allowDevelopment` in force: off when absent.
+        var developmentAllowed: Bool { allowDevelopment ?? false }
         public var clientDataHash: ClientDataHash?
         /// PEM file of extra trusted roots (the simulator's, in development). Apple's root is used
         /// when this is absent; when present, only these roots are trusted.
@@ -16,6 +18,8 @@ extension GatewayConfiguration {
         /// How many counters below the highest may still arrive, each once (an app signing
         /// requests concurrently delivers them out of order); 0, the default, is strict. At most 63.
         public var counterWindow: Int?
+        /// `counterWindow` in force: strict (0) when absent.
+        var counterWidth: Int { counterWindow ?? 0 }
         /// The highest App Attest risk metric a device may have (Apple's count of keys attested for
         /// the app on that device lately); unchecked when absent. Known once a receipt was exchanged.
         public var maxRiskMetric: Int?
@@ -59,10 +63,13 @@ extension GatewayConfiguration {
         public var keyFile: String
         /// Exchange this long before a receipt expires (default 30 days).
         public var refreshBeforeExpirySeconds: Int?
+        var refreshBeforeExpiry: Int { refreshBeforeExpirySeconds ?? 30 * 86_400 }
         /// How often due receipts are looked for (default 60).
         public var intervalSeconds: Int?
+        var interval: Int { intervalSeconds ?? 60 }
         /// At most this many exchanges per interval (default 50): the rate bound.
         public var batchSize: Int?
+        var batch: Int { batchSize ?? 50 }
 
         public init(
             url: String? = nil,

@@ -58,6 +58,7 @@ extension GatewayConfiguration {
         public var keys: [Key]
         /// The `Content-Type` the upstream receives the plaintext with (`application/json` when not given).
         public var plaintextContentType: String?
+        var plaintextType: String { plaintextContentType ?? "application/json" }
 
         public init(format: Format, keys: [Key]) {
             self.format = format

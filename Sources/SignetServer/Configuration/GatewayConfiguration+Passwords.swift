@@ -70,20 +70,18 @@ extension GatewayConfiguration {
             }
         }
         for (index, route) in routes.enumerated() {
-            let isPassword = route.access == .password || route.access == .passwordOrDevice
-            if isPassword, passwords == nil {
-                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need passwords")
+            // Options on other modes' routes were refused as the route was read.
+            guard let options = route.access.passwordOptions else { continue }
+            if passwords == nil {
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.mode.rawValue) routes need passwords")
             }
-            if !isPassword, route.digestMD5 != nil || route.requireAuthInt != nil || route.keepAuthorization != nil {
-                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: digestMD5, requireAuthInt and keepAuthorization are for password routes")
-            }
-            if route.digestMD5 == true, passwords?.digestAlgorithms?.contains(.md5) != true {
+            if options.allowMD5, passwords?.digestAlgorithms?.contains(.md5) != true {
                 throw ConfigurationError.invalid("routes[\(index)].digestMD5", "routes[\(index)].digestMD5: add MD5 to passwords.digestAlgorithms")
             }
             // A password route must offer a client something to answer.
-            if isPassword, let login = passwordLogin {
-                let digests = login.digestAlgorithms.filter { $0 != .md5 || route.digestMD5 == true }
-                let basic = login.basicAllowed && route.requireAuthInt != true
+            if let login = passwordLogin {
+                let digests = login.digestAlgorithms.filter { $0 != .md5 || options.allowMD5 }
+                let basic = login.basicAllowed && !options.requireAuthInt
                 if digests.isEmpty && !basic {
                     throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: offers no login (add a Digest algorithm, digestMD5, or Basic over TLS)")
                 }

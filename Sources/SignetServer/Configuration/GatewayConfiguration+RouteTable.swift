@@ -7,13 +7,8 @@ extension GatewayConfiguration {
     /// unmatched paths are verified): `PREFIX  METHODS  ACCESS [details]`, one line a route.
     public var routeTableLines: [String] {
         let rows = routes.sorted { ($0.prefix.count, $1.prefix) > ($1.prefix.count, $0.prefix) }.map { route in
-            var access = route.access.rawValue
-            if let keyId = route.keyId { access += " keyId=\(keyId)" }
-            if let audience = route.audience { access += " audience=\(audience)" }
-            if route.digestMD5 == true { access += " digestMD5" }
-            if route.requireAuthInt == true { access += " requireAuthInt" }
-            if route.keepAuthorization == true { access += " keepAuthorization" }
-            if route.consumeAppCheckTokens == true { access += " consumeAppCheckTokens" }
+            let options = route.optionsText
+            let access = route.access.mode.rawValue + (options.isEmpty ? "" : " " + options)
             return (route.prefix, route.methods?.map { $0.uppercased() }.sorted().joined(separator: ",") ?? "any", access)
         }
         let prefixWidth = max(6, rows.map(\.0.count).max() ?? 0)

@@ -39,6 +39,8 @@ extension GatewayConfiguration {
         public var certificateFile: String
         public var keyFile: String
         public var validityDays: Int?
+        /// `validityDays` in force: 30 when absent.
+        var validity: Int { validityDays ?? 30 }
         public init(certificateFile: String, keyFile: String, validityDays: Int? = nil) {
             self.certificateFile = certificateFile
             self.keyFile = keyFile

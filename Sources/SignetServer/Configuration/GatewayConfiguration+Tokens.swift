@@ -45,6 +45,8 @@ extension GatewayConfiguration {
         public var retiredKeys: [RetiredKey]?
         /// What `POST /signet/v1/tokens` asks of a device; `device-key` when absent.
         public var issueTo: Issuance?
+        /// `issueTo` in force: a device key (or better) when absent.
+        var issuance: Issuance { issueTo ?? .deviceKey }
 
         var lifetime: Int { ttlSeconds ?? 3600 }
 
@@ -97,25 +99,18 @@ extension GatewayConfiguration {
             }
         }
         for (index, route) in routes.enumerated() {
-            switch route.access {
-            case .appToken, .appTokenOrFirebase:
+            // Options on other modes' routes were refused as the route was read.
+            let mode = route.access.mode
+            if mode == .appToken || mode == .appTokenOrFirebase {
                 guard tokens != nil else {
-                    throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need tokens")
+                    throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(mode.rawValue) routes need tokens")
                 }
-                if let audience = route.audience, !(tokens?.audience.contains(audience) ?? false) {
+                if let audience = route.access.audience, !(tokens?.audience.contains(audience) ?? false) {
                     throw ConfigurationError.invalid("routes[\(index)].audience", "routes[\(index)].audience: \(audience.debugDescription) is not in tokens.audience")
                 }
-            default:
-                guard route.audience == nil else {
-                    throw ConfigurationError.invalid("routes[\(index)].audience", "routes[\(index)].audience is for app-token routes")
-                }
             }
-            let takesAppCheck = route.access == .firebaseAppCheck || route.access == .appTokenOrFirebase
-            if takesAppCheck, firebaseAppCheck == nil {
-                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.access.rawValue) routes need firebaseAppCheck")
-            }
-            if route.consumeAppCheckTokens != nil, !takesAppCheck {
-                throw ConfigurationError.invalid("routes[\(index)].consumeAppCheckTokens", "routes[\(index)].consumeAppCheckTokens is for routes that take App Check tokens")
+            if route.access.takesAppCheck, firebaseAppCheck == nil {
+                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(mode.rawValue) routes need firebaseAppCheck")
             }
         }
     }

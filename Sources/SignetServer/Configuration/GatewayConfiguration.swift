@@ -173,7 +173,6 @@ public struct GatewayConfiguration: Codable, Sendable {
         try appAttest?.validate()
         for (index, route) in routes.enumerated() {
             do {
-                _ = try route.requirement()
                 try RouteTable.checkPrefix(route.prefix)
             } catch let error as ConfigurationError {
                 throw error.under("routes[\(index)]")
@@ -185,7 +184,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
         try validatePasswords()
         try validateTokens()
-        for (index, route) in routes.enumerated() where try route.requirement() == .clientCertificate {
+        for (index, route) in routes.enumerated() where route.access == .clientCertificate {
             guard tls?.clientCertificates == true, deviceCA != nil else {
                 throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.prefix) needs client certificates: set tls.clientCertificates and deviceCA")
             }

@@ -24,7 +24,7 @@ struct AppAttestFeature: GatewayFeature {
         let roots = try settings.trustedRootsFile.map(PEMCertificates.read(file:))
         let policy = try AppAttestPolicy(
             appIDs: Set(settings.appIDs),
-            allowDevelopment: settings.allowDevelopment ?? false,
+            allowDevelopment: settings.developmentAllowed,
             clientDataHash: settings.clientDataHash == .raw ? .rawChallenge : .sha256OfChallenge,
             roots: roots
         )
@@ -80,9 +80,9 @@ struct AppAttestFeature: GatewayFeature {
                     exchange: client,
                     verifier: receiptVerifier,
                     appIDs: Set(settings.appIDs),
-                    schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpirySeconds ?? 30 * 86_400)),
-                    interval: .seconds(exchange.intervalSeconds ?? 60),
-                    batchSize: exchange.batchSize ?? 50,
+                    schedule: ReceiptSchedule(beforeExpiry: TimeInterval(exchange.refreshBeforeExpiry)),
+                    interval: .seconds(exchange.interval),
+                    batchSize: exchange.batch,
                     logger: d.logger,
                     clock: d.clock
                 )

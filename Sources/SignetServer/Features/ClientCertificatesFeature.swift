@@ -15,7 +15,7 @@ struct ClientCertificatesFeature: GatewayFeature {
         let configuration = dependencies.configuration
         self.dependencies = dependencies
         deviceCA = try configuration.deviceCA.map {
-            try DeviceCertificateAuthority.loadOrCreate(certificateFile: $0.certificateFile, keyFile: $0.keyFile, validityDays: $0.validityDays ?? 30)
+            try DeviceCertificateAuthority.loadOrCreate(certificateFile: $0.certificateFile, keyFile: $0.keyFile, validityDays: $0.validity)
         }
         verifier =
             configuration.tls?.clientCertificates == true

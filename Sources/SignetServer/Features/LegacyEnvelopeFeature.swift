@@ -23,7 +23,7 @@ struct LegacyEnvelopeFeature: GatewayFeature {
             format: envelope.format,
             keys: envelopeKeys,
             names: envelope.fieldNames,
-            plaintextContentType: envelope.plaintextContentType ?? "application/json",
+            plaintextContentType: envelope.plaintextType,
             maximumBodyBytes: dependencies.configuration.maxBodyBytes,
             metrics: dependencies.metrics
         )

@@ -53,13 +53,13 @@ struct TokensFeature: GatewayFeature {
         let d = dependencies
         let routes = SignetTokenRoutes<SignetRequestContext>(issuer: issuer, devices: d.store, clock: d.clock)
         routes.addJWKS(to: router)
-        switch tokens.issueTo ?? .deviceKey {
+        switch tokens.issuance {
         case .clientCertificate:
             routes.addIssuing(
                 to: router.group().add(middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: d.metrics, clock: d.clock))
             )
         case .deviceKey, .appAttest:
-            let minimum: TrustLevel = tokens.issueTo == .appAttest ? .appAttest : .deviceKey
+            let minimum: TrustLevel = tokens.issuance == .appAttest ? .appAttest : .deviceKey
             routes.addIssuing(
                 to: router.group().add(
                     middleware: SignetVerificationMiddleware(

@@ -32,7 +32,7 @@ struct RouteTable: Sendable {
             return Entry(
                 prefix: prefix.lowercased(),
                 methods: $0.methods.map { Set($0.map { $0.uppercased() }) },
-                requirement: try $0.requirement()
+                requirement: $0.requirement()
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }

@@ -25,7 +25,7 @@ extension SignetRequestVerifier {
             policy: policy,
             nonces: MeasuredNonceStore(store, metrics: metrics),
             counters: store,
-            counterWindow: configuration.appAttest?.counterWindow ?? 0
+            counterWindow: configuration.appAttest?.counterWidth ?? 0
         )
         self.init(
             verifier: verifier,
