@@ -42,7 +42,9 @@ public struct MessageSigner: Sendable {
         return components
     }
 
-    /// Returns `message` with one more signature.
+    /// Returns `message` with one more signature (and its `Content-Digest` when the body is covered
+    /// and the message has none): ``signatureFields(for:label:components:created:expires:nonce:tag:relatedRequest:)``
+    /// appended.
     ///
     /// - Parameters:
     ///   - label: The `Signature-Input` label; it must not be in use already.
@@ -64,12 +66,51 @@ public struct MessageSigner: Sendable {
         relatedRequest: HTTPMessage? = nil
     ) throws -> HTTPMessage {
         var message = message
+        for field in try signatureFields(
+            for: message,
+            label: label,
+            components: components,
+            created: created,
+            expires: expires,
+            nonce: nonce,
+            tag: tag,
+            relatedRequest: relatedRequest
+        ) {
+            message.fields.append(name: field.name, value: field.value)
+        }
+        return message
+    }
+
+    /// The fields a signature adds to `message`, in order: `Content-Digest` (when the body is
+    /// covered and the message has none), `Signature-Input`, `Signature`. For a server that keeps its
+    /// own representation of the message and only appends these.
+    ///
+    /// - Parameters:
+    ///   - label: The `Signature-Input` label; it must not be in use already.
+    ///   - message: The request or response to sign.
+    ///   - components: What to cover; ``defaultComponents(for:)`` when `nil`.
+    ///   - created: The signing time (`created`); `nil` leaves it out.
+    ///   - expires: When the signature stops being valid (`expires`); `nil` leaves it out.
+    ///   - nonce: A value the verifier accepts once (`nonce`); `nil` leaves it out.
+    ///   - tag: The application's tag (`tag`); `nil` leaves it out.
+    ///   - relatedRequest: For a response covering `;req` components, the request it answers.
+    public func signatureFields(
+        for message: HTTPMessage,
+        label: String = "sig1",
+        components: [ComponentIdentifier]? = nil,
+        created: Date?,
+        expires: Date? = nil,
+        nonce: String? = nil,
+        tag: String? = nil,
+        relatedRequest: HTTPMessage? = nil
+    ) throws -> [(name: String, value: String)] {
+        var message = message
+        var added: [(name: String, value: String)] = []
         let components = components ?? Self.defaultComponents(for: message)
         if components.contains(.contentDigest), !message.fields.contains("content-digest") {
-            message.fields.append(
-                name: "Content-Digest",
-                value: ContentDigest.fieldValue(for: message.body, algorithm: digestAlgorithm)
-            )
+            let digest = ContentDigest.fieldValue(for: message.body, algorithm: digestAlgorithm)
+            message.fields.append(name: "Content-Digest", value: digest)
+            added.append(("Content-Digest", digest))
         }
         if let existing = message.fields["signature-input"],
             (try StructuredFieldParser.parseDictionary(existing))[label] != nil
@@ -91,9 +132,9 @@ public struct MessageSigner: Sendable {
         let base = try SignatureBase(message: message, parameters: parameters, relatedRequest: relatedRequest)
         let signature = try algorithm.sign(base.bytes, with: key)
         let labelKey = try StructuredFieldSerializer.key(label)
-        message.fields.append(name: "Signature-Input", value: "\(labelKey)=\(try parameters.serialized)")
-        message.fields.append(name: "Signature", value: "\(labelKey)=:\(Base64.encode(signature)):")
-        return message
+        added.append(("Signature-Input", "\(labelKey)=\(try parameters.serialized)"))
+        added.append(("Signature", "\(labelKey)=:\(Base64.encode(signature)):"))
+        return added
     }
 }
 

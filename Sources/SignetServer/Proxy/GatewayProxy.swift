@@ -25,6 +25,8 @@ struct GatewayProxy: Sendable {
     /// `https` when clients reach the gateway over TLS (also behind a TLS-terminating proxy).
     let publicScheme: String
     let publicAuthority: String?
+    /// The time responses are signed at: the gateway's clock.
+    let clock: @Sendable () -> Date
 
     static func seconds(_ duration: Duration) -> Double {
         Double(SignetMetrics.nanoseconds(duration)) / 1e9
@@ -118,15 +120,14 @@ struct GatewayProxy: Sendable {
         if request.fields.contains("signature") {
             components.append(ComponentIdentifier("signature", parameters: SFParameters([("req", .boolean(true))])))
         }
-        let signed = try signer.sign(
-            message,
+        var out = headers
+        for field in try signer.signatureFields(
+            for: message,
             label: "gateway",
             components: components,
-            created: Date(),
+            created: clock(),
             relatedRequest: request
-        )
-        var out = headers
-        for field in signed.fields.lines.dropFirst(fields.lines.count) {
+        ) {
             guard let name = HTTPField.Name(field.name) else { continue }
             out.append(HTTPField(name: name, value: field.value))
         }

@@ -17,7 +17,8 @@ extension SignetGateway {
             maximumSignedResponseBytes: 8 << 20,
             timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
             publicScheme: configuration.signedScheme,
-            publicAuthority: configuration.publicAuthority
+            publicAuthority: configuration.publicAuthority,
+            clock: clock
         )
     }
 
