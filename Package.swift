@@ -240,7 +240,7 @@ let package = Package(
             name: "SignetBench",
             dependencies: [
                 "SignetCore", "SignetServer", "SignetMiddleware", "SignetStore", "SignetAppAttest", "SignetSimulator", "SignetClient",
-                "ExampleScores",
+                "ExampleScores", "SignetSQLite", "SignetPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

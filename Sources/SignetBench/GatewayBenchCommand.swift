@@ -169,6 +169,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 + "p99".padding(12, left: true) + "   non-2xx"
         )
         var ratios: [Double] = []
+        var passThroughRates: [Double] = []
         var addedP99s: [Double] = []
         var refused = 0
         for round in 0..<rounds {
@@ -195,6 +196,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 )
             }
             ratios.append(verified.requestsPerSecond / open.requestsPerSecond)
+            passThroughRates.append(open.requestsPerSecond)
             addedP99s.append(verified.p99 - open.p99)
             refused += verified.non2xx
         }
@@ -216,10 +218,37 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         if refused > 0 {
             print("warning: \(refused) verified requests were not accepted (more requests than pre-signed?)")
         }
+        printBound(ratios: ratios, passThrough: passThroughRates, median: median)
 
         try await verifying.stop()
         try await passing.stop()
         await backendServer?.stop()
+    }
+
+    /// The physical bound of a verifying gateway on this core: its own proxying plus one verify at
+    /// openssl's rate, `1 / (1/pass-through + 1/primitive)`, measured here, in the same minutes and
+    /// on the same CPUs as the runs (openssl inherits this process's affinity). Prints each round's
+    /// verified throughput as a share of that bound.
+    func printBound(ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) {
+        guard !ratios.isEmpty, let reference = OpenSSLSpeed().reference(for: alg, seconds: 3) else {
+            print("no openssl reference for \(alg): no bound printed")
+            return
+        }
+        // verified / bound = (verified / pass-through) × (1 + pass-through / primitive)
+        let shares = zip(ratios, passThrough).map { ratio, open in ratio * (1 + open / reference.rate) }
+        let bound = 1 / (1 + median(passThrough) / reference.rate)
+        let aim = alg == "hmac-sha256" ? "≥ 0.92 of pass-through" : "≥ 0.95 of the bound"
+        print(
+            String(
+                format: "openssl %@: %.0f/s, so the bound is %.2f of pass-through; verified / bound: %@ (median %.2f; aim %@)",
+                reference.work,
+                reference.rate,
+                bound,
+                shares.map { String(format: "%.2f", $0) }.joined(separator: ", "),
+                median(shares),
+                aim
+            )
+        )
     }
 
     static let benchSecret = Array("signet-bench-shared-secret-32byt".utf8)

@@ -7,7 +7,7 @@ struct SignetBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signet-bench",
         abstract: "Measure Signet next to openssl and pass-through, and fuzz its parsers (release builds).",
-        subcommands: [VerifyBenchCommand.self, GatewayBenchCommand.self, ConsoleBenchCommand.self, FuzzCommand.self],
+        subcommands: [VerifyBenchCommand.self, GatewayBenchCommand.self, NonceBenchCommand.self, ConsoleBenchCommand.self, FuzzCommand.self],
         defaultSubcommand: VerifyBenchCommand.self
     )
 }
