@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "SignetCore", targets: ["SignetCore"]),
         .library(name: "SignetAppAttest", targets: ["SignetAppAttest"]),
+        .library(name: "SignetAndroid", targets: ["SignetAndroid"]),
         .library(name: "SignetSimulator", targets: ["SignetSimulator"]),
         .library(name: "SignetStore", targets: ["SignetStore"]),
         .library(name: "SignetSQLite", targets: ["SignetSQLite"]),
@@ -69,6 +70,18 @@ let package = Package(
         // `apple-app-attest` RFC 9421 algorithm.
         .target(
             name: "SignetAppAttest",
+            dependencies: [
+                "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
+        // Android Key Attestation: the KeyDescription record, the chain to Google's roots, the
+        // revocation list, the policy.
+        .target(
+            name: "SignetAndroid",
             dependencies: [
                 "SignetCore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -212,6 +225,7 @@ let package = Package(
         .executableTarget(
             name: "SignetCLI",
             dependencies: [
+                "SignetAndroid",
                 "SignetCore",
                 "SignetServer",
                 "SignetMiddleware",
@@ -270,6 +284,16 @@ let package = Package(
         .testTarget(
             name: "SignetCoreTests",
             dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SignetAndroidTests",
+            dependencies: [
+                "SignetAndroid", "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mkdir -p .build/docs
-for target in SignetCore SignetAppAttest SignetStore SignetSQLite SignetPostgres SignetMiddleware SignetServer \
+for target in SignetCore SignetAppAttest SignetAndroid SignetStore SignetSQLite SignetPostgres SignetMiddleware SignetServer \
   SignetClient SignetSimulator SignetTrust; do
   rm -rf ".build/docs/$target"
   swift package --disable-sandbox generate-documentation --target "$target" --warnings-as-errors \

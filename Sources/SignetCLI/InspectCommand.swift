@@ -9,8 +9,8 @@ import X509
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
-        abstract: "Decode an App Attest object or receipt, print its fields and each verification step.",
-        subcommands: [InspectAttestation.self, InspectAssertion.self, InspectReceipt.self]
+        abstract: "Decode an App Attest object or receipt, or an Android key attestation chain; print its fields and each verification step.",
+        subcommands: [InspectAttestation.self, InspectAssertion.self, InspectReceipt.self, InspectKeyAttestation.self]
     )
 }
 

@@ -69,6 +69,20 @@ extension SignetError.Code {
     /// The attested key is not the key id the client named.
     public static let attestationKeyMismatch = Self("attestation_key_mismatch", 401)
     public static let appIDMismatch = Self("app_id_mismatch", 401)
+    /// Android Key Attestation: a certificate of the chain is outside its validity at the time of
+    /// checking.
+    public static let attestationExpired = Self("attestation_expired", 401)
+    /// The chain does not end in a trusted attestation root (Google's, unless configured).
+    public static let attestationRootUnknown = Self("attestation_root_unknown", 401)
+    /// A certificate of the chain is revoked or suspended in Google's attestation status list.
+    public static let attestationRevoked = Self("attestation_revoked", 401)
+    /// The key is attested below the security level asked for (software, or the TEE where
+    /// StrongBox is required).
+    public static let attestationSecurityLevel = Self("attestation_security_level", 401)
+    /// The device's bootloader is unlocked or its boot chain is not verified.
+    public static let attestationBootState = Self("attestation_boot_state", 401)
+    /// The device's security patch level is older than allowed.
+    public static let attestationPatchLevel = Self("attestation_patch_level", 401)
     public static let environmentMismatch = Self("environment_mismatch", 401)
     public static let deviceExists = Self("device_exists", 409)
     /// The server refused a registration with a code this client does not know.
@@ -170,7 +184,9 @@ extension SignetError.Code {
         .trustDocumentInvalid, .trustDocumentExpired, .trustVersionRollback, .credentialsMissing,
         .credentialsInvalid, .digestNonceInvalid, .digestNonceStale, .digestURIMismatch, .digestQopUnsupported,
         .loginLocked, .insecureTransport, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
-        .attestationKeyMismatch, .appIDMismatch, .environmentMismatch, .deviceExists, .registrationFailed,
+        .attestationKeyMismatch, .appIDMismatch, .attestationExpired, .attestationRootUnknown, .attestationRevoked,
+        .attestationSecurityLevel, .attestationBootState, .attestationPatchLevel,
+        .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable,

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetCore
+import SwiftASN1
+import X509
+
+/// Verifies an Android Key Attestation: the certificate chain the Keystore returns for a key made
+/// with the server's challenge as `attestationChallenge`, leaf first.
+///
+/// In order, each step with its own reason code: the certificates parse; each is signed by the next
+/// (`attestation_chain_invalid`); all are valid at the time given (`attestation_expired`); the last
+/// is one of the policy's roots (`attestation_root_unknown`); none is revoked or suspended in
+/// Google's status list (`attestation_revoked`); the attestation record parses and carries the
+/// challenge (`attestation_nonce_mismatch`); then the policy: security level, boot state, patch
+/// level, app (`attestation_security_level`, `attestation_boot_state`, `attestation_patch_level`,
+/// `app_id_mismatch`), and a P-256 key (`attestation_key_mismatch`).
+///
+/// The chain is checked certificate by certificate rather than by RFC 5280 path building, as
+/// Google's own library does: attestation certificates are not named for path building (every
+/// key is `CN=Android Keystore Key`), and chains with an app-provided attestation key (KeyMint
+/// 200+) put one attested key under another. The record read is that of the leaf-most certificate
+/// that has one.
+public struct AndroidKeyAttestationVerifier: Sendable {
+    public var policy: AndroidAttestationPolicy
+
+    public init(policy: AndroidAttestationPolicy) {
+        self.policy = policy
+    }
+
+    /// The verified attestation, or the first step's refusal.
+    public func verify(chain: [[UInt8]], challenge: [UInt8], now: Date, status: AttestationStatusList?) throws
+        -> VerifiedAndroidAttestation
+    {
+        let inspection = inspect(chain: chain, challenge: challenge, now: now, status: status)
+        if let failure = inspection.steps.lazy.compactMap(\.error).first { throw failure }
+        guard let verified = inspection.verified else {
+            throw SignetError(.attestationChainInvalid, "the attestation did not verify")
+        }
+        return verified
+    }
+
+    /// Every step, passed or not, stopping at the first refusal; what was read on the way.
+    public func inspect(chain: [[UInt8]], challenge: [UInt8], now: Date, status: AttestationStatusList?)
+        -> AndroidAttestationInspection
+    {
+        var inspection = AndroidAttestationInspection()
+        func step(_ name: String, _ body: () throws -> Void) -> Bool {
+            do {
+                try body()
+                inspection.steps.append(.init(name: name, error: nil))
+                return true
+            } catch let error as SignetError {
+                inspection.steps.append(.init(name: name, error: error))
+            } catch {
+                inspection.steps.append(.init(name: name, error: SignetError(.attestationChainInvalid, "\(error)")))
+            }
+            return false
+        }
+        guard
+            step("the certificates parse", {
+                guard (2...10).contains(chain.count) else {
+                    throw SignetError(.attestationChainInvalid, "a key attestation chain has 2 to 10 certificates, not \(chain.count)")
+                }
+                inspection.certificates = try chain.enumerated().map { index, der in
+                    do {
+                        return try Certificate(derEncoded: der)
+                    } catch {
+                        throw SignetError(.attestationChainInvalid, "certificate \(index) does not parse")
+                    }
+                }
+            })
+        else { return inspection }
+        let certificates = inspection.certificates
+        guard
+            step("each certificate is signed by the next", {
+                for index in certificates.indices.dropLast() {
+                    let (subject, issuer) = (certificates[index], certificates[index + 1])
+                    guard issuer.publicKey.isValidSignature(subject.signature, for: subject) else {
+                        throw SignetError(.attestationChainInvalid, "certificate \(index) is not signed by certificate \(index + 1)")
+                    }
+                }
+                let root = certificates[certificates.count - 1]
+                guard root.publicKey.isValidSignature(root.signature, for: root) else {
+                    throw SignetError(.attestationChainInvalid, "the root does not sign itself")
+                }
+            }),
+            step("every certificate is valid at \(ISO8601DateFormatter().string(from: now))", {
+                for (index, certificate) in certificates.enumerated()
+                where now < certificate.notValidBefore || now > certificate.notValidAfter {
+                    throw SignetError(
+                        .attestationExpired,
+                        "certificate \(index) (\(certificate.subject)) is valid from \(certificate.notValidBefore) to \(certificate.notValidAfter)"
+                    )
+                }
+            }),
+            step("the root is a trusted attestation root", {
+                let root = certificates[certificates.count - 1]
+                guard policy.roots.contains(where: { $0.publicKey == root.publicKey }) else {
+                    throw SignetError(.attestationRootUnknown, "the chain ends in \(root.subject), not a trusted attestation root")
+                }
+            }),
+            step(status == nil ? "revocation status (no list given)" : "no certificate is revoked or suspended", {
+                guard let status else { return }
+                for (index, certificate) in certificates.enumerated() {
+                    if let entry = status.entry(for: certificate) {
+                        throw SignetError(
+                            .attestationRevoked,
+                            "certificate \(index) (serial \(AttestationStatusList.hex(Array(certificate.serialNumber.bytes)))) is \(entry.status)\(entry.reason.map { " (\($0))" } ?? "")"
+                        )
+                    }
+                }
+            }),
+            step("the attestation record parses", {
+                guard
+                    let (index, value) = certificates.enumerated().lazy.compactMap({ index, certificate in
+                        certificate.extensions[oid: KeyDescription.extensionOID].map { (index, Array($0.value)) }
+                    }).first
+                else { throw SignetError(.attestationChainInvalid, "no certificate has the key attestation extension") }
+                inspection.attestedIndex = index
+                inspection.description = try KeyDescription(derEncoded: value)
+            }),
+            let description = inspection.description,
+            step("the challenge is the server's", {
+                guard ConstantTime.equals(description.attestationChallenge, challenge) else {
+                    throw SignetError(.attestationNonceMismatch, "the attested challenge is not the one the server issued")
+                }
+            }),
+            step("the security level is \(policy.allowSoftware ? "any (development)" : "at least \(policy.minimumSecurityLevel)")", {
+                let level = min(description.attestationSecurityLevel, description.keymasterSecurityLevel)
+                guard level >= policy.minimumSecurityLevel || (policy.allowSoftware && level == .software) else {
+                    throw SignetError(
+                        .attestationSecurityLevel,
+                        "the key is attested at \(level) level; \(policy.minimumSecurityLevel) or above is required"
+                    )
+                }
+            }),
+            step(Self.bootStepName(policy), {
+                guard description.attestationSecurityLevel != .software else { return }  // nothing to vouch for it
+                guard let root = description.hardwareEnforced.rootOfTrust else {
+                    throw SignetError(.attestationBootState, "the secure hardware reports no root of trust")
+                }
+                if policy.requireLockedBootloader, !root.deviceLocked {
+                    throw SignetError(.attestationBootState, "the bootloader is unlocked")
+                }
+                if policy.requireVerifiedBoot, root.verifiedBootState != .verified {
+                    throw SignetError(.attestationBootState, "verified boot is \(root.verifiedBootState)")
+                }
+            }),
+            step("the security patch level is recent enough", {
+                guard let minimum = policy.minimumOSPatchLevel else { return }
+                guard let level = description.enforced(\.osPatchLevel), level >= minimum else {
+                    throw SignetError(
+                        .attestationPatchLevel,
+                        "the OS patch level is \(description.enforced(\.osPatchLevel).map(String.init) ?? "unknown"), older than \(minimum)"
+                    )
+                }
+            }),
+            step("the app is allowed", {
+                guard !policy.packageNames.isEmpty || !policy.signingDigests.isEmpty else { return }
+                guard let app = description.enforced(\.attestationApplicationID) else {
+                    throw SignetError(.appIDMismatch, "the attestation names no app")
+                }
+                if !policy.packageNames.isEmpty, !app.packages.contains(where: { policy.packageNames.contains($0.name) }) {
+                    throw SignetError(.appIDMismatch, "the app is \(app.packages.map(\.name).joined(separator: ", ")), not an allowed package")
+                }
+                if !policy.signingDigests.isEmpty, !app.signatureDigests.contains(where: { policy.signingDigests.contains($0) }) {
+                    throw SignetError(.appIDMismatch, "the app is not signed with an allowed certificate")
+                }
+            }),
+            step("the attested key is P-256", {
+                let leaf = certificates[inspection.attestedIndex ?? 0]
+                guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
+                    throw SignetError(.attestationKeyMismatch, "the attested key is not an EC P-256 key (ecdsa-p256-sha256 is what devices sign with)")
+                }
+            })
+        else { return inspection }
+        let attested = inspection.attestedIndex ?? 0
+        let leaf = certificates[attested]
+        inspection.verified = VerifiedAndroidAttestation(
+            publicKeyDER: (try? leaf.publicKey.serializeAsPEM().derBytes) ?? [],
+            description: description,
+            // The certificate that signed the attested one: the per-batch key a leaked keybox shares.
+            batchCertificate: certificates[min(attested + 1, certificates.count - 1)]
+        )
+        return inspection
+    }
+}
+
+extension AndroidKeyAttestationVerifier {
+    static func bootStepName(_ policy: AndroidAttestationPolicy) -> String {
+        switch (policy.requireLockedBootloader, policy.requireVerifiedBoot) {
+        case (true, true): "the device boots verified and locked"
+        case (true, false): "the bootloader is locked"
+        case (false, true): "the device boots verified"
+        case (false, false): "boot state (not required)"
+        }
+    }
+}
+
+/// Every step of a key attestation check, passed or not, and what was read.
+public struct AndroidAttestationInspection: Sendable {
+    public struct Step: Sendable {
+        public var name: String
+        /// `nil` when the step passed.
+        public var error: SignetError?
+    }
+
+    public var steps: [Step] = []
+    public var certificates: [Certificate] = []
+    /// The index of the certificate whose record was read.
+    public var attestedIndex: Int?
+    public var description: KeyDescription?
+    /// Set only when every step passed.
+    public var verified: VerifiedAndroidAttestation?
+
+    public var passed: Bool { verified != nil && steps.allSatisfy { $0.error == nil } }
+}
+
+/// What a verified key attestation establishes.
+public struct VerifiedAndroidAttestation: Sendable {
+    /// The attested key's SubjectPublicKeyInfo (DER): the device's signing key.
+    public var publicKeyDER: [UInt8]
+    public var description: KeyDescription
+    /// The certificate that signed the attested one, per device batch (a leaked keybox's).
+    public var batchCertificate: Certificate
+
+    public var securityLevel: KeyDescription.SecurityLevel {
+        min(description.attestationSecurityLevel, description.keymasterSecurityLevel)
+    }
+    public var packageNames: [String] { description.enforced(\.attestationApplicationID)?.packages.map(\.name) ?? [] }
+}
