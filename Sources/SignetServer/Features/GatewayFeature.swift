@@ -14,8 +14,6 @@ protocol GatewayFeature: Sendable {
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
     /// What admits a request to a proxied route with `requirement`, when this feature owns it.
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)?
-    /// Wraps the client listener's responder (Oblivious HTTP decapsulates before routing).
-    func wrap(_ responder: CallbackResponder<SignetRequestContext>) -> CallbackResponder<SignetRequestContext>
     /// Work the feature does in the background while the gateway runs.
     func services(httpClient: HTTPClient) -> [any Service]
     /// The keys and certificates the feature holds, for the console's inventory.
@@ -25,7 +23,6 @@ protocol GatewayFeature: Sendable {
 extension GatewayFeature {
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {}
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? { nil }
-    func wrap(_ responder: CallbackResponder<SignetRequestContext>) -> CallbackResponder<SignetRequestContext> { responder }
     func services(httpClient: HTTPClient) -> [any Service] { [] }
     var keys: [GatewayKeyInventory.Entry] { [] }
 }

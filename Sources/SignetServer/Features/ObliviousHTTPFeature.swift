@@ -18,10 +18,13 @@ struct ObliviousHTTPFeature: GatewayFeature {
         self.dependencies = dependencies
     }
 
-    func wrap(_ responder: CallbackResponder<SignetRequestContext>) -> CallbackResponder<SignetRequestContext> {
+    /// `inner` behind decapsulation: the apps' listener's whole responder, so an encapsulated
+    /// request goes through everything a plain one does. (A concrete type, not a closure: every
+    /// request passes through it.)
+    func wrapping<Inner: HTTPResponder>(_ inner: Inner) -> ObliviousGatewayResponder<Inner> where Inner.Context == SignetRequestContext {
         let d = dependencies
-        let oblivious = ObliviousGatewayResponder(
-            inner: responder,
+        return ObliviousGatewayResponder(
+            inner: inner,
             keys: keySet,
             replay: d.store,
             replayWindow: TimeInterval(settings.replayWindow),
@@ -33,7 +36,6 @@ struct ObliviousHTTPFeature: GatewayFeature {
             metrics: d.metrics,
             clock: d.clock
         )
-        return CallbackResponder { request, context in try await oblivious.respond(to: request, context: context) }
     }
 
     var keys: [GatewayKeyInventory.Entry] {

@@ -22,11 +22,9 @@ extension SignetGateway {
         for feature in features { feature.addRoutes(to: router, listener: listener) }
         if surfaces.contains(.client) { addProxiedRoutes(to: router, listener: listener) }
         let routed = PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics)
-        var responder = CallbackResponder<SignetRequestContext> { request, context in try await routed.respond(to: request, context: context) }
-        if surfaces.contains(.client) {
-            for feature in features { responder = feature.wrap(responder) }
-        }
-        return chain(responder)
+        // Oblivious HTTP decapsulates in front of everything else the apps' listener does.
+        if surfaces.contains(.client), let oblivious { return chain(oblivious.wrapping(routed)) }
+        return chain(routed)
     }
 
     /// `inner` behind the client's address and the access log, as a reloadable handler.
