@@ -8,20 +8,22 @@ import Synchronization
 /// chain it entered; no connection is touched.
 public final class ReloadableResponder: HTTPResponder, Sendable {
     public typealias Context = SignetRequestContext
-    typealias Handler = @Sendable (Request, SignetRequestContext) async throws -> Response
+    /// The chain in force. A responder, not a closure: an async closure called per request cost
+    /// a twelvefold drop in proxied requests per second (docs/benchmarks.md, 2026-11-26).
+    typealias Handler = any HTTPResponder<SignetRequestContext>
 
     private let current: Mutex<Handler>
 
-    init(_ handler: @escaping Handler) {
+    init(_ handler: Handler) {
         current = Mutex(handler)
     }
 
     public func respond(to request: Request, context: SignetRequestContext) async throws -> Response {
         let handler = current.withLock { $0 }
-        return try await handler(request, context)
+        return try await handler.respond(to: request, context: context)
     }
 
-    func replace(with handler: @escaping Handler) {
+    func replace(with handler: Handler) {
         current.withLock { $0 = handler }
     }
 }

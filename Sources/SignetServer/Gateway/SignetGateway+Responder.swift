@@ -30,12 +30,11 @@ extension SignetGateway {
     /// `inner` behind the client's address and the access log, as a reloadable handler.
     func chain<Inner: HTTPResponder>(_ inner: Inner) -> ReloadableResponder.Handler
     where Inner.Context == SignetRequestContext {
-        let chain = ClientAddressResponder(
+        ClientAddressResponder(
             inner: AccessLogResponder(inner: inner, logger: logger, metrics: metrics) { [routes] method, path in
                 routes.logName(method: method, routedPath: path)
             },
             trusted: trustedProxies
         )
-        return { request, context in try await chain.respond(to: request, context: context) }
     }
 }
