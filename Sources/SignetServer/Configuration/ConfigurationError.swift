@@ -3,7 +3,7 @@
 /// Why a configuration cannot be used, said the way a compiler says it:
 /// `signet.json:12:18: routes[2].access: "opne" is not one of open, verified, …`.
 ///
-/// Its own type, not a ``SignetCore/SignetError``: those codes are what the gateway answers
+/// Its own type, not a `SignetError`: those codes are what the gateway answers
 /// clients, and a broken file is the operator's, at start-up or reload.
 public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of mistake, stable for scripts and tests.
