@@ -254,7 +254,7 @@ let package = Package(
             name: "SignetBench",
             dependencies: [
                 "SignetCore", "SignetServer", "SignetMiddleware", "SignetStore", "SignetAppAttest", "SignetSimulator", "SignetClient",
-                "ExampleScores", "SignetSQLite", "SignetPostgres",
+                "ExampleScores", "SignetSQLite", "SignetPostgres", "SignetAndroid",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -40,6 +40,12 @@ struct VerifyBenchCommand: AsyncParsableCommand {
     @Flag(help: "Also measure app token verification (ES256 JWT, claims, device lookup) next to openssl's P-256 verify.")
     var tokens = false
 
+    @Flag(help: "Also measure an Android key attestation check (the chain's signatures, record and policy) next to openssl's verify of the same signatures.")
+    var keyAttestation = false
+
+    @Option(help: "The key attestation chain to measure (run from the repository root for the default).")
+    var keyAttestationChain = "Tests/Vectors/android/ec-tee-chain.pem"
+
     @Flag(help: "Also measure an Oblivious HTTP request (decapsulate, decode, verify, encapsulate) against the same in the clear.")
     var ohttp = false
 
@@ -88,6 +94,27 @@ struct VerifyBenchCommand: AsyncParsableCommand {
                     + "   x25519 derive; "
                     + String(format: "%.2f of the clear path", rates.oblivious / rates.plain)
             )
+            if alg.isEmpty && !appattest { return }
+        }
+        if keyAttestation {
+            let measured = try KeyAttestationBench.measure(chainFile: keyAttestationChain, seconds: seconds)
+            // openssl's time for the same signatures, one after another.
+            let rates = openssl.map { speed in
+                Set(measured.signatures).reduce(into: [String: Double]()) { rates, name in
+                    rates[name] = speed.signatureVerifyRate(name, seconds: max(1, Int(seconds.rounded())))
+                }
+            }
+            let reference = rates.flatMap { rates -> Double? in
+                let times = measured.signatures.compactMap { rates[$0].map { 1 / $0 } }
+                return times.count == measured.signatures.count ? 1 / times.reduce(0, +) : nil
+            }
+            let openslRate: String = reference.map { String(format: "%.0f", $0) } ?? "-"
+            let ratio: String = reference.map { String(format: "%.2f", measured.rate / $0) } ?? "-"
+            let work: String = measured.signatures.joined(separator: " + ") + " verify"
+            var line = "android key attestation".padding(30)
+            line += String(format: "%.0f", measured.rate).padding(12, left: true)
+            line += openslRate.padding(14, left: true) + ratio.padding(9, left: true) + "   " + work
+            print(line)
             if alg.isEmpty && !appattest { return }
         }
         if appattest {
@@ -207,6 +234,11 @@ struct OpenSSLSpeed {
             }
         default: return nil
         }
+    }
+
+    /// Verifications per second of `ecdsap256`, `rsa2048` or `rsa4096` (`+F2`/`+F4` lines).
+    func signatureVerifyRate(_ name: String, seconds: Int) -> Double? {
+        verifyRate(name, prefix: name.hasPrefix("rsa") ? "+F2:" : "+F4:", seconds: seconds)
     }
 
     /// Key agreements per second (`+F5` lines: the fourth field).

@@ -166,10 +166,13 @@ import X509
         let bench = URL(fileURLWithPath: SignetProcess.signetPath).deletingLastPathComponent().appendingPathComponent("signet-bench").path
         let result = try await SignetProcess.run(
             bench,
-            ["verify", "--seconds", "0.05", "--no-openssl", "--alg", "ed25519", "--appattest", "--tokens", "--ohttp", "--pinning"]
+            [
+                "verify", "--seconds", "0.05", "--no-openssl", "--alg", "ed25519", "--appattest", "--tokens", "--ohttp", "--pinning",
+                "--key-attestation", "--key-attestation-chain", SignetProcess.vectors.appendingPathComponent("android/ec-tee-chain.pem").path,
+            ]
         )
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        for line in ["apple-app-attest (RFC 9421)", "app-attest attestation verify", "app token", "over OHTTP", "server trust", "ed25519"] {
+        for line in ["apple-app-attest (RFC 9421)", "app-attest attestation verify", "app token", "over OHTTP", "server trust", "ed25519", "android key attestation"] {
             #expect(result.stdout.contains(line), "\(line) missing from \(result.stdout)")
         }
     }
