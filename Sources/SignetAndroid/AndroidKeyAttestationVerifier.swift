@@ -85,7 +85,7 @@ public struct AndroidKeyAttestationVerifier: Sendable {
                     throw SignetError(.attestationChainInvalid, "the root does not sign itself")
                 }
             }),
-            step("every certificate is valid at \(ISO8601DateFormatter().string(from: now))", {
+            step("every certificate is valid at \(now.formatted(.iso8601))", {
                 for (index, certificate) in certificates.enumerated()
                 where now < certificate.notValidBefore || now > certificate.notValidAfter {
                     throw SignetError(

@@ -2,6 +2,7 @@
 import Foundation
 import SignetAndroid
 import SwiftASN1
+import _CryptoExtras
 import X509
 
 /// Android key attestation checks per second (chain signatures, validity, root, record, policy)
@@ -26,16 +27,9 @@ enum KeyAttestationBench {
         let certificates = try chain.map { try Certificate(derEncoded: $0) }
         let signatures = certificates.indices.map { index -> String in
             let issuer = certificates[min(index + 1, certificates.count - 1)]
-            if let rsa = try? _RSAKeySize(issuer.publicKey) { return "rsa\(rsa)" }
+            if let rsa = _RSA.Signing.PublicKey(issuer.publicKey) { return "rsa\(rsa.keySizeInBits)" }
             return "ecdsap256"
         }
         return (Double(count) / seconds, signatures)
-    }
-
-    /// The RSA modulus size of a key, from its SubjectPublicKeyInfo length (2048 or 4096 here).
-    private static func _RSAKeySize(_ key: Certificate.PublicKey) throws -> Int {
-        let der = try key.serializeAsPEM().derBytes
-        guard der.count > 200 else { throw CocoaError(.coderInvalidValue) }  // an EC key is 91 bytes
-        return der.count > 400 ? 4096 : 2048
     }
 }

@@ -60,6 +60,12 @@ import Testing
         #expect(error.message.contains(said), "\(error)")
     }
 
+    @Test func aFileTooLargeToBeAConfigurationIsRefusedUnread() throws {
+        let huge = #"{"upstream": ""# + String(repeating: "a", count: 4 << 20) + #""}"#
+        let error = try #require(Self.refusal(huge))
+        #expect(error.kind == .syntax && error.message.contains("over 4 MiB"))
+    }
+
     @Test func nestingIsBounded() throws {
         let deep = #"{"upstream": "http://x", "policy": "# + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "}"
         let error = try #require(Self.refusal(deep))
