@@ -46,6 +46,11 @@ struct VerifyBenchCommand: AsyncParsableCommand {
     @Option(help: "The key attestation chain to measure (run from the repository root for the default).")
     var keyAttestationChain = "Tests/Vectors/android/ec-tee-chain.pem"
 
+    @Flag(
+        help: "Measure each algorithm's verify from the request the server holds (Hummingbird's head and body buffer) next to SignetCore's verify of a ready message."
+    )
+    var serverRequest = false
+
     @Flag(help: "Also measure an Oblivious HTTP request (decapsulate, decode, verify, encapsulate) against the same in the clear.")
     var ohttp = false
 
@@ -129,6 +134,19 @@ struct VerifyBenchCommand: AsyncParsableCommand {
                 )
             }
             if alg.isEmpty { return }
+        }
+        if serverRequest {
+            print("algorithm".padding(18) + "core/s".padding(12, left: true) + "server/s".padding(12, left: true) + "ratio".padding(9, left: true) + "   µs outside the core verify")
+            for name in names {
+                let rates = try await ServerRequestBench.measure(try SignatureAlgorithms.standard.require(name), seconds: seconds)
+                print(
+                    name.padding(18) + String(format: "%.0f", rates.core).padding(12, left: true)
+                        + String(format: "%.0f", rates.serverRequest).padding(12, left: true)
+                        + String(format: "%.2f", rates.serverRequest / rates.core).padding(9, left: true)
+                        + String(format: "   %.1f", 1e6 / rates.serverRequest - 1e6 / rates.core)
+                )
+            }
+            return
         }
         for name in names {
             let algorithm = try SignatureAlgorithms.standard.require(name)

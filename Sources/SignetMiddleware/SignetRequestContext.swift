@@ -9,9 +9,9 @@ public struct SignetRequestState: Sendable {
     public var identity: SignetIdentity? {
         didSet { accessRecord?.update { [identity] in $0.identity = identity } }
     }
-    /// The message whose signature verified, body included (the gateway binds its response
-    /// signature to it); `nil` on routes that verify no signature.
-    public var verifiedMessage: HTTPMessage?
+    /// The request whose signature verified, as the server holds it (the gateway binds its
+    /// response signature to it); `nil` on routes that verify no signature.
+    public var verifiedMessage: ServerMessage?
     /// The request target exactly as the client sent it, when `RoutingPath` normalised it for
     /// routing; the signature is checked against this one.
     public var receivedTarget: String?

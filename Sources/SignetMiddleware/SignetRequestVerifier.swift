@@ -49,7 +49,7 @@ public struct SignetRequestVerifier: Sendable {
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
         now: Date
-    ) async throws -> (identity: SignetIdentity, message: HTTPMessage) {
+    ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
         let message = try await message(for: &request, receivedTarget: receivedTarget)
         return (try await verify(message: message, requirement: requirement, now: now), message)
     }
@@ -57,7 +57,7 @@ public struct SignetRequestVerifier: Sendable {
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
     /// cryptography and before a nonce is claimed or a counter advanced.
     public func verify(
-        message: HTTPMessage,
+        message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
         now: Date
     ) async throws -> SignetIdentity {
@@ -76,8 +76,8 @@ public struct SignetRequestVerifier: Sendable {
     /// `signature_invalid` saying which URL the gateway verified: public facts about the gateway, and
     /// the usual cause — a client that signed `http://127.0.0.1:8080` while the gateway checks
     /// `https://api.example.com` (`publicScheme`, `publicAuthority`) fails here, and nothing else said so.
-    static func namingTheURL(_ error: SignetError, of message: HTTPMessage) -> SignetError {
-        guard let target = message.target else { return error }
+    static func namingTheURL(_ error: SignetError, of message: some HTTPMessageView) -> SignetError {
+        guard let target = message.requestTarget else { return error }
         var named = SignetError(
             error.code,
             "\(error.reason); the gateway verified @scheme \(target.scheme), @authority \(target.authority), @target-uri \(target.targetURI)",
@@ -88,42 +88,11 @@ public struct SignetRequestVerifier: Sendable {
         return named
     }
 
-    /// The SignetCore view of `request`, body included.
-    public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> HTTPMessage {
+    /// The SignetCore view of `request`, body included (read, bounded, and left in the request).
+    public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
         var head = request.head
         if let receivedTarget { head.path = receivedTarget }
-        return try Self.message(head, body: body, scheme: publicScheme, authority: publicAuthority)
-    }
-
-    static func message(_ head: HTTPRequest, body: ByteBuffer, scheme: String, authority: String?) throws -> HTTPMessage
-    {
-        guard let host = authority ?? head.authority else {
-            throw SignetError(.malformedMessage, "the request has no Host")
-        }
-        let path = head.path ?? "/"
-        let target: RequestTarget
-        if path == "*" {
-            target = RequestTarget(scheme: scheme, authority: host, path: "", query: nil, form: .asterisk)
-        } else {
-            let mark = path.firstIndex(of: "?")
-            target = RequestTarget(
-                scheme: scheme,
-                authority: host,
-                path: String(path[..<(mark ?? path.endIndex)]),
-                query: mark.map { String(path[path.index(after: $0)...]) },
-                form: .origin
-            )
-        }
-        var fields = MessageFields()
-        // HTTP/1.1 carries the authority as a Host field; HTTPTypes moves it into the head. Put it
-        // back so a signature covering "host" sees what was on the wire.
-        if let wireHost = head.authority { fields.append(name: "Host", value: wireHost) }
-        for field in head.headerFields { fields.append(name: field.name.rawName, value: field.value) }
-        return HTTPMessage(
-            head: .request(method: head.method.rawValue, target: target),
-            fields: fields,
-            body: Array(buffer: body)
-        )
+        return try ServerMessage(request: head, body: body, scheme: publicScheme, authority: publicAuthority)
     }
 }

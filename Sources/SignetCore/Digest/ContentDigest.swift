@@ -9,24 +9,35 @@ public enum ContentDigest {
         case sha256 = "sha-256"
         case sha512 = "sha-512"
 
-        func digest(_ bytes: [UInt8]) -> [UInt8] {
+        func digest(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
             switch self {
-            case .sha256: Array(SHA256.hash(data: bytes))
-            case .sha512: Array(SHA512.hash(data: bytes))
+            case .sha256: Array(Self.digestOf(SHA256.self, bytes))
+            case .sha512: Array(Self.digestOf(SHA512.self, bytes))
             }
         }
 
+        private static func digestOf<H: Crypto.HashFunction>(_: H.Type, _ bytes: UnsafeRawBufferPointer) -> H.Digest {
+            var hasher = H()
+            hasher.update(bufferPointer: bytes)
+            return hasher.finalize()
+        }
+
         /// Whether `expected` is the digest of `bytes`, compared in constant time without copying it.
-        func matches(_ expected: [UInt8], of bytes: [UInt8]) -> Bool {
+        func matches(_ expected: [UInt8], of bytes: UnsafeRawBufferPointer) -> Bool {
             switch self {
-            case .sha256: SHA256.hash(data: bytes).withUnsafeBytes { ConstantTime.equals(expected, $0) }
-            case .sha512: SHA512.hash(data: bytes).withUnsafeBytes { ConstantTime.equals(expected, $0) }
+            case .sha256: Self.digestOf(SHA256.self, bytes).withUnsafeBytes { ConstantTime.equals(expected, $0) }
+            case .sha512: Self.digestOf(SHA512.self, bytes).withUnsafeBytes { ConstantTime.equals(expected, $0) }
             }
         }
     }
 
     /// The field value for `body`, e.g. `sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:`.
     public static func fieldValue(for body: [UInt8], algorithm: Algorithm = .sha256) -> String {
+        body.withUnsafeBytes { fieldValue(forBytes: $0, algorithm: algorithm) }
+    }
+
+    /// ``fieldValue(for:algorithm:)`` of bytes someone else owns.
+    public static func fieldValue(forBytes body: UnsafeRawBufferPointer, algorithm: Algorithm = .sha256) -> String {
         "\(algorithm.rawValue)=:\(Base64.encode(algorithm.digest(body))):"
     }
 
@@ -37,6 +48,11 @@ public enum ContentDigest {
     ///
     /// - Throws: `digest_mismatch`, `digest_algorithm_unsupported` or `malformed_header`.
     public static func verify(_ fieldValue: String, body: [UInt8]) throws {
+        try body.withUnsafeBytes { try verify(fieldValue, bodyBytes: $0) }
+    }
+
+    /// ``verify(_:body:)`` over bytes someone else owns.
+    public static func verify(_ fieldValue: String, bodyBytes body: UnsafeRawBufferPointer) throws {
         if let expected = singleSHA256(fieldValue) {
             guard Algorithm.sha256.matches(expected, of: body) else {
                 throw SignetError(.digestMismatch, "the sha-256 digest does not match the received body")

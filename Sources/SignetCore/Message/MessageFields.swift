@@ -48,7 +48,7 @@ public struct MessageFields: Sendable, Hashable, Sequence, ExpressibleByArrayLit
     }
 
     /// ASCII case-insensitive comparison without allocating (this runs for every field lookup).
-    static func sameName(_ a: String, _ b: String) -> Bool {
+    package static func sameName(_ a: String, _ b: String) -> Bool {
         // Most names differ in length: answer without walking them.
         guard a.utf8.count == b.utf8.count else { return false }
         // Native strings lend their bytes; walking two buffers is several times faster than two iterators.

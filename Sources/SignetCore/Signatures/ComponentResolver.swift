@@ -6,8 +6,8 @@
 /// `@query-param` for a name that repeats, which has one per occurrence (§2.2.8).
 /// A missing component is an error (`component_missing`), never an empty string.
 struct ComponentResolver {
-    let message: HTTPMessage
-    let relatedRequest: HTTPMessage?
+    let message: any HTTPMessageView
+    let relatedRequest: (any HTTPMessageView)?
 
     func values(for component: ComponentIdentifier) throws -> [String] {
         var source = message
@@ -46,7 +46,7 @@ struct ComponentResolver {
         case "@target-uri": target.appendTargetURI(to: &base)
         case "@path": base += target.pathValue.utf8
         default:
-            guard message.fields.appendCombined(component.name, to: &base) else {
+            guard message.appendCombinedField(component.name, to: &base) else {
                 throw SignetError(.componentMissing, "the message has no \(component.name.debugDescription) field")
             }
         }
@@ -88,7 +88,7 @@ struct ComponentResolver {
 
     // MARK: Derived components (§2.2)
 
-    private func derived(_ component: ComponentIdentifier, in message: HTTPMessage) throws -> [String] {
+    private func derived(_ component: ComponentIdentifier, in message: any HTTPMessageView) throws -> [String] {
         guard !component.parameters.entries.contains(where: { $0.key != "req" && $0.key != "name" }) else {
             throw SignetError(.malformedHeader, "\(component) takes no field parameters")
         }
@@ -136,7 +136,7 @@ struct ComponentResolver {
 
     // MARK: Fields (§2.1)
 
-    private func field(_ component: ComponentIdentifier, in message: HTTPMessage) throws -> String {
+    private func field(_ component: ComponentIdentifier, in message: any HTTPMessageView) throws -> String {
         let parameters = component.parameters
         if parameters["tr"] != nil {
             throw SignetError(.componentUnsupported, "trailer fields (;tr) are not supported")
@@ -150,7 +150,7 @@ struct ComponentResolver {
         if usesBS && (usesSF || key != nil) {
             throw SignetError(.malformedHeader, "\(component) combines bs with sf or key")
         }
-        let lines = message.fields.values(component.name)
+        let lines = message.fieldValues(component.name)
         guard !lines.isEmpty else {
             throw SignetError(.componentMissing, "the message has no \(component.name.debugDescription) field")
         }

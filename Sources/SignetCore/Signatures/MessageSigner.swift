@@ -33,11 +33,11 @@ public struct MessageSigner: Sendable {
     /// The components signed when none are given: `@method @target-uri` for a request, `@status`
     /// for a response, and `content-digest` and `content-type` (when the message has one) when there
     /// is a body: what ``VerificationPolicy/standard`` asks of a request.
-    public static func defaultComponents(for message: HTTPMessage) -> [ComponentIdentifier] {
+    public static func defaultComponents(for message: some HTTPMessageView) -> [ComponentIdentifier] {
         var components: [ComponentIdentifier] = message.isRequest ? [.method, .targetURI] : [.status]
-        if !message.body.isEmpty {
+        if message.bodyByteCount > 0 {
             components.append(.contentDigest)
-            if message.fields.contains("content-type") { components.append("content-type") }
+            if message.containsField("content-type") { components.append("content-type") }
         }
         return components
     }
@@ -63,7 +63,7 @@ public struct MessageSigner: Sendable {
         expires: Date? = nil,
         nonce: String? = nil,
         tag: String? = nil,
-        relatedRequest: HTTPMessage? = nil
+        relatedRequest: (any HTTPMessageView)? = nil
     ) throws -> HTTPMessage {
         var message = message
         for field in try signatureFields(
@@ -83,7 +83,7 @@ public struct MessageSigner: Sendable {
 
     /// The fields a signature adds to `message`, in order: `Content-Digest` (when the body is
     /// covered and the message has none), `Signature-Input`, `Signature`. For a server that keeps its
-    /// own representation of the message and only appends these.
+    /// own representation of the message (an ``HTTPMessageView``) and only appends these.
     ///
     /// - Parameters:
     ///   - label: The `Signature-Input` label; it must not be in use already.
@@ -95,24 +95,38 @@ public struct MessageSigner: Sendable {
     ///   - tag: The application's tag (`tag`); `nil` leaves it out.
     ///   - relatedRequest: For a response covering `;req` components, the request it answers.
     public func signatureFields(
-        for message: HTTPMessage,
+        for message: some HTTPMessageView,
         label: String = "sig1",
         components: [ComponentIdentifier]? = nil,
         created: Date?,
         expires: Date? = nil,
         nonce: String? = nil,
         tag: String? = nil,
-        relatedRequest: HTTPMessage? = nil
+        relatedRequest: (any HTTPMessageView)? = nil
     ) throws -> [(name: String, value: String)] {
-        var message = message
-        var added: [(name: String, value: String)] = []
         let components = components ?? Self.defaultComponents(for: message)
-        if components.contains(.contentDigest), !message.fields.contains("content-digest") {
-            let digest = ContentDigest.fieldValue(for: message.body, algorithm: digestAlgorithm)
-            message.fields.append(name: "Content-Digest", value: digest)
-            added.append(("Content-Digest", digest))
+        guard components.contains(.contentDigest), !message.containsField("content-digest") else {
+            return try signatureFields(message, label, components, created, expires, nonce, tag, relatedRequest)
         }
-        if let existing = message.fields["signature-input"],
+        let digest = message.withBodyBytes { ContentDigest.fieldValue(forBytes: $0, algorithm: digestAlgorithm) }
+        let withDigest = MessageAddingField(base: message, name: "Content-Digest", value: digest)
+        return try [("Content-Digest", digest)]
+            + signatureFields(withDigest, label, components, created, expires, nonce, tag, relatedRequest)
+    }
+
+    /// `Signature-Input` and `Signature` for a message that has every field the base covers.
+    private func signatureFields(
+        _ message: some HTTPMessageView,
+        _ label: String,
+        _ components: [ComponentIdentifier],
+        _ created: Date?,
+        _ expires: Date?,
+        _ nonce: String?,
+        _ tag: String?,
+        _ relatedRequest: (any HTTPMessageView)?
+    ) throws -> [(name: String, value: String)] {
+        var added: [(name: String, value: String)] = []
+        if let existing = message.combinedField("signature-input"),
             (try StructuredFieldParser.parseDictionary(existing))[label] != nil
         {
             throw SignetError(

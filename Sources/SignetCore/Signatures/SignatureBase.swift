@@ -14,7 +14,11 @@ public struct SignatureBase: Sendable, Hashable {
     ///   - message: The message being signed or verified.
     ///   - parameters: The covered components and metadata; a received member's raw text is used as is.
     ///   - relatedRequest: For a response, the request it answers (needed by `;req` components).
-    public init(message: HTTPMessage, parameters: SignatureParameters, relatedRequest: HTTPMessage? = nil) throws {
+    public init(
+        message: some HTTPMessageView,
+        parameters: SignatureParameters,
+        relatedRequest: (any HTTPMessageView)? = nil
+    ) throws {
         let resolver = ComponentResolver(message: message, relatedRequest: relatedRequest)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(512)

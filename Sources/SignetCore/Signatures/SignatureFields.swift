@@ -45,10 +45,34 @@ public struct SignatureFields: Sendable {
     ///   - maximumBytes: The two fields together may not be longer, so parsing stays bounded.
     ///   - limits: What they may hold, checked while parsing (`malformed_header` past one).
     public init(_ fields: MessageFields, maximumBytes: Int = 16 * 1024, limits: Limits = .standard) throws {
-        guard let input = fields["signature-input"] else {
+        try self.init(
+            input: fields["signature-input"],
+            signature: fields["signature"],
+            maximumBytes: maximumBytes,
+            limits: limits
+        )
+    }
+
+    /// Parses both fields of `message`.
+    ///
+    /// - Parameters:
+    ///   - message: The message carrying them.
+    ///   - maximumBytes: The two fields together may not be longer, so parsing stays bounded.
+    ///   - limits: What they may hold, checked while parsing (`malformed_header` past one).
+    public init(of message: some HTTPMessageView, maximumBytes: Int = 16 * 1024, limits: Limits = .standard) throws {
+        try self.init(
+            input: message.combinedField("signature-input"),
+            signature: message.combinedField("signature"),
+            maximumBytes: maximumBytes,
+            limits: limits
+        )
+    }
+
+    private init(input: String?, signature: String?, maximumBytes: Int, limits: Limits) throws {
+        guard let input else {
             throw SignetError(.signatureMissing, "the message has no Signature-Input field")
         }
-        guard let signature = fields["signature"] else {
+        guard let signature else {
             throw SignetError(.signatureMissing, "the message has no Signature field")
         }
         guard input.utf8.count + signature.utf8.count <= maximumBytes else {

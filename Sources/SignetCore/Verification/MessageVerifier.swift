@@ -57,13 +57,13 @@ public struct MessageVerifier: Sendable {
     /// - Returns: What was verified.
     /// - Throws: ``SignetError`` with the reason code; past base construction it carries the base.
     public func verify(
-        _ message: HTTPMessage,
-        relatedRequest: HTTPMessage? = nil,
+        _ message: some HTTPMessageView,
+        relatedRequest: (any HTTPMessageView)? = nil,
         now: Date,
         authorize: (KeyRecord) throws -> Void = { _ in }
     ) async throws -> VerifiedSignature {
         let fields = try SignatureFields(
-            message.fields,
+            of: message,
             maximumBytes: policy.maximumSignatureHeaderBytes,
             limits: policy.signatureLimits
         )
@@ -132,7 +132,7 @@ public struct MessageVerifier: Sendable {
     /// than one left is ambiguous, never "any will do".
     private func disambiguate(
         _ candidates: [SignatureFields.Entry],
-        message: HTTPMessage,
+        message: some HTTPMessageView,
         now: Date
     ) async throws -> SignatureFields.Entry {
         var plausible: [SignatureFields.Entry] = []
@@ -198,11 +198,11 @@ public struct MessageVerifier: Sendable {
         }
     }
 
-    private func checkCoverage(_ components: [ComponentIdentifier], of message: HTTPMessage) throws {
+    private func checkCoverage(_ components: [ComponentIdentifier], of message: some HTTPMessageView) throws {
         // A field `Connection` names is hop-by-hop (RFC 9110 §7.6.1): the next hop removes it, so a
         // covered one would not reach the application — `Connection: content-type` would strip the
         // type the signature vouched for. Names read as CGI-style servers read them (`_` as `-`).
-        let hopByHop = Set(FieldList.members(message.fields.values("connection")).map(Self.fieldName))
+        let hopByHop = Set(FieldList.members(message.fieldValues("connection")).map(Self.fieldName))
         if !hopByHop.isEmpty,
             let named = components.first(where: { !$0.name.hasPrefix("@") && hopByHop.contains($0.name) })
         {
@@ -275,18 +275,19 @@ public struct MessageVerifier: Sendable {
         return algorithm
     }
 
-    private func checkDigest(_ message: HTTPMessage, components: [ComponentIdentifier]) throws {
+    private func checkDigest(_ message: some HTTPMessageView, components: [ComponentIdentifier]) throws {
         let covered = components.contains { $0.name == "content-digest" && !$0.isFromRelatedRequest }
-        guard covered || (policy.requireContentDigest && !message.body.isEmpty) else { return }
-        let field = message.fields["content-digest"]
-        if policy.requireContentDigest, !message.body.isEmpty {
+        let hasBody = message.bodyByteCount > 0
+        guard covered || (policy.requireContentDigest && hasBody) else { return }
+        let field = message.combinedField("content-digest")
+        if policy.requireContentDigest, hasBody {
             guard field != nil else {
                 throw SignetError(.digestMissing, "the message has a body but no Content-Digest")
             }
             guard covered else { throw SignetError(.digestNotCovered, "the signature does not cover content-digest") }
         }
         // A covered digest is always checked against the bytes received, whatever the policy.
-        if covered, let field { try ContentDigest.verify(field, body: message.body) }
+        if covered, let field { try message.withBodyBytes { try ContentDigest.verify(field, bodyBytes: $0) } }
     }
 
     private func claimNonce(_ parameters: SignatureParameters, keyID: String, now: Date) async throws {

@@ -39,10 +39,10 @@ public struct VerificationPolicy: Sendable {
             self.init(forRequests: forRequests, methods: methods, whenBody: whenBody, oneOf: [components])
         }
 
-        func applies(to message: HTTPMessage) -> Bool {
+        func applies(to message: some HTTPMessageView) -> Bool {
             guard forRequests == message.isRequest else { return false }
-            if let whenBody, whenBody == message.body.isEmpty { return false }
-            if let methods, let method = message.method, !methods.contains(method.uppercased()) { return false }
+            if let whenBody, whenBody == (message.bodyByteCount == 0) { return false }
+            if let methods, let method = message.requestMethod, !methods.contains(method.uppercased()) { return false }
             return true
         }
     }

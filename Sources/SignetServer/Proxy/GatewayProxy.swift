@@ -104,20 +104,18 @@ struct GatewayProxy: Sendable {
         status: HTTPResponse.Status,
         headers: HTTPTypes.HTTPFields,
         body: ByteBuffer,
-        request: HTTPMessage,
+        request: ServerMessage,
         signer: MessageSigner
     ) throws -> Response {
-        var fields = MessageFields()
-        for field in headers { fields.append(name: field.name.rawName, value: field.value) }
-        let message = HTTPMessage.response(status: status.code, fields: fields, body: Array(buffer: body))
+        let message = ServerMessage(status: status.code, fields: headers, body: body)
         var components: [ComponentIdentifier] = [.status]
-        if !message.body.isEmpty { components.append(.contentDigest) }
-        if fields.contains("content-type") { components.append("content-type") }
+        if body.readableBytes > 0 { components.append(.contentDigest) }
+        if headers[.contentType] != nil { components.append("content-type") }
         components += [
             ComponentIdentifier("@method", parameters: SFParameters([("req", .boolean(true))])),
             ComponentIdentifier("@target-uri", parameters: SFParameters([("req", .boolean(true))])),
         ]
-        if request.fields.contains("signature") {
+        if request.containsField("signature") {
             components.append(ComponentIdentifier("signature", parameters: SFParameters([("req", .boolean(true))])))
         }
         var out = headers

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import NIOCore
+import SignetCore
+
+/// A request or response as the server holds it — HTTPTypes fields and the body's `ByteBuffer` — as
+/// SignetCore reads messages (`HTTPMessageView`), so verifying and signing copy neither.
+///
+/// The request's target is built from the head once, with the public scheme and authority from
+/// configuration when a proxy in front terminates TLS.
+public struct ServerMessage: HTTPMessageView {
+    public let head: HTTPMessage.Head
+    public let fields: HTTPFields
+    /// HTTP/1.1 carries the authority as a `Host` line; HTTPTypes moves it into the head. Seen here
+    /// as the first field line, so a signature covering `host` sees what was on the wire.
+    public let hostLine: String?
+    public let body: ByteBuffer
+
+    /// A request; `authority` overrides the request's own `Host` in the target (not in the fields).
+    ///
+    /// - Throws: `malformed_message` when neither names an authority.
+    public init(request: HTTPRequest, body: ByteBuffer, scheme: String, authority: String? = nil) throws {
+        guard let host = authority ?? request.authority else {
+            throw SignetError(.malformedMessage, "the request has no Host")
+        }
+        let path = request.path ?? "/"
+        let target: RequestTarget
+        if path == "*" {
+            target = RequestTarget(scheme: scheme, authority: host, path: "", query: nil, form: .asterisk)
+        } else if let mark = path.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            target = RequestTarget(
+                scheme: scheme,
+                authority: host,
+                path: String(path[..<mark]),
+                query: String(path[path.utf8.index(after: mark)...]),
+                form: .origin
+            )
+        } else {
+            target = RequestTarget(scheme: scheme, authority: host, path: path, query: nil, form: .origin)
+        }
+        self.head = .request(method: request.method.rawValue, target: target)
+        self.fields = request.headerFields
+        self.hostLine = request.authority
+        self.body = body
+    }
+
+    /// A response.
+    public init(status: Int, fields: HTTPFields, body: ByteBuffer) {
+        self.head = .response(status: status)
+        self.fields = fields
+        self.hostLine = nil
+        self.body = body
+    }
+
+    public func fieldValues(_ name: String) -> [String] {
+        var values: [String] = []
+        if let hostLine, MessageFields.sameName("host", name) { values.append(hostLine) }
+        for field in fields where MessageFields.sameName(field.name.canonicalName, name) { values.append(field.value) }
+        return values
+    }
+
+    public func appendCombinedField(_ name: String, to bytes: inout [UInt8]) -> Bool {
+        var found = false
+        if let hostLine, MessageFields.sameName("host", name) {
+            bytes += hostLine.trimmingOWS.utf8
+            found = true
+        }
+        for field in fields where MessageFields.sameName(field.name.canonicalName, name) {
+            if found { bytes += ", ".utf8 }
+            found = true
+            bytes += field.value.trimmingOWS.utf8
+        }
+        return found
+    }
+
+    public var bodyByteCount: Int { body.readableBytes }
+
+    public func withBodyBytes<Result>(_ use: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body.withUnsafeReadableBytes(use)
+    }
+}
