@@ -90,11 +90,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // A software App Attest device and development CA, for tests and the demo.
+        // Software App Attest and Android Key Attestation devices and their development CAs, for
+        // tests and the demo.
         .target(
             name: "SignetSimulator",
             dependencies: [
-                "SignetCore", "SignetAppAttest", "SignetClient",
+                "SignetCore", "SignetAppAttest", "SignetAndroid", "SignetClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -257,6 +258,7 @@ let package = Package(
                 "ExampleScores", "SignetSQLite", "SignetPostgres", "SignetAndroid",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -290,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "SignetAndroidTests",
             dependencies: [
-                "SignetAndroid", "SignetCore",
+                "SignetAndroid", "SignetCore", "SignetSimulator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),

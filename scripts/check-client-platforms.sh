@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(SignetCore SignetTrust SignetClient SignetAppAttest SignetSimulator)
+modules=(SignetCore SignetTrust SignetClient SignetAppAttest SignetAndroid SignetSimulator)
 newer='String\(validating:|import Synchronization|\bMutex<|\bAtomic<|\bInlineArray\b|\bRawSpan\b|\bSpan<|Task\.immediate'
 server='^import (Hummingbird|SignetServer|SignetMiddleware|SignetStore|SignetSQLite|SignetPostgres|SQLiteNIO|PostgresNIO|AsyncHTTPClient|Prometheus)'
 failed=0

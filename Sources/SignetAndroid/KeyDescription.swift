@@ -188,6 +188,11 @@ public struct AttestationApplicationID: Sendable, Equatable {
     public struct Package: Sendable, Equatable {
         public var name: String
         public var version: Int
+
+        public init(name: String, version: Int) {
+            self.name = name
+            self.version = version
+        }
     }
 
     public var packages: [Package]

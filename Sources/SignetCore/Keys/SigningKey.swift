@@ -19,6 +19,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 
     init(_ storage: Storage) { self.storage = storage }
 
+    /// A P-256 key someone else made (a device's Keystore key, in the simulator).
+    public init(p256 key: P256.Signing.PrivateKey) { self.storage = .p256(key) }
+
     /// An HMAC secret from its raw bytes (decode base64 first: see ``init(base64Secret:)``).
     public init(secret: some Sequence<UInt8>) throws {
         let bytes = Array(secret)

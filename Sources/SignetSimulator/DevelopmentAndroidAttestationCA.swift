@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetCore
+import SwiftASN1
+import X509
+
+/// A software stand-in for Google's key attestation hierarchy: a root, and per-batch intermediates
+/// that sign devices' attestation certificates, as the keyboxes of one production batch share a key.
+///
+/// - Important: A server trusts this root only when configured to (`androidAttestation.rootsFile`
+///   in tests and `signet demo`); never by default.
+public struct DevelopmentAndroidAttestationCA: Sendable {
+    /// One batch's attestation key and certificate: what a leaked keybox would give away.
+    public struct Batch: Sendable {
+        public let certificate: Certificate
+        let key: P256.Signing.PrivateKey
+    }
+
+    public let root: Certificate
+    /// The batch devices are made in unless given another (``issueBatch(now:)``).
+    public let batch: Batch
+    private let rootKey: P256.Signing.PrivateKey
+
+    public init(now: Date = Date()) throws {
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName {
+            CommonName("Signet Simulator Android Attestation Root")
+            OrganizationName("Signet")
+        }
+        self.rootKey = rootKey
+        self.root = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(rootKey.publicKey),
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
+            issuer: rootName,
+            subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+        self.batch = try Self.batch(rootName: rootName, rootKey: rootKey, now: now)
+    }
+
+    /// Another batch under the same root.
+    public func issueBatch(now: Date = Date()) throws -> Batch {
+        try Self.batch(rootName: root.subject, rootKey: rootKey, now: now)
+    }
+
+    private static func batch(rootName: DistinguishedName, rootKey: P256.Signing.PrivateKey, now: Date) throws -> Batch {
+        let key = P256.Signing.PrivateKey()
+        // Google names batch keys by a serial of their own; a random one stands in for it.
+        let name = try DistinguishedName {
+            CommonName("Signet Simulator Android Batch \(Nonce.random())")
+            OrganizationName("Signet")
+        }
+        let certificate = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-86_400),
+            notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
+            issuer: rootName,
+            subject: name,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            },
+            issuerPrivateKey: .init(rootKey)
+        )
+        return Batch(certificate: certificate, key: key)
+    }
+
+    /// The root as PEM, for a gateway's `androidAttestation.rootsFile` in development.
+    public var rootPEM: String {
+        get throws { try root.serializeAsPEM().pemString }
+    }
+}
