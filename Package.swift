@@ -10,7 +10,7 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "signet",
     // The server modules use `Synchronization.Mutex` (macOS 15). The modules an app links
-    // (SignetCore, SignetTrust, SignetClient, SignetAppAttest, SignetSimulator) run from iOS 17:
+    // (SignetCore, SignetTrust, SignetClient, SignetAppAttest, SignetAndroid, SignetSimulator) run from iOS 17:
     // swift-crypto's HPKE (Oblivious HTTP) is CryptoKit's there, which is iOS 17; jwt-kit asks 15,
     // App Attest 14. They use no newer API (scripts/check-client-platforms.sh).
     platforms: [.macOS(.v15), .iOS(.v17)],
@@ -130,13 +130,13 @@ let package = Package(
             swiftSettings: strict
         ),
         // What a Hummingbird app embeds: the verification middleware and its context, problem+json
-        // rendering, key resolution from a store, the registration routes (App Attest attestations
-        // included, hence SignetAppAttest: pure verification, no I/O), app tokens (JWTs by jwt-kit). No
-        // database driver, no HTTP client, no Prometheus.
+        // rendering, key resolution from a store, the registration routes (App Attest and Android
+        // Key Attestation included, hence SignetAppAttest and SignetAndroid: pure verification, no
+        // I/O), app tokens (JWTs by jwt-kit). No database driver, no HTTP client, no Prometheus.
         .target(
             name: "SignetMiddleware",
             dependencies: [
-                "SignetCore", "SignetStore", "SignetAppAttest",
+                "SignetCore", "SignetStore", "SignetAppAttest", "SignetAndroid",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -188,6 +188,7 @@ let package = Package(
                 "SignetPostgres",
                 "SignetMiddleware",
                 "SignetAppAttest",
+                "SignetAndroid",
                 "SignetTrust",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -319,7 +320,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
-                "SignetSimulator", "SignetAppAttest", "SignetTestSupport",
+                "SignetSimulator", "SignetAppAttest", "SignetAndroid", "SignetTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

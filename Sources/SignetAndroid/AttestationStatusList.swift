@@ -11,6 +11,11 @@ public struct AttestationStatusList: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var status: String
         public var reason: String?
+
+        public init(status: String, reason: String? = nil) {
+            self.status = status
+            self.reason = reason
+        }
     }
 
     /// By serial, lowercase hex without leading zeros, or decimal as given.

@@ -31,7 +31,7 @@ public enum AccessRequirement: Sendable, Hashable {
     public func authorize(_ owner: KeyOwner?) throws {
         let level = owner?.trustLevel ?? .sharedSecret
         switch self {
-        case .trustLevel(let minimum) where level < minimum:
+        case .trustLevel(let minimum) where !level.satisfies(minimum):
             throw SignetError(.trustLevelInsufficient, "this route needs \(minimum.rawValue), the client is \(level.rawValue)")
         case .passwordOrDevice where level < .deviceKey || owner?.user == nil:
             // The route is a user's: a device stands in for the password only if it was

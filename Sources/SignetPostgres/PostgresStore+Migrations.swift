@@ -111,6 +111,15 @@ extension PostgresStore {
             """,
             "DROP TABLE pin_reports",
         ],
+        [
+            // Android attestations per batch certificate (the leaked-keybox count).
+            """
+            CREATE TABLE attestation_batches (batch TEXT NOT NULL, device_id TEXT NOT NULL,
+                attested_at BIGINT NOT NULL, PRIMARY KEY (batch, device_id))
+            """,
+            "CREATE INDEX attestation_batches_time ON attestation_batches (batch, attested_at)",
+            "CREATE INDEX attestation_batches_age ON attestation_batches (attested_at)",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

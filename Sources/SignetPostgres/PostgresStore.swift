@@ -187,7 +187,30 @@ public final class PostgresStore: SignetStorage {
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
         let reports = try await count("DELETE FROM pin_report_groups WHERE last_seen < \(oldest) RETURNING 1")
         let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")
-        return nonces + reports + failures + (try await sweepConsole(now: now))
+        let retained = Self.millis(now.addingTimeInterval(-AttestationBatchRetention.seconds))
+        let attestations = try await count("DELETE FROM attestation_batches WHERE attested_at < \(retained) RETURNING 1")
+        return nonces + reports + failures + attestations + (try await sweepConsole(now: now))
+    }
+
+    // MARK: Attestation batches
+
+    public func recordAttestation(batch: String, deviceID: String, now: Date, window: TimeInterval) async throws -> Int {
+        let at = Self.millis(now)
+        let since = Self.millis(now.addingTimeInterval(-window))
+        var result: Int?
+        try await perform { client, logger in
+            _ = try await client.query(
+                "INSERT INTO attestation_batches (batch, device_id, attested_at) VALUES (\(batch), \(deviceID), \(at)) ON CONFLICT DO NOTHING",
+                logger: logger
+            )
+            let rows = try await client.query(
+                "SELECT COUNT(*)::BIGINT FROM attestation_batches WHERE batch = \(batch) AND attested_at > \(since) AND attested_at <= \(at)",
+                logger: logger
+            )
+            for try await count in rows.decode(Int64.self) { result = Int(count) }
+        }
+        guard let result else { throw SignetError(.storeUnavailable, "the attestation count was not returned") }
+        return result
     }
 
     // MARK: Pin reports

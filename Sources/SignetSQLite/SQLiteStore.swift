@@ -193,6 +193,15 @@ public final class SQLiteStore: SignetStorage {
             """,
             "DROP TABLE pin_reports",
         ],
+        [
+            // Android attestations per batch certificate (the leaked-keybox count).
+            """
+            CREATE TABLE attestation_batches (batch TEXT NOT NULL, device_id TEXT NOT NULL,
+                attested_at INTEGER NOT NULL, PRIMARY KEY (batch, device_id))
+            """,
+            "CREATE INDEX attestation_batches_time ON attestation_batches (batch, attested_at)",
+            "CREATE INDEX attestation_batches_age ON attestation_batches (attested_at)",
+        ],
     ]
 
     private func migrate() async throws {
@@ -320,7 +329,28 @@ public final class SQLiteStore: SignetStorage {
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]
         )
         let failures = try await query("DELETE FROM login_failures WHERE window_end <= ? RETURNING 1", [cutoff])
-        return nonces.count + reports.count + failures.count + (try await sweepConsole(now: now))
+        let attestations = try await query(
+            "DELETE FROM attestation_batches WHERE attested_at < ? RETURNING 1",
+            [.integer(Self.millis(now.addingTimeInterval(-AttestationBatchRetention.seconds)))]
+        )
+        return nonces.count + reports.count + failures.count + attestations.count + (try await sweepConsole(now: now))
+    }
+
+    // MARK: Attestation batches
+
+    public func recordAttestation(batch: String, deviceID: String, now: Date, window: TimeInterval) async throws -> Int {
+        _ = try await query(
+            "INSERT INTO attestation_batches (batch, device_id, attested_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            [.text(batch), .text(deviceID), .integer(Self.millis(now))]
+        )
+        let rows = try await query(
+            "SELECT COUNT(*) AS count FROM attestation_batches WHERE batch = ? AND attested_at > ? AND attested_at <= ?",
+            [.text(batch), .integer(Self.millis(now.addingTimeInterval(-window))), .integer(Self.millis(now))]
+        )
+        guard let count = rows.first?.column("count")?.integer else {
+            throw SignetError(.storeUnavailable, "the attestation count was not returned")
+        }
+        return count
     }
 
     // MARK: Pin reports

@@ -13,6 +13,8 @@ public final class MemoryStore: SignetStorage {
         var counterWindows: [String: UInt64] = [:]
         var accounts: [String: AccountRecord] = [:]
         var loginFailures: [String: LoginFailures] = [:]
+        /// Per batch, when each device attested.
+        var attestations: [String: [String: Date]] = [:]
         var secrets: [String: [UInt8]] = [:]
         var receipts: [String: ReceiptRecord] = [:]
         var console = ConsoleState()
@@ -219,13 +221,31 @@ public final class MemoryStore: SignetStorage {
         try await nonces.claim(keyID: keyID, nonce: nonce, until: expiry, now: now)
     }
 
+    public func recordAttestation(batch: String, deviceID: String, now: Date, window: TimeInterval) async throws -> Int {
+        state.withLock { state in
+            var devices = state.attestations[batch, default: [:]]
+            if devices[deviceID] == nil { devices[deviceID] = now }
+            state.attestations[batch] = devices
+            let since = now.addingTimeInterval(-window)
+            return devices.values.count { $0 > since && $0 <= now }
+        }
+    }
+
     public func sweep(now: Date) async throws -> Int {
         let removed = state.withLock { state in
+            let oldest = now.addingTimeInterval(-AttestationBatchRetention.seconds)
+            var attestations = 0
+            for (batch, devices) in state.attestations {
+                let kept = devices.filter { $0.value >= oldest }
+                attestations += devices.count - kept.count
+                state.attestations[batch] = kept.isEmpty ? nil : kept
+            }
             let reports = state.pinReports.count
             state.pinReports = state.pinReports.filter { $0.value.lastSeen >= now.addingTimeInterval(-PinReportRecord.retention) }
             let failures = state.loginFailures.count
             state.loginFailures = state.loginFailures.filter { $0.value.windowEnd > now }
-            return reports - state.pinReports.count + failures - state.loginFailures.count + state.console.sweep(now: now)
+            return reports - state.pinReports.count + failures - state.loginFailures.count + attestations
+                + state.console.sweep(now: now)
         }
         return removed + nonces.sweep(now: now)
     }

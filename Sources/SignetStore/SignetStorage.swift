@@ -4,9 +4,10 @@ import SignetCore
 
 /// Everything a Signet server keeps. Each replay guard is atomic in the store itself.
 public protocol SignetStorage: DeviceStore, NonceStore, PinReportStore, AccountStore,
-    LoginThrottleStore, ServerSecretStore, ReceiptStore, ConsoleStore
+    LoginThrottleStore, ServerSecretStore, ReceiptStore, ConsoleStore, AttestationBatchStore
 {
-    /// Deletes expired nonces (challenge claims among them), pin reports, login failure windows, console sessions, old
+    /// Deletes expired nonces (challenge claims among them), pin reports, login failure windows,
+    /// attestation counts past their retention, console sessions, old
     /// activity counts and refusals beyond their retention or count; returns how many
     /// rows went.
     func sweep(now: Date) async throws -> Int

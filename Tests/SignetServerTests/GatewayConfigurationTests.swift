@@ -192,7 +192,7 @@ import Testing
     @Test(arguments: [
         (
             "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\"}, {\"prefix\": \"/a\", \"access\": \"open\"}, {\"prefix\": \"/b\", \"access\": \"device_key\"}]}",
-            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, app-token, firebase-app-check, app-token-or-firebase-app-check"
+            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, android-key-attestation, attested, app-token, firebase-app-check, app-token-or-firebase-app-check"
         ),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),
@@ -224,7 +224,7 @@ import Testing
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"ttlSeconds\": 299}}", "tokens.ttlSeconds is 300 to 604800, not 299"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"ttlSeconds\": 604801}}", "tokens.ttlSeconds is 300 to 604800, not 604801"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [], \"keyFile\": \"k\"}}", "tokens: give an issuer and at least one audience"),
-        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"password\"}}", "tokens.issueTo: \"password\" is not one of device-key, app-attest, client-certificate"),
+        ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"password\"}}", "tokens.issueTo: \"password\" is not one of device-key, app-attest, android-key-attestation, attested, client-certificate"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\", \"issueTo\": \"client-certificate\"}}", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA"),
         ("{\"upstream\": \"http://x\", \"tokens\": {\"issuer\": \"i\", \"audience\": [\"a\"], \"keyFile\": \"k\"}, \"routes\": [{\"prefix\": \"/\", \"access\": \"app-token\", \"audience\": \"b\"}]}", "routes[0].audience: \"b\" is not in tokens.audience"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"audience\": \"b\"}]}", "routes[0].audience is for app-token routes"),

@@ -23,6 +23,8 @@ public final class GatewayHarness: Sendable {
     public static let adminToken = "admin-secret-token-for-the-tests-0123456789"
     public static let appID = "ABCDE12345.dev.signet.scores"
     public static let simulatorCA = try! DevelopmentAttestationCA()
+    /// The Android attestation root the harness's gateways trust (`androidAttestation.rootsFile`).
+    public static let androidCA = try! DevelopmentAndroidAttestationCA()
     public static let legacySecret = Array("a9bk342nziAFD234".utf8)
     public static let bankSecret = Array("065a62448fb75fce3764dcbe68f9908d".utf8)
 
@@ -103,6 +105,14 @@ public final class GatewayHarness: Sendable {
         let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
         try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
         configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)
+        // Android Key Attestation under the simulator's root, for the simulated app.
+        let androidRootsFile = folder.appendingPathComponent("android-root.pem").path
+        try Data(try androidCA.rootPEM.utf8).write(to: URL(fileURLWithPath: androidRootsFile))
+        configuration.androidAttestation = .init(
+            packageNames: ["com.example.scores"],
+            signingDigests: [SimulatedAndroidDevice.developmentSigningDigest.map { String(format: "%02x", $0) }.joined()],
+            rootsFile: androidRootsFile
+        )
         if let tls {
             configuration.tls = tls
             if tls.clientCertificates == true {
@@ -264,6 +274,21 @@ public final class GatewayHarness: Sendable {
         return try await Self.send(
             method: "POST",
             url: url(gateway) + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: body))
+        )
+    }
+
+    /// Registers a simulated Android device through `POST /signet/v1/devices/android`, its chain
+    /// made for a fresh challenge (or `challenge`).
+    public func attestAndroid(_ device: SimulatedAndroidDevice, challenge given: String? = nil, gateway: Int = 0) async throws -> Answer {
+        var challenge = given ?? ""
+        if given == nil { challenge = try await self.challenge(gateway: gateway) }
+        let chain = try device.attest(challenge: Array(challenge.utf8))
+        let body: [String: Any] = ["challenge": challenge, "chain": chain.map { Base64.encode($0) }]
+        return try await Self.send(
+            method: "POST",
+            url: url(gateway) + "/signet/v1/devices/android",
             headers: [("Content-Type", "application/json")],
             body: Array(try JSONSerialization.data(withJSONObject: body))
         )

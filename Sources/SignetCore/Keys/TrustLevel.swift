@@ -11,6 +11,11 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
     case deviceKey = "device-key"
     /// A key attested by Apple App Attest.
     case appAttest = "app-attest"
+    /// A hardware Keystore key attested by Android Key Attestation (a chain to Google's roots).
+    case androidKeyAttestation = "android-key-attestation"
+    /// Attested by either platform. What a route asks for when it takes an attested device without
+    /// caring which; a key's own level is always the platform's.
+    case attested
     /// A client certificate from Signet's device CA, over mutual TLS.
     case clientCertificate = "client-certificate"
 
@@ -20,7 +25,16 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
         case .sharedSecret: 0
         case .deviceKey: 1
         case .clientCertificate: 2
-        case .appAttest: 3
+        case .appAttest, .androidKeyAttestation, .attested: 3
+        }
+    }
+
+    /// Whether a key of this level meets what a route asks: a platform's attestation is met by that
+    /// platform's alone, ``attested`` by either, any other level by itself or anything stronger.
+    public func satisfies(_ required: TrustLevel) -> Bool {
+        switch required {
+        case .appAttest, .androidKeyAttestation: self == required
+        default: self >= required
         }
     }
 

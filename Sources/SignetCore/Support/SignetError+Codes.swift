@@ -83,6 +83,15 @@ extension SignetError.Code {
     public static let attestationBootState = Self("attestation_boot_state", 401)
     /// The device's security patch level is older than allowed.
     public static let attestationPatchLevel = Self("attestation_patch_level", 401)
+    /// The attestation's batch certificate attested more devices in the window than allowed: the
+    /// sign of a leaked keybox.
+    public static let attestationBatchExceeded = Self("attestation_batch_exceeded", 403)
+    /// Google's revocation list is older than allowed and could not be fetched again: attestations
+    /// wait until it can.
+    public static let attestationStatusUnavailable = Self("attestation_status_unavailable", 503)
+    /// A Play Integrity verdict below the policy: the app not recognised by Google Play, the device
+    /// below the integrity asked for, or no licence.
+    public static let integrityVerdictInsufficient = Self("integrity_verdict_insufficient", 403)
     public static let environmentMismatch = Self("environment_mismatch", 401)
     public static let deviceExists = Self("device_exists", 409)
     /// The server refused a registration with a code this client does not know.
@@ -185,7 +194,8 @@ extension SignetError.Code {
         .credentialsInvalid, .digestNonceInvalid, .digestNonceStale, .digestURIMismatch, .digestQopUnsupported,
         .loginLocked, .insecureTransport, .challengeUnknown, .challengeExpired, .attestationChainInvalid, .attestationNonceMismatch,
         .attestationKeyMismatch, .appIDMismatch, .attestationExpired, .attestationRootUnknown, .attestationRevoked,
-        .attestationSecurityLevel, .attestationBootState, .attestationPatchLevel,
+        .attestationSecurityLevel, .attestationBootState, .attestationPatchLevel, .attestationBatchExceeded,
+        .attestationStatusUnavailable, .integrityVerdictInsufficient,
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import Hummingbird
+import SignetAndroid
 import SignetAppAttest
 import SignetCore
 import SignetStore
 
-/// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `POST /signet/v1/devices/attest` and
+/// `POST /signet/v1/challenges`, `POST /signet/v1/devices`, `POST /signet/v1/devices/attest` (App
+/// Attest), `POST /signet/v1/devices/android` (Android Key Attestation) and
 /// `DELETE /signet/v1/devices/{id}`: how a device gets a key the verification middleware accepts.
 ///
 /// These answer before anyone is authenticated, so each is bounded: the body size is checked before
@@ -33,6 +36,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     let metrics: SignetMetrics
     let keyCache: DeviceKeyCache?
     let attestationVerifier: AppAttestAttestationVerifier?
+    let android: AndroidAttestationRegistrar?
     let certificateIssuer: (any ClientCertificateIssuing)?
     let login: PasswordAuthenticator?
     let admin: AdminAccess
@@ -45,6 +49,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     ///   - keyCache: The verification middleware's key cache, emptied when a device is revoked.
     ///   - attestationVerifier: Enables `POST /signet/v1/devices/attest`; without it that answers
     ///     `not_found`.
+    ///   - android: Enables `POST /signet/v1/devices/android`; without it that answers `not_found`.
     ///   - certificateIssuer: Issues a client certificate when a registration carries a CSR; without
     ///     it such a registration is refused.
     ///   - login: Password login: a registration with `Authorization` credentials (or every one,
@@ -59,6 +64,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         metrics: SignetMetrics = SignetMetrics(),
         keyCache: DeviceKeyCache? = nil,
         attestationVerifier: AppAttestAttestationVerifier? = nil,
+        android: AndroidAttestationRegistrar? = nil,
         certificateIssuer: (any ClientCertificateIssuing)? = nil,
         login: PasswordAuthenticator? = nil,
         admin: AdminAccess? = nil,
@@ -73,6 +79,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         self.metrics = metrics
         self.keyCache = keyCache
         self.attestationVerifier = attestationVerifier
+        self.android = android
         self.certificateIssuer = certificateIssuer
         self.clock = clock
     }
@@ -84,6 +91,8 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     /// The largest registration body read; larger ones answer `body_too_large`.
     public static var maximumRegistrationBytes: Int { 16 * 1024 }
+    /// The largest Android registration read: a chain is up to 10 certificates, some with RSA-4096 keys.
+    public static var maximumAndroidRegistrationBytes: Int { 64 * 1024 }
     static var allowedAlgorithms: Set<String> { ["ecdsa-p256-sha256", "ed25519"] }
 
     /// Adds the routes of `surfaces` to `router` (or to a group of it): for apps, the challenge
@@ -100,6 +109,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             router.post("/signet/v1/devices/attest") { request, context in
                 var request = request
                 return try await registerAttested(&request, context: context)
+            }
+            router.post("/signet/v1/devices/android") { request, context in
+                var request = request
+                return try await registerAndroid(&request, context: context)
             }
         }
         guard surfaces.contains(.operator) else { return }
@@ -290,6 +303,76 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         keyCache?.forget(verified.keyID)
         metrics.record(outcome: "attested", reason: nil)
         var answer = ["deviceId": deviceID, "keyid": verified.keyID, "environment": verified.environment.rawValue]
+        if let user { answer["user"] = user.user }
+        return try await answered(JSONResponse.make(answer, status: .created), login: user)
+    }
+
+    // MARK: Android Key Attestation
+
+    /// `{"challenge": "…", "chain": ["<base64 DER>", …]}`, leaf first: the chain the Keystore
+    /// returned for a P-256 key made with the challenge's UTF-8 bytes as `attestationChallenge`.
+    private func registerAndroid(_ request: inout Request, context: Context) async throws -> Response {
+        guard let android else { throw SignetError(.notFound, "Android Key Attestation is not configured") }
+        try request.requireJSONContent("a registration")
+        let body = try await request.collectBody(upTo: Self.maximumAndroidRegistrationBytes, refusing: "a registration")
+        let user = try await passwordLogin(&request, context: context)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
+            let challenge = object["challenge"] as? String, let texts = object["chain"] as? [String],
+            (2...10).contains(texts.count)
+        else { throw SignetError(.malformedMessage, "challenge and chain (2 to 10 base64 DER certificates, leaf first) are required") }
+        let chain = try texts.enumerated().map { index, text in
+            guard let der = Base64.decode(text) ?? Base64.urlDecode(text) else {
+                throw SignetError(.malformedMessage, "chain[\(index)] is not base64")
+            }
+            return der
+        }
+        // The list first: a gateway that cannot vouch for revocations refuses before the challenge
+        // is spent, so the app retries with the same one.
+        let status = try android.statusList()
+        let now = clock()
+        try await consumeChallenge(challenge, now: now)
+        let verified = try android.verifier.verify(chain: chain, challenge: Array(challenge.utf8), now: now, status: status)
+        let key: VerificationKey
+        do {
+            key = try VerificationKey(p256X963: P256.Signing.PublicKey(derRepresentation: verified.publicKeyDER).x963Representation)
+        } catch {
+            throw SignetError(.attestationKeyMismatch, "the attested key is not an EC P-256 key")
+        }
+        var jwk = key.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        jwk.alg = "ecdsa-p256-sha256"
+        let deviceID = "dev_" + Nonce.random()
+        var attributes = AndroidAttestationRegistrar.attributes(verified)
+        if let batchGuard = android.batchGuard, let batch = attributes["attestation_batch"] {
+            switch try await batchGuard.admit(batch: batch, deviceID: deviceID, now: now) {
+            case .normal: break
+            case .flagged(let count):
+                attributes["attestation_batch_flag"] = "flagged: \(count) devices of this batch in the window"
+                metrics.record(outcome: "flagged", reason: SignetError.Code.attestationBatchExceeded.rawValue)
+            case .overLimit(let count):
+                attributes["attestation_batch_flag"] = "over the blocking limit (shadow mode): \(count) devices of this batch in the window"
+                metrics.record(outcome: "flagged", reason: SignetError.Code.attestationBatchExceeded.rawValue)
+            }
+        }
+        try await save(
+            DeviceRecord(
+                deviceID: deviceID,
+                keyID: keyID,
+                algorithm: "ecdsa-p256-sha256",
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .androidKeyAttestation,
+                createdAt: now,
+                attributes: attributes,
+                user: user?.user
+            )
+        )
+        keyCache?.forget(keyID)
+        metrics.record(outcome: "attested", reason: nil)
+        var answer = [
+            "deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.androidKeyAttestation.rawValue,
+            "securityLevel": verified.securityLevel.description,
+        ]
         if let user { answer["user"] = user.user }
         return try await answered(JSONResponse.make(answer, status: .created), login: user)
     }

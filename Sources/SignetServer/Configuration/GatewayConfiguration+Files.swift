@@ -54,6 +54,10 @@ extension GatewayConfiguration {
             for retired in tokens.retiredKeys ?? [] { mustRead(retired.keyFile, "the retired token key") }
         }
         for key in ohttp?.keys ?? [] { mayCreate(key.keyFile, "the OHTTP key") }
+        if let android = androidAttestation {
+            if let roots = android.rootsFile { mustRead(roots, "androidAttestation.rootsFile") }
+            if let file = android.statusList?.file { mustRead(file, "androidAttestation.statusList.file") }
+        }
         if let appAttest {
             if let roots = appAttest.trustedRootsFile { mustRead(roots, "appAttest.trustedRootsFile") }
             if let exchange = appAttest.receiptExchange { mustRead(exchange.keyFile, "the App Attest developer key") }

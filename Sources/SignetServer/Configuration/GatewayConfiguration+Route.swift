@@ -37,8 +37,9 @@ extension GatewayConfiguration {
             case password(PasswordRouteOptions)
             /// A user's password, or a signed request of a registered device (device key or better).
             case passwordOrDevice(PasswordRouteOptions)
-            /// A signature whose key has at least this trust level.
-            case sharedSecret, deviceKey, appAttest
+            /// A signature whose key has at least this trust level; `appAttest` and
+            /// `androidKeyAttestation` ask for that platform's attestation, `attested` for either.
+            case sharedSecret, deviceKey, appAttest, androidKeyAttestation, attested
             /// A Signet app token in `Signet-Token` (`tokens`), for `audience` (any of
             /// `tokens.audience` when `nil`).
             case appToken(audience: String?)
@@ -68,6 +69,8 @@ extension GatewayConfiguration {
                 case .sharedSecret: .sharedSecret
                 case .deviceKey: .deviceKey
                 case .appAttest: .appAttest
+                case .androidKeyAttestation: .androidKeyAttestation
+                case .attested: .attested
                 case .appToken: .appToken
                 case .firebaseAppCheck: .firebaseAppCheck
                 case .appTokenOrFirebase: .appTokenOrFirebase
@@ -86,6 +89,9 @@ extension GatewayConfiguration {
                 case sharedSecret = "shared-secret"
                 case deviceKey = "device-key"
                 case appAttest = "app-attest"
+                case androidKeyAttestation = "android-key-attestation"
+                /// An attested device of either platform (App Attest or Android Key Attestation).
+                case attested
                 case appToken = "app-token"
                 case firebaseAppCheck = "firebase-app-check"
                 case appTokenOrFirebase = "app-token-or-firebase-app-check"
@@ -126,6 +132,8 @@ extension GatewayConfiguration.Route {
         case .sharedSecret: .trustLevel(.sharedSecret)
         case .deviceKey: .trustLevel(.deviceKey)
         case .appAttest: .trustLevel(.appAttest)
+        case .androidKeyAttestation: .trustLevel(.androidKeyAttestation)
+        case .attested: .trustLevel(.attested)
         case .appToken(let audience): .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: false, audience: audience))
         case .firebaseAppCheck(let consume):
             .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true, consumeFirebase: consume))
@@ -202,6 +210,8 @@ extension GatewayConfiguration.Route: Codable {
         case .sharedSecret: access = .sharedSecret
         case .deviceKey: access = .deviceKey
         case .appAttest: access = .appAttest
+        case .androidKeyAttestation: access = .androidKeyAttestation
+        case .attested: access = .attested
         case .appToken: access = .appToken(audience: audience)
         case .firebaseAppCheck: access = .firebaseAppCheck(consumeTokens: consume)
         case .appTokenOrFirebase: access = .appTokenOrFirebase(audience: audience, consumeTokens: consume)

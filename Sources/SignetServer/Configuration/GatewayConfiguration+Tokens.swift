@@ -28,6 +28,9 @@ extension GatewayConfiguration {
         public enum Issuance: String, Sendable, ConfigurationChoice {
             case deviceKey = "device-key"
             case appAttest = "app-attest"
+            case androidKeyAttestation = "android-key-attestation"
+            /// Devices attested by either platform.
+            case attested
             case clientCertificate = "client-certificate"
         }
 

@@ -120,6 +120,8 @@ public struct GatewayConfiguration: Codable, Sendable {
     /// through another instance takes effect within this time. 0 turns the cache off.
     public var deviceCacheMilliseconds: Int = 2000
     public var appAttest: AppAttest?
+    /// Android Key Attestation registration; off when absent.
+    public var androidAttestation: AndroidAttestation?
     /// How long the upstream has to answer before `upstream_unavailable` (503).
     public var upstreamTimeoutSeconds: Int = 30
     public var tls: TLS?
@@ -171,6 +173,7 @@ public struct GatewayConfiguration: Codable, Sendable {
             throw ConfigurationError.invalid("upstream", error.reason)
         }
         try appAttest?.validate()
+        try androidAttestation?.validate(development: development)
         for (index, route) in routes.enumerated() {
             do {
                 try RouteTable.checkPrefix(route.prefix)

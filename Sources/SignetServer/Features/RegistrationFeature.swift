@@ -3,11 +3,14 @@ import Hummingbird
 import SignetAppAttest
 import SignetMiddleware
 
-/// Challenges and device registration (keys, App Attest, CSRs), and the device admin routes.
+/// Challenges and device registration (keys, App Attest, Android Key Attestation, CSRs), and the
+/// device admin routes.
 struct RegistrationFeature: GatewayFeature {
     let dependencies: FeatureDependencies
     /// The attestation verifiers of the platforms configured (``AppAttestFeature``).
     let attestationVerifier: AppAttestAttestationVerifier?
+    /// Android Key Attestation (``AndroidAttestationFeature``).
+    let android: AndroidAttestationRegistrar?
     /// Issues client certificates at registration (``ClientCertificatesFeature``).
     let certificateIssuer: DeviceCertificateAuthority?
     /// Binds a device to the user whose password registered it (``PasswordsFeature``).
@@ -21,6 +24,7 @@ struct RegistrationFeature: GatewayFeature {
             metrics: d.metrics,
             keyCache: d.keyCache,
             attestationVerifier: attestationVerifier,
+            android: android,
             certificateIssuer: certificateIssuer,
             login: login,
             admin: d.admin,

@@ -58,8 +58,14 @@ struct TokensFeature: GatewayFeature {
             routes.addIssuing(
                 to: router.group().add(middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: d.metrics, clock: d.clock))
             )
-        case .deviceKey, .appAttest:
-            let minimum: TrustLevel = tokens.issuance == .appAttest ? .appAttest : .deviceKey
+        case .deviceKey, .appAttest, .androidKeyAttestation, .attested:
+            let minimum: TrustLevel =
+                switch tokens.issuance {
+                case .appAttest: .appAttest
+                case .androidKeyAttestation: .androidKeyAttestation
+                case .attested: .attested
+                default: .deviceKey
+                }
             routes.addIssuing(
                 to: router.group().add(
                     middleware: SignetVerificationMiddleware(

@@ -109,6 +109,11 @@ public final class GatewayReloader: Service, Sendable {
             changed.append("adminCertificates (whether the admin listener asks for client certificates)")
         }
         if !same({ $0.appAttest?.receiptExchange }) { changed.append("appAttest.receiptExchange") }
+        // The fetcher of Google's list runs from start; a list read from a file is read again.
+        let fetched: (GatewayConfiguration) -> GatewayConfiguration.AndroidAttestation.StatusList? = {
+            $0.androidAttestation?.statusList.flatMap { $0.file == nil ? $0 : nil }
+        }
+        if fetched(old) != fetched(new) { changed.append("androidAttestation.statusList (fetched from a URL)") }
         if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }
         guard changed.isEmpty else {
             throw SignetError(

@@ -50,6 +50,9 @@ public struct SignetGateway: Sendable {
     // The features a reload carries state over from, and the public API reads.
     let certificates: ClientCertificatesFeature
     let passwords: PasswordsFeature?
+    /// Android Key Attestation, when `androidAttestation` is configured (kept for a reload: its
+    /// fetched revocation list).
+    let android: AndroidAttestationFeature?
     let tokens: TokensFeature?
     let oblivious: ObliviousHTTPFeature?
 
@@ -138,10 +141,12 @@ public struct SignetGateway: Sendable {
         tokens = try TokensFeature(d, clientCertificates: certificates.verifier)
         oblivious = try ObliviousHTTPFeature(d)
         let attested = appAttest?.attach(d)
+        android = try AndroidAttestationFeature(d, previous: previous?.android)
         var features: [any GatewayFeature] = [
             RegistrationFeature(
                 dependencies: d,
                 attestationVerifier: attested?.attestationVerifier,
+                android: android?.registrar,
                 certificateIssuer: certificates.deviceCA,
                 login: passwords?.login
             ),
@@ -150,7 +155,7 @@ public struct SignetGateway: Sendable {
             PinReportsFeature(dependencies: d),
         ]
         let optional: [(any GatewayFeature)?] = [
-            attested, passwords, tokens, try TrustDocumentFeature(d, tls: tls), try LegacyEnvelopeFeature(d), oblivious,
+            attested, android, passwords, tokens, try TrustDocumentFeature(d, tls: tls), try LegacyEnvelopeFeature(d), oblivious,
         ]
         features += optional.compactMap { $0 }
         // The console lists every feature's keys, with the listener's and the response signer's.

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import SignetAndroid
+import SignetCore
+import SwiftASN1
+import X509
+
+/// What `POST /signet/v1/devices/android` checks an Android key attestation with: the verifier
+/// (Google's roots or configured ones, the policy), Google's revocation list as last fetched, and
+/// the leaked-key count.
+public struct AndroidAttestationRegistrar: Sendable {
+    public var verifier: AndroidKeyAttestationVerifier
+    /// The revocation list in force, or `nil` to check none; throws
+    /// `attestation_status_unavailable` when the last good copy is older than allowed.
+    public var statusList: @Sendable () throws -> AttestationStatusList?
+    /// Counts attestations per batch certificate; `nil` counts none.
+    public var batchGuard: AttestationBatchGuard?
+
+    public init(
+        verifier: AndroidKeyAttestationVerifier,
+        statusList: @escaping @Sendable () throws -> AttestationStatusList? = { nil },
+        batchGuard: AttestationBatchGuard? = nil
+    ) {
+        self.verifier = verifier
+        self.statusList = statusList
+        self.batchGuard = batchGuard
+    }
+
+    /// The name a batch is counted under: SHA-256 of its certificate, hex.
+    public static func batchName(_ certificate: Certificate) -> String {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate)) != nil else { return "unknown" }
+        return SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// What the device record keeps of the attestation (the console and `GET /signet/v1/devices/{id}`
+    /// show it).
+    static func attributes(_ verified: VerifiedAndroidAttestation) -> [String: String] {
+        let record = verified.description
+        var attributes = [
+            "platform": "android",
+            "security_level": verified.securityLevel.description,
+            "attestation_version": String(record.attestationVersion),
+            "keymaster_version": String(record.keymasterVersion),
+            "attestation_batch": batchName(verified.batchCertificate),
+        ]
+        if let app = record.enforced(\.attestationApplicationID) {
+            attributes["package"] = app.packages.map { "\($0.name)@\($0.version)" }.joined(separator: ",")
+            attributes["signing_digests"] = app.signatureDigests.map { $0.map { String(format: "%02x", $0) }.joined() }.joined(separator: ",")
+        }
+        if let root = record.hardwareEnforced.rootOfTrust ?? record.softwareEnforced.rootOfTrust {
+            attributes["verified_boot_state"] = root.verifiedBootState.description
+            attributes["device_locked"] = String(root.deviceLocked)
+        }
+        if let level = record.enforced(\.osVersion) { attributes["os_version"] = String(level) }
+        if let level = record.enforced(\.osPatchLevel) { attributes["os_patch_level"] = String(level) }
+        if let level = record.enforced(\.vendorPatchLevel) { attributes["vendor_patch_level"] = String(level) }
+        if let level = record.enforced(\.bootPatchLevel) { attributes["boot_patch_level"] = String(level) }
+        return attributes
+    }
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import ExampleScores
+import Foundation
+import SignetAndroid
+import SignetCore
+import SignetMiddleware
+import SignetServer
+import SignetSimulator
+import SignetTestSupport
+import Testing
+import X509
+
+/// Android Key Attestation through the real gateway: a simulated Android device registers with its
+/// chain, signs RFC 9421 requests with its Keystore key, and reaches the same `attested` route as
+/// an App Attest device; each kind of bad attestation is refused with its code; the leaked-key
+/// count flags then blocks a batch; the console and the upstream see both platforms.
+@Suite(.awaitsCleanups) struct AndroidGatewayTests {
+    static let bearer = [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+
+    /// A device of the harness's development root, with the app the harness allows.
+    static func android(batch: DevelopmentAndroidAttestationCA.Batch? = nil, _ change: (inout SimulatedAndroidDevice.Profile) -> Void = { _ in })
+        -> SimulatedAndroidDevice
+    {
+        var profile = SimulatedAndroidDevice.Profile()
+        change(&profile)
+        return SimulatedAndroidDevice(ca: GatewayHarness.androidCA, batch: batch, profile: profile)
+    }
+
+    static func signer(_ device: SimulatedAndroidDevice, keyID: String) -> MessageSigner {
+        MessageSigner(key: device.signingKey, keyID: keyID, algorithm: ECDSAP256SHA256())
+    }
+
+    static func echo(_ answer: GatewayHarness.Answer) -> ScoresBackend.Echo? {
+        try? JSONDecoder().decode(ScoresBackend.Echo.self, from: Data(answer.body))
+    }
+
+    @Test func androidAndIOSDevicesReachTheSameAttestedRoute() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.routes.insert(.init(prefix: "/echo/attested", access: .attested), at: 0)
+            $0.routes.insert(.init(prefix: "/echo/android", access: .androidKeyAttestation), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+
+        let android = Self.android()
+        let registered = try await harness.attestAndroid(android)
+        #expect(registered.status == 201, "\(registered.text)")
+        #expect(registered.json["trustLevel"] as? String == "android-key-attestation")
+        #expect(registered.json["securityLevel"] as? String == "tee")
+        let androidKeyID = try #require(registered.json["keyid"] as? String)
+        let androidDevice = try #require(registered.json["deviceId"] as? String)
+        #expect(androidKeyID == (try android.signingKey.verificationKey.jwk.thumbprint))
+
+        let iPhone = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        #expect(try await harness.attest(iPhone).status == 201)
+        let plain = try await harness.register(.p256)
+
+        func get(_ path: String) throws -> HTTPMessage { try HTTPMessage.request(method: "GET", uri: harness.base + path) }
+        // Both platforms reach the route that asks for an attested device, and the upstream learns which.
+        let fromAndroid = try await GatewayHarness.send(try Self.signer(android, keyID: androidKeyID).sign(try get("/echo/attested/a"), created: Date(), nonce: Nonce.random()))
+        #expect(fromAndroid.status == 200, "\(fromAndroid.text)")
+        #expect(Self.echo(fromAndroid)?.headers["signet-trust-level"] == "android-key-attestation")
+        #expect(Self.echo(fromAndroid)?.headers["signet-device"] == androidDevice)
+        let fromIPhone = try await GatewayHarness.send(try SimulatedAppAttestSigner(device: iPhone).sign(try get("/echo/attested/i"), created: Date(), nonce: Nonce.random()))
+        #expect(fromIPhone.status == 200, "\(fromIPhone.text)")
+        #expect(Self.echo(fromIPhone)?.headers["signet-trust-level"] == "app-attest")
+        // A key that is not attested does not; each platform's own route takes that platform only.
+        let fromPlain = try await GatewayHarness.send(try plain.signer.sign(try get("/echo/attested/p"), created: Date(), nonce: Nonce.random()))
+        #expect(fromPlain.status == 403 && fromPlain.reason == "trust_level_insufficient", "\(fromPlain.text)")
+        let androidOnAppAttest = try await GatewayHarness.send(try Self.signer(android, keyID: androidKeyID).sign(try get("/attested/vault"), created: Date(), nonce: Nonce.random()))
+        #expect(androidOnAppAttest.reason == "trust_level_insufficient", "\(androidOnAppAttest.text)")
+        let iPhoneOnAndroid = try await GatewayHarness.send(try SimulatedAppAttestSigner(device: iPhone).sign(try get("/echo/android/x"), created: Date(), nonce: Nonce.random()))
+        #expect(iPhoneOnAndroid.reason == "trust_level_insufficient", "\(iPhoneOnAndroid.text)")
+        // The Android device's signed POST is verified like any: replay and tampering refused.
+        let post = try Self.signer(android, keyID: androidKeyID).sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(post).status == 201)
+        #expect(try await GatewayHarness.send(post).reason == "nonce_replayed")
+        var tampered = try Self.signer(android, keyID: androidKeyID).sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        tampered.body = Array("{\"name\":\"Gilgamesh\",\"score\":999}".utf8)
+        #expect(try await GatewayHarness.send(tampered).reason == "digest_mismatch")
+
+        // The admin API and the console show the platform and what the attestation said.
+        let record = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/devices/\(androidDevice)", headers: Self.bearer)
+        let attributes = try #require(record.json["attributes"] as? [String: String], "\(record.text)")
+        #expect(record.json["trustLevel"] as? String == "android-key-attestation")
+        #expect(attributes["platform"] == "android" && attributes["security_level"] == "tee")
+        #expect(attributes["package"] == "com.example.scores@14" && attributes["os_patch_level"] == "202410")
+        #expect(attributes["verified_boot_state"] == "verified" && attributes["device_locked"] == "true")
+        #expect(attributes["attestation_batch"] == AndroidAttestationRegistrar.batchName(GatewayHarness.androidCA.batch.certificate))
+        let browser = OperatorConsoleTests.Browser(base: harness.base)
+        _ = try await browser.signIn()
+        let list = try await browser.get("/signet/admin/devices")
+        #expect(list.text.contains("android-key-attestation") && list.text.contains("app-attest"), "\(list.text)")
+        let page = try await browser.get("/signet/admin/devices/\(androidDevice)")
+        #expect(page.text.contains("<dt>platform</dt><dd>android</dd>"), "\(page.text)")
+    }
+
+    @Test func eachBadAttestationIsRefusedWithItsCode() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        // An emulator (software level), an unlocked phone, another app, another signer, another root.
+        #expect(try await harness.attestAndroid(Self.android { $0.securityLevel = .software }).reason == "attestation_security_level")
+        #expect(try await harness.attestAndroid(Self.android { $0.deviceLocked = false }).reason == "attestation_boot_state")
+        #expect(try await harness.attestAndroid(Self.android { $0.packageName = "com.evil.scores" }).reason == "app_id_mismatch")
+        #expect(try await harness.attestAndroid(Self.android { $0.signingDigests = [Array(repeating: 7, count: 32)] }).reason == "app_id_mismatch")
+        let rogue = SimulatedAndroidDevice(ca: try DevelopmentAndroidAttestationCA())
+        #expect(try await harness.attestAndroid(rogue).reason == "attestation_root_unknown")
+        // A chain made for another challenge, and a challenge used twice.
+        let device = Self.android()
+        let challenge = try await harness.challenge()
+        let chain = try device.attest(challenge: Array("another challenge".utf8))
+        let mismatched = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/android",
+            headers: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: ["challenge": challenge, "chain": chain.map { Base64.encode($0) }]))
+        )
+        #expect(mismatched.status == 401 && mismatched.reason == "attestation_nonce_mismatch", "\(mismatched.text)")
+        #expect(try await harness.attestAndroid(device, challenge: challenge).reason == "challenge_unknown")
+        // Shapes that are not a registration.
+        for body in [#"{"challenge":"x"}"#, #"{"challenge":"x","chain":["AAAA"]}"#, #"{"challenge":"x","chain":["!!","AAAA"]}"#, "[]"] {
+            let answer = try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/devices/android",
+                headers: [("Content-Type", "application/json")],
+                body: Array(body.utf8)
+            )
+            #expect(answer.status == 400 && answer.reason == "malformed_message", "\(body): \(answer.text)")
+        }
+        // Nothing above left a device behind.
+        let after = try await harness.attestAndroid(Self.android())
+        #expect(after.status == 201, "\(after.text)")
+    }
+
+    @Test func withoutAndroidConfiguredTheRouteIsNotThere() async throws {
+        let harness = try await GatewayHarness.start { $0.androidAttestation = nil }
+        Cleanup.after { try await harness.stop() }
+        let answer = try await harness.attestAndroid(Self.android())
+        #expect(answer.status == 404 && answer.reason == "not_found", "\(answer.text)")
+    }
+
+    /// Above `flagAt` devices of one batch in the window are flagged; above `blockAt` refused when
+    /// enforcing, flagged in shadow mode; another batch is counted apart.
+    @Test(arguments: [GatewayConfiguration.AndroidAttestation.LeakedKeys.Mode.enforce, .shadow])
+    func theLeakedKeyDefenceFlagsThenBlocksABatch(_ mode: GatewayConfiguration.AndroidAttestation.LeakedKeys.Mode) async throws {
+        let harness = try await GatewayHarness.start {
+            $0.androidAttestation?.leakedKeys = .init(windowSeconds: 3600, flagAt: 1, blockAt: 2, mode: mode)
+        }
+        Cleanup.after { try await harness.stop() }
+        let batch = try GatewayHarness.androidCA.issueBatch()
+        func flag(_ answer: GatewayHarness.Answer) async throws -> String? {
+            let id = try #require(answer.json["deviceId"] as? String, "\(answer.text)")
+            let record = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/devices/\(id)", headers: Self.bearer)
+            return (record.json["attributes"] as? [String: String])?["attestation_batch_flag"]
+        }
+        let first = try await harness.attestAndroid(Self.android(batch: batch))
+        #expect(first.status == 201)
+        #expect(try await flag(first) == nil)
+        let second = try await harness.attestAndroid(Self.android(batch: batch))
+        #expect(try await flag(second)?.hasPrefix("flagged: 2 devices") == true)
+        let third = try await harness.attestAndroid(Self.android(batch: batch))
+        if mode == .enforce {
+            #expect(third.status == 403 && third.reason == "attestation_batch_exceeded", "\(third.text)")
+        } else {
+            #expect(third.status == 201, "\(third.text)")
+            #expect(try await flag(third)?.hasPrefix("over the blocking limit (shadow mode): 3 devices") == true)
+        }
+        // Another batch starts at one.
+        let other = try await harness.attestAndroid(Self.android(batch: try GatewayHarness.androidCA.issueBatch()))
+        #expect(other.status == 201)
+        #expect(try await flag(other) == nil)
+    }
+
+    /// Google's list (here from a file) refuses a chain whose batch certificate is revoked.
+    @Test func aRevokedBatchCertificateIsRefused() async throws {
+        let batch = try GatewayHarness.androidCA.issueBatch()
+        let serial = batch.certificate.serialNumber.bytes.map { String(format: "%02x", $0) }.joined()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-status-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("status.json")
+        try Data(#"{"entries": {"\#(serial)": {"status": "REVOKED", "reason": "KEY_COMPROMISE"}}}"#.utf8).write(to: file)
+        let harness = try await GatewayHarness.start { $0.androidAttestation?.statusList = .init(file: file.path) }
+        Cleanup.after {
+            try await harness.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let revoked = try await harness.attestAndroid(Self.android(batch: batch))
+        #expect(revoked.status == 401 && revoked.reason == "attestation_revoked", "\(revoked.text)")
+        #expect(try await harness.attestAndroid(Self.android()).status == 201)
+    }
+}
