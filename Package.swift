@@ -293,7 +293,7 @@ let package = Package(
         .testTarget(
             name: "SignetAndroidTests",
             dependencies: [
-                "SignetAndroid", "SignetCore", "SignetSimulator",
+                "SignetAndroid", "SignetCore", "SignetSimulator", "SignetTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -385,6 +385,7 @@ let package = Package(
             name: "SignetCLITests",
             dependencies: [
                 "SignetCore", "SignetCLI", "SignetTestSupport", "SignetAppAttest",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],

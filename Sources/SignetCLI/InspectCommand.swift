@@ -10,7 +10,7 @@ struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect",
         abstract: "Decode an App Attest object or receipt, or an Android key attestation chain; print its fields and each verification step.",
-        subcommands: [InspectAttestation.self, InspectAssertion.self, InspectReceipt.self, InspectKeyAttestation.self]
+        subcommands: [InspectAttestation.self, InspectAssertion.self, InspectReceipt.self, InspectKeyAttestation.self, InspectPlayIntegrity.self]
     )
 }
 

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+
+/// What a Play Integrity token says (the JWS payload Google signs): the request it answers, the
+/// app as Google Play knows it, the device, and the account's licence.
+public struct PlayIntegrityVerdict: Sendable, Equatable, Decodable {
+    public struct RequestDetails: Sendable, Equatable, Decodable {
+        public var requestPackageName: String?
+        /// Classic requests: the nonce the app passed, as it passed it (base64url).
+        public var nonce: String?
+        /// Standard requests: the request hash the app passed.
+        public var requestHash: String?
+        /// When Google made the token, milliseconds since 1970 (a string in Google's JSON).
+        public var timestampMillis: String?
+
+        public init(requestPackageName: String? = nil, nonce: String? = nil, requestHash: String? = nil, timestampMillis: String? = nil) {
+            self.requestPackageName = requestPackageName
+            self.nonce = nonce
+            self.requestHash = requestHash
+            self.timestampMillis = timestampMillis
+        }
+    }
+
+    public struct AppIntegrity: Sendable, Equatable, Decodable {
+        /// `PLAY_RECOGNIZED`, `UNRECOGNIZED_VERSION` or `UNEVALUATED`.
+        public var appRecognitionVerdict: String?
+        public var packageName: String?
+        /// The app signing certificates' SHA-256, base64url without padding.
+        public var certificateSha256Digest: [String]?
+        public var versionCode: String?
+    }
+
+    public struct DeviceIntegrity: Sendable, Equatable, Decodable {
+        /// `MEETS_BASIC_INTEGRITY`, `MEETS_DEVICE_INTEGRITY`, `MEETS_STRONG_INTEGRITY`,
+        /// `MEETS_VIRTUAL_INTEGRITY`; empty when the device meets none.
+        public var deviceRecognitionVerdict: [String]?
+    }
+
+    public struct AccountDetails: Sendable, Equatable, Decodable {
+        /// `LICENSED`, `UNLICENSED` or `UNEVALUATED`.
+        public var appLicensingVerdict: String?
+    }
+
+    public var requestDetails: RequestDetails?
+    public var appIntegrity: AppIntegrity?
+    public var deviceIntegrity: DeviceIntegrity?
+    public var accountDetails: AccountDetails?
+
+    /// When Google made the token.
+    public var timestamp: Date? {
+        guard let millis = requestDetails?.timestampMillis.flatMap(Int64.init) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+    }
+
+    /// The strongest device integrity label the verdict carries.
+    public var deviceIntegrityLevel: PlayIntegrityPolicy.DeviceIntegrity? {
+        let labels = Set(deviceIntegrity?.deviceRecognitionVerdict ?? [])
+        return PlayIntegrityPolicy.DeviceIntegrity.allCases.reversed().first { labels.contains($0.label) }
+    }
+}
