@@ -189,3 +189,75 @@ import X509
         #expect(try await harness.attestAndroid(Self.android()).status == 201)
     }
 }
+
+/// Play Integrity at registration: a classic token (made by joserfc as Google Play makes them) whose
+/// nonce is the registration's challenge is checked besides the key attestation.
+@Suite(.awaitsCleanups) struct AndroidPlayIntegrityGatewayTests {
+    @Test func aRegistrationCarriesAVerdictForItsChallenge() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-play-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let decryption = SymmetricKey(size: .bits256).withUnsafeBytes { Base64.encode(Array($0)) }
+        let google = P256.Signing.PrivateKey()
+        let decryptionFile = folder.appendingPathComponent("play-decryption.txt")
+        try Data(decryption.utf8).write(to: decryptionFile)
+        let verificationFile = folder.appendingPathComponent("play-verification.txt")
+        try Data(Base64.encode(Array(google.publicKey.derRepresentation)).utf8).write(to: verificationFile)
+        let signingFile = folder.appendingPathComponent("google.pem")
+        try Data(google.pemRepresentation.utf8).write(to: signingFile)
+        let harness = try await GatewayHarness.start {
+            $0.androidAttestation?.playIntegrity = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        func token(nonce: String, device: [String] = ["MEETS_DEVICE_INTEGRITY"]) async throws -> String {
+            let verdict: [String: Any] = [
+                "requestDetails": [
+                    "requestPackageName": "com.example.scores", "nonce": nonce,
+                    "timestampMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
+                ],
+                "appIntegrity": [
+                    "appRecognitionVerdict": "PLAY_RECOGNIZED", "packageName": "com.example.scores",
+                    "certificateSha256Digest": [Base64.urlEncode(SimulatedAndroidDevice.developmentSigningDigest)],
+                ],
+                "deviceIntegrity": ["deviceRecognitionVerdict": device],
+                "accountDetails": ["appLicensingVerdict": "LICENSED"],
+            ]
+            let file = folder.appendingPathComponent("verdict-\(UUID().uuidString).json")
+            try JSONSerialization.data(withJSONObject: verdict).write(to: file)
+            return try await PythonPeer.run("play_integrity_peer.py", ["make", decryption, signingFile.path, file.path])
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        func register(_ challenge: String, token: String?) async throws -> GatewayHarness.Answer {
+            var body: [String: Any] = [
+                "challenge": challenge,
+                "chain": try AndroidGatewayTests.android().attest(challenge: Array(challenge.utf8)).map { Base64.encode($0) },
+            ]
+            body["integrityToken"] = token
+            return try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/devices/android",
+                headers: [("Content-Type", "application/json")],
+                body: Array(try JSONSerialization.data(withJSONObject: body))
+            )
+        }
+        let challenge = try await harness.challenge()
+        let registered = try await register(challenge, token: try await token(nonce: challenge))
+        #expect(registered.status == 201, "\(registered.text)")
+        let id = try #require(registered.json["deviceId"] as? String)
+        let record = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/devices/\(id)", headers: AndroidGatewayTests.bearer)
+        let attributes = record.json["attributes"] as? [String: String]
+        #expect(attributes?["play_device_integrity"] == "MEETS_DEVICE_INTEGRITY" && attributes?["play_app_recognition"] == "PLAY_RECOGNIZED")
+
+        // Without a token; with a token requested for another challenge; from a device below the bar.
+        let missing = try await register(try await harness.challenge(), token: nil)
+        #expect(missing.status == 401 && missing.reason == "token_missing", "\(missing.text)")
+        let other = try await harness.challenge()
+        let stolen = try await register(other, token: try await token(nonce: challenge))
+        #expect(stolen.status == 401 && stolen.reason == "attestation_nonce_mismatch", "\(stolen.text)")
+        let basic = try await harness.challenge()
+        let weak = try await register(basic, token: try await token(nonce: basic, device: ["MEETS_BASIC_INTEGRITY"]))
+        #expect(weak.status == 403 && weak.reason == "integrity_verdict_insufficient", "\(weak.text)")
+    }
+}

@@ -16,15 +16,41 @@ public struct AndroidAttestationRegistrar: Sendable {
     public var statusList: @Sendable () throws -> AttestationStatusList?
     /// Counts attestations per batch certificate; `nil` counts none.
     public var batchGuard: AttestationBatchGuard?
+    /// Play Integrity at registration: a classic token whose nonce is the registration's challenge.
+    public var playIntegrity: PlayIntegrityCheck?
+
+    /// A Play Integrity verdict asked of a registration besides the key attestation.
+    public struct PlayIntegrityCheck: Sendable {
+        public var verifier: PlayIntegrityVerifier
+        /// Every registration carries a token (`token_missing` otherwise); when false, one is
+        /// checked when present.
+        public var required: Bool
+
+        public init(verifier: PlayIntegrityVerifier, required: Bool) {
+            self.verifier = verifier
+            self.required = required
+        }
+    }
 
     public init(
         verifier: AndroidKeyAttestationVerifier,
         statusList: @escaping @Sendable () throws -> AttestationStatusList? = { nil },
-        batchGuard: AttestationBatchGuard? = nil
+        batchGuard: AttestationBatchGuard? = nil,
+        playIntegrity: PlayIntegrityCheck? = nil
     ) {
         self.verifier = verifier
         self.statusList = statusList
         self.batchGuard = batchGuard
+        self.playIntegrity = playIntegrity
+    }
+
+    /// What the record keeps of a Play Integrity verdict.
+    static func attributes(_ verdict: PlayIntegrityVerdict) -> [String: String] {
+        [
+            "play_app_recognition": verdict.appIntegrity?.appRecognitionVerdict ?? "-",
+            "play_device_integrity": (verdict.deviceIntegrity?.deviceRecognitionVerdict ?? []).joined(separator: ","),
+            "play_licensing": verdict.accountDetails?.appLicensingVerdict ?? "-",
+        ]
     }
 
     /// The name a batch is counted under: SHA-256 of its certificate, hex.

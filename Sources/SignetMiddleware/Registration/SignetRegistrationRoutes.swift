@@ -309,8 +309,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     // MARK: Android Key Attestation
 
-    /// `{"challenge": "…", "chain": ["<base64 DER>", …]}`, leaf first: the chain the Keystore
-    /// returned for a P-256 key made with the challenge's UTF-8 bytes as `attestationChallenge`.
+    /// `{"challenge": "…", "chain": ["<base64 DER>", …], "integrityToken": "…"}`, leaf first: the
+    /// chain the Keystore returned for a P-256 key made with the challenge's UTF-8 bytes as
+    /// `attestationChallenge`; with Play Integrity configured, a classic token requested with the
+    /// challenge as its nonce.
     private func registerAndroid(_ request: inout Request, context: Context) async throws -> Response {
         guard let android else { throw SignetError(.notFound, "Android Key Attestation is not configured") }
         try request.requireJSONContent("a registration")
@@ -320,6 +322,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             let challenge = object["challenge"] as? String, let texts = object["chain"] as? [String],
             (2...10).contains(texts.count)
         else { throw SignetError(.malformedMessage, "challenge and chain (2 to 10 base64 DER certificates, leaf first) are required") }
+        let integrityToken = object["integrityToken"] as? String
+        if let check = android.playIntegrity, check.required, integrityToken == nil {
+            throw SignetError(.tokenMissing, "this server asks a Play Integrity token (integrityToken) of every Android registration")
+        }
         let chain = try texts.enumerated().map { index, text in
             guard let der = Base64.decode(text) ?? Base64.urlDecode(text) else {
                 throw SignetError(.malformedMessage, "chain[\(index)] is not base64")
@@ -332,6 +338,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         let now = clock()
         try await consumeChallenge(challenge, now: now)
         let verified = try android.verifier.verify(chain: chain, challenge: Array(challenge.utf8), now: now, status: status)
+        // The verdict is bound to this registration by its nonce: the challenge just consumed.
+        let verdict = try integrityToken.flatMap { token in
+            try android.playIntegrity.map { try $0.verifier.verify(token, nonce: challenge, now: now) }
+        }
         let key: VerificationKey
         do {
             key = try VerificationKey(p256X963: P256.Signing.PublicKey(derRepresentation: verified.publicKeyDER).x963Representation)
@@ -344,6 +354,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         jwk.alg = "ecdsa-p256-sha256"
         let deviceID = "dev_" + Nonce.random()
         var attributes = AndroidAttestationRegistrar.attributes(verified)
+        if let verdict { attributes.merge(AndroidAttestationRegistrar.attributes(verdict)) { $1 } }
         if let batchGuard = android.batchGuard, let batch = attributes["attestation_batch"] {
             switch try await batchGuard.admit(batch: batch, deviceID: deviceID, now: now) {
             case .normal: break

@@ -27,6 +27,8 @@ extension GatewayConfiguration {
         public var statusList: StatusList?
         /// The leaked-keybox count per batch certificate; off when absent.
         public var leakedKeys: LeakedKeys?
+        /// A Play Integrity verdict at registration besides the key attestation; off when absent.
+        public var playIntegrity: PlayIntegrity?
 
         public init(packageNames: [String]? = nil, signingDigests: [String]? = nil, rootsFile: String? = nil) {
             self.packageNames = packageNames
@@ -59,6 +61,34 @@ extension GatewayConfiguration {
 
             /// Google's list.
             public static let googleURL = "https://android.googleapis.com/attestation/status"
+        }
+
+        /// Play Integrity at registration: a classic token, requested by the app with the
+        /// registration's challenge as nonce, verified locally with the Play Console's keys.
+        public struct PlayIntegrity: Codable, Sendable {
+            /// File with the Play Console's decryption key (base64), readable by the gateway only.
+            public var decryptionKeyFile: String
+            /// File with the verification key: PEM, or the base64 the Play Console shows.
+            public var verificationKeyFile: String
+            /// Every Android registration carries a token: on when absent; off checks one when present.
+            public var required: Bool?
+            /// `basic`, `device` (the default) or `strong`.
+            public var minimumDeviceIntegrity: DeviceIntegrity?
+            /// Refuse an app Google Play does not recognise: on when absent.
+            public var requireRecognizedApp: Bool?
+            /// Refuse an account without a licence: off when absent.
+            public var requireLicensed: Bool?
+            /// How old a token may be; 300 when absent.
+            public var maximumAgeSeconds: Int?
+
+            public init(decryptionKeyFile: String, verificationKeyFile: String) {
+                self.decryptionKeyFile = decryptionKeyFile
+                self.verificationKeyFile = verificationKeyFile
+            }
+
+            public enum DeviceIntegrity: String, Sendable, ConfigurationChoice {
+                case basic, device, strong
+            }
         }
 
         /// Devices per batch certificate in a sliding window.
@@ -113,6 +143,9 @@ extension GatewayConfiguration.AndroidAttestation {
                 throw ConfigurationError.invalid("androidAttestation.statusList.maximumAgeSeconds", "androidAttestation.statusList.maximumAgeSeconds is at least refreshSeconds")
             }
         }
+        if let age = playIntegrity?.maximumAgeSeconds, !(10...3600).contains(age) {
+            throw ConfigurationError.invalid("androidAttestation.playIntegrity.maximumAgeSeconds", "androidAttestation.playIntegrity.maximumAgeSeconds is 10 to 3600")
+        }
         if let leaked = leakedKeys {
             if !(60...Int(30 * 86_400)).contains(leaked.window) {
                 throw ConfigurationError.invalid("androidAttestation.leakedKeys.windowSeconds", "androidAttestation.leakedKeys.windowSeconds is 60 to 2592000 (30 days)")
@@ -120,6 +153,39 @@ extension GatewayConfiguration.AndroidAttestation {
             guard leaked.flagAt >= 1, leaked.blockAt >= leaked.flagAt else {
                 throw ConfigurationError.invalid("androidAttestation.leakedKeys", "androidAttestation.leakedKeys: 1 ≤ flagAt ≤ blockAt")
             }
+        }
+    }
+
+    /// The Play Integrity verifier, with the keys read from their files.
+    func playIntegrityVerifier() throws -> PlayIntegrityVerifier? {
+        guard let settings = playIntegrity else { return nil }
+        func read(_ file: String, _ key: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError(.file, at: "androidAttestation.playIntegrity.\(key)", "cannot read \(file)")
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+        let level: PlayIntegrityPolicy.DeviceIntegrity =
+            switch settings.minimumDeviceIntegrity ?? .device {
+            case .basic: .basic
+            case .device: .device
+            case .strong: .strong
+            }
+        do {
+            return try PlayIntegrityVerifier(
+                decryptionKey: try read(settings.decryptionKeyFile, "decryptionKeyFile"),
+                verificationKey: try read(settings.verificationKeyFile, "verificationKeyFile"),
+                policy: PlayIntegrityPolicy(
+                    packageNames: Set(packageNames ?? []),
+                    certificateDigests: Set((signingDigests ?? []).compactMap(Self.hexBytes)),
+                    requireRecognizedApp: settings.requireRecognizedApp ?? true,
+                    minimumDeviceIntegrity: level,
+                    requireLicensed: settings.requireLicensed ?? false,
+                    maximumAge: TimeInterval(settings.maximumAgeSeconds ?? 300)
+                )
+            )
+        } catch let error as SignetError {
+            throw ConfigurationError.invalid("androidAttestation.playIntegrity", "androidAttestation.playIntegrity: \(error.reason)")
         }
     }
 

@@ -57,6 +57,10 @@ extension GatewayConfiguration {
         if let android = androidAttestation {
             if let roots = android.rootsFile { mustRead(roots, "androidAttestation.rootsFile") }
             if let file = android.statusList?.file { mustRead(file, "androidAttestation.statusList.file") }
+            if let play = android.playIntegrity {
+                mustRead(play.decryptionKeyFile, "the Play Integrity decryption key")
+                mustRead(play.verificationKeyFile, "the Play Integrity verification key")
+            }
         }
         if let appAttest {
             if let roots = appAttest.trustedRootsFile { mustRead(roots, "appAttest.trustedRootsFile") }

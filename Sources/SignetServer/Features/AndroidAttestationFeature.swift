@@ -61,7 +61,10 @@ struct AndroidAttestationFeature: GatewayFeature {
         registrar = AndroidAttestationRegistrar(
             verifier: AndroidKeyAttestationVerifier(policy: policy),
             statusList: { [status] in try status?.current() },
-            batchGuard: batchGuard
+            batchGuard: batchGuard,
+            playIntegrity: try settings.playIntegrityVerifier().map {
+                AndroidAttestationRegistrar.PlayIntegrityCheck(verifier: $0, required: settings.playIntegrity?.required ?? true)
+            }
         )
     }
 
@@ -80,6 +83,11 @@ struct AndroidAttestationFeature: GatewayFeature {
     }
 
     var keys: [GatewayKeyInventory.Entry] {
-        roots.map { GatewayKeyInventory.certificate("Android attestation root", $0) }
+        var keys = roots.map { GatewayKeyInventory.certificate("Android attestation root", $0) }
+        if let play = settings.playIntegrity {
+            keys.append(.init(role: "Play Integrity decryption key", name: play.decryptionKeyFile, algorithm: "A256KW"))
+            keys.append(.init(role: "Play Integrity verification key", name: play.verificationKeyFile, algorithm: "ES256"))
+        }
+        return keys
     }
 }
