@@ -111,14 +111,19 @@ public struct AndroidKeyAttestationVerifier: Sendable {
                     }
                 }
             }),
-            step("the attestation record parses", {
-                guard
-                    let (index, value) = certificates.enumerated().lazy.compactMap({ index, certificate in
-                        certificate.extensions[oid: KeyDescription.extensionOID].map { (index, Array($0.value)) }
-                    }).first
-                else { throw SignetError(.attestationChainInvalid, "no certificate has the key attestation extension") }
-                inspection.attestedIndex = index
-                inspection.description = try KeyDescription(derEncoded: value)
+            step("the leaf's attestation record parses", {
+                // The record is the leaf's, always. Above it, a certificate with a record of its own
+                // must be an attestation key (KeyMint 200's app-provided keys) and anything else a
+                // CA: otherwise any genuine device's signing key could sign a certificate with a
+                // made-up record for a software key, and the chain would still end in Google's root.
+                guard let value = certificates[0].extensions[oid: KeyDescription.extensionOID] else {
+                    throw SignetError(.attestationChainInvalid, "the leaf has no key attestation extension")
+                }
+                inspection.attestedIndex = 0
+                inspection.description = try KeyDescription(derEncoded: Array(value.value))
+                for index in certificates.indices.dropFirst() {
+                    try Self.checkIssuer(certificates[index], at: index)
+                }
             }),
             let description = inspection.description,
             step("the challenge is the server's", {
@@ -168,22 +173,53 @@ public struct AndroidKeyAttestationVerifier: Sendable {
                     throw SignetError(.appIDMismatch, "the app is not signed with an allowed certificate")
                 }
             }),
-            step("the attested key is P-256", {
-                let leaf = certificates[inspection.attestedIndex ?? 0]
+            step("the attested key is a P-256 signing key made in the secure hardware", {
+                let leaf = certificates[0]
                 guard P256.Signing.PublicKey(leaf.publicKey) != nil else {
                     throw SignetError(.attestationKeyMismatch, "the attested key is not an EC P-256 key (ecdsa-p256-sha256 is what devices sign with)")
                 }
+                guard description.enforced(\.purposes)?.contains(Self.purposeSign) == true else {
+                    throw SignetError(.attestationKeyMismatch, "the attested key is not for signing")
+                }
+                // An imported key (origin 2) was outside the hardware once: its record vouches for nothing.
+                guard description.enforced(\.origin) == Self.originGenerated else {
+                    throw SignetError(.attestationKeyMismatch, "the attested key was not generated in the secure hardware")
+                }
             })
         else { return inspection }
-        let attested = inspection.attestedIndex ?? 0
-        let leaf = certificates[attested]
+        let leaf = certificates[0]
         inspection.verified = VerifiedAndroidAttestation(
             publicKeyDER: (try? leaf.publicKey.serializeAsPEM().derBytes) ?? [],
             description: description,
             // The certificate that signed the attested one: the per-batch key a leaked keybox shares.
-            batchCertificate: certificates[min(attested + 1, certificates.count - 1)]
+            batchCertificate: certificates[1],
+            issuers: Array(certificates.dropFirst().dropLast())
         )
         return inspection
+    }
+
+    /// Keymaster's `KeyPurpose`: SIGN, and ATTEST_KEY (KeyMint 200).
+    static let purposeSign = 2
+    static let purposeAttestKey = 7
+    /// Keymaster's `KeyOrigin`: GENERATED.
+    static let originGenerated = 0
+
+    /// A certificate above the leaf signs certificates: an attestation key (its own record says
+    /// ATTEST_KEY and nothing else) or a CA.
+    static func checkIssuer(_ certificate: Certificate, at index: Int) throws {
+        if let value = certificate.extensions[oid: KeyDescription.extensionOID] {
+            let record = try KeyDescription(derEncoded: Array(value.value))
+            guard record.hardwareEnforced.purposes == [purposeAttestKey], record.attestationSecurityLevel != .software else {
+                throw SignetError(
+                    .attestationChainInvalid,
+                    "certificate \(index) is an attested key that is not a hardware attestation key: it cannot vouch for the one below"
+                )
+            }
+            return
+        }
+        guard let constraints = try? certificate.extensions.basicConstraints, case .isCertificateAuthority = constraints else {
+            throw SignetError(.attestationChainInvalid, "certificate \(index) (\(certificate.subject)) signs the one below but is not a CA")
+        }
     }
 }
 
@@ -224,6 +260,9 @@ public struct VerifiedAndroidAttestation: Sendable {
     public var description: KeyDescription
     /// The certificate that signed the attested one, per device batch (a leaked keybox's).
     public var batchCertificate: Certificate
+    /// Every certificate between the attested one and the root: the leaked-key count counts under
+    /// each, so a leaked batch key hidden under fresh intermediates of its own is still counted.
+    public var issuers: [Certificate]
 
     public var securityLevel: KeyDescription.SecurityLevel {
         min(description.attestationSecurityLevel, description.keymasterSecurityLevel)

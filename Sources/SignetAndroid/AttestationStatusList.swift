@@ -21,13 +21,16 @@ public struct AttestationStatusList: Sendable, Equatable {
     /// By serial, lowercase hex without leading zeros, or decimal as given.
     public var entries: [String: Entry]
 
+    /// The largest list read.
+    public static let maximumBytes = 8 << 20
+
     public init(entries: [String: Entry] = [:]) {
         self.entries = entries
     }
 
     /// Reads the JSON document; its size is bounded (Google's list is some tens of kilobytes).
     public init(json bytes: [UInt8]) throws {
-        guard bytes.count <= 8 << 20 else { throw SignetError(.attestationChainInvalid, "the status list is over 8 MiB") }
+        guard bytes.count <= Self.maximumBytes else { throw SignetError(.attestationChainInvalid, "the status list is over 8 MiB") }
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
             let entries = object["entries"] as? [String: Any]
         else { throw SignetError(.attestationChainInvalid, "the status list is not {\"entries\": {…}}") }

@@ -15,6 +15,11 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
     public struct Batch: Sendable {
         public let certificate: Certificate
         let key: P256.Signing.PrivateKey
+        /// The batches above this one, nearest first (empty for a batch the root signed).
+        public let parents: [Certificate]
+
+        /// This batch's certificate and its parents': what a chain holds between leaf and root.
+        public var certificates: [Certificate] { [certificate] + parents }
     }
 
     public let root: Certificate
@@ -47,9 +52,12 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
         self.batch = try Self.batch(rootName: rootName, rootKey: rootKey, now: now)
     }
 
-    /// Another batch under the same root.
-    public func issueBatch(now: Date = Date()) throws -> Batch {
-        try Self.batch(rootName: root.subject, rootKey: rootKey, now: now)
+    /// Another batch under the same root or, with `parent`, an intermediate the parent batch's key
+    /// signs: what a holder of a leaked batch key can make as often as they like.
+    public func issueBatch(under parent: Batch? = nil, now: Date = Date()) throws -> Batch {
+        guard let parent else { return try Self.batch(rootName: root.subject, rootKey: rootKey, now: now) }
+        let issued = try Self.batch(rootName: parent.certificate.subject, rootKey: parent.key, now: now)
+        return Batch(certificate: issued.certificate, key: issued.key, parents: parent.certificates)
     }
 
     private static func batch(rootName: DistinguishedName, rootKey: P256.Signing.PrivateKey, now: Date) throws -> Batch {
@@ -74,7 +82,7 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
             },
             issuerPrivateKey: .init(rootKey)
         )
-        return Batch(certificate: certificate, key: key)
+        return Batch(certificate: certificate, key: key, parents: [])
     }
 
     /// The root as PEM, for a gateway's `androidAttestation.rootsFile` in development.

@@ -27,6 +27,10 @@ public struct SimulatedAndroidDevice: Sendable {
         public var packageVersion = 14
         /// SHA-256 of the app's signing certificates.
         public var signingDigests: [[UInt8]] = [SimulatedAndroidDevice.developmentSigningDigest]
+        /// Keymaster's `KeyOrigin`: 0 generated in the hardware, 2 imported.
+        public var origin = 0
+        /// Keymaster's `KeyPurpose`s: sign and verify.
+        public var purposes: Set<Int> = [2, 3]
 
         public init() {}
     }
@@ -53,11 +57,11 @@ public struct SimulatedAndroidDevice: Sendable {
     public func attest(challenge: [UInt8], now: Date = Date()) throws -> [[UInt8]] {
         let level = profile.securityLevel
         var enforced = AuthorizationList()
-        enforced.purposes = [2, 3]  // sign, verify
+        enforced.purposes = profile.purposes
         enforced.algorithm = 3  // EC
         enforced.keySize = 256
         enforced.ecCurve = 1  // P-256
-        enforced.origin = 0  // generated in the secure hardware
+        enforced.origin = profile.origin
         enforced.rootOfTrust = RootOfTrust(
             verifiedBootKey: Array(SHA256.hash(data: Array("signet-simulator-boot-key".utf8))),
             deviceLocked: profile.deviceLocked,
@@ -99,7 +103,7 @@ public struct SimulatedAndroidDevice: Sendable {
             },
             issuerPrivateKey: .init(batch.key)
         )
-        return try [leaf, batch.certificate, root].map { certificate in
+        return try ([leaf] + batch.certificates + [root]).map { certificate in
             var serializer = DER.Serializer()
             try serializer.serialize(certificate)
             return serializer.serializedBytes

@@ -4,6 +4,7 @@ import Foundation
 import SignetAndroid
 import SignetCore
 import SignetSimulator
+import SwiftASN1
 import Testing
 import X509
 
@@ -94,5 +95,73 @@ import X509
         #expect(Self.code(Self.verify(device { $0.osPatchLevel = 202_301 }, root: ca.root) { $0.minimumOSPatchLevel = 202_401 }) == .attestationPatchLevel)
         #expect(Self.code(Self.verify(device { $0.packageName = "com.evil.scores" }, root: ca.root)) == .appIDMismatch)
         #expect(Self.code(Self.verify(device { $0.signingDigests = [Array(repeating: 1, count: 32)] }, root: ca.root)) == .appIDMismatch)
+    }
+
+    /// A genuine device's own signing key signs a certificate with a made-up record for a software
+    /// key: every signature checks and the chain ends in the trusted root, but the record is not the
+    /// leaf's hardware's. Refused: above the leaf only CAs and attestation keys may sign.
+    @Test func aRecordSignedByAnotherDevicesKeyIsRefused() throws {
+        let ca = try DevelopmentAndroidAttestationCA(now: Self.now)
+        let genuine = SimulatedAndroidDevice(ca: ca)
+        let genuineChain = try genuine.attest(challenge: Array("old".utf8), now: Self.now)
+        let fake = P256.Signing.PrivateKey()
+        var hardware = AuthorizationList()
+        hardware.purposes = [2]
+        hardware.algorithm = 3
+        hardware.ecCurve = 1
+        hardware.origin = 0
+        hardware.rootOfTrust = RootOfTrust(verifiedBootKey: [1], deviceLocked: true, verifiedBootState: .verified)
+        hardware.osPatchLevel = 202_410
+        var software = AuthorizationList()
+        software.attestationApplicationID = AttestationApplicationID(
+            packages: [.init(name: "com.example.scores", version: 1)],
+            signatureDigests: [SimulatedAndroidDevice.developmentSigningDigest]
+        )
+        let record = KeyDescription(attestationChallenge: Array("challenge-1".utf8), softwareEnforced: software, hardwareEnforced: hardware)
+        let forged = try Certificate(
+            version: .v3,
+            serialNumber: .init(),
+            publicKey: .init(fake.publicKey),
+            notValidBefore: Self.now.addingTimeInterval(-60),
+            notValidAfter: Self.now.addingTimeInterval(86_400),
+            issuer: try DistinguishedName { CommonName("Android Keystore Key") },
+            subject: try DistinguishedName { CommonName("Android Keystore Key") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Certificate.Extension(oid: KeyDescription.extensionOID, critical: false, value: ArraySlice(try record.derEncoded()))
+            },
+            issuerPrivateKey: .init(genuine.privateKey)
+        )
+        var serializer = DER.Serializer()
+        try serializer.serialize(forged)
+        let chain = [serializer.serializedBytes] + genuineChain
+        let policy = AndroidAttestationPolicy(roots: [ca.root], packageNames: ["com.example.scores"])
+        #expect(throws: SignetError.self) {
+            _ = try AndroidKeyAttestationVerifier(policy: policy).verify(chain: chain, challenge: Array("challenge-1".utf8), now: Self.now, status: nil)
+        }
+        let inspection = AndroidKeyAttestationVerifier(policy: policy).inspect(chain: chain, challenge: Array("challenge-1".utf8), now: Self.now, status: nil)
+        #expect(inspection.steps.compactMap(\.error).first?.code == .attestationChainInvalid)
+        #expect(inspection.steps.compactMap(\.error).first?.reason.contains("certificate 1") == true)
+    }
+
+    /// An imported key, or one not for signing, is not a device key the hardware vouches for.
+    @Test func anImportedOrNonSigningKeyIsRefused() throws {
+        let ca = try DevelopmentAndroidAttestationCA(now: Self.now)
+        var imported = SimulatedAndroidDevice.Profile()
+        imported.origin = 2
+        #expect(Self.code(Self.verify(SimulatedAndroidDevice(ca: ca, profile: imported), root: ca.root)) == .attestationKeyMismatch)
+        var encryptOnly = SimulatedAndroidDevice.Profile()
+        encryptOnly.purposes = [0, 1]
+        #expect(Self.code(Self.verify(SimulatedAndroidDevice(ca: ca, profile: encryptOnly), root: ca.root)) == .attestationKeyMismatch)
+    }
+
+    /// A chain through an intermediate a batch key signed lists both as issuers (what the leaked-key
+    /// count counts under).
+    @Test func issuersAreEveryCertificateBetweenLeafAndRoot() throws {
+        let ca = try DevelopmentAndroidAttestationCA(now: Self.now)
+        let sub = try ca.issueBatch(under: ca.batch, now: Self.now)
+        let verified = try Self.verify(SimulatedAndroidDevice(ca: ca, batch: sub), root: ca.root).get()
+        #expect(verified.issuers == [sub.certificate, ca.batch.certificate])
+        #expect(verified.batchCertificate == sub.certificate)
     }
 }

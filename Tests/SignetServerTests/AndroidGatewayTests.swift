@@ -171,6 +171,34 @@ import X509
         #expect(try await flag(other) == nil)
     }
 
+    /// A leaked batch key hides under a fresh intermediate of its own for each registration: still
+    /// counted under itself, so enforcing blocks it; the same key presented twice counts once.
+    @Test func aLeakedBatchUnderFreshIntermediatesIsStillCounted() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.androidAttestation?.leakedKeys = .init(windowSeconds: 3600, flagAt: 1, blockAt: 2, mode: .enforce)
+        }
+        Cleanup.after { try await harness.stop() }
+        let leaked = try GatewayHarness.androidCA.issueBatch()
+        var answers: [GatewayHarness.Answer] = []
+        for _ in 0..<3 {
+            let hidden = try GatewayHarness.androidCA.issueBatch(under: leaked)
+            answers.append(try await harness.attestAndroid(Self.android(batch: hidden)))
+        }
+        #expect(answers.map(\.status) == [201, 201, 403], "\(answers.map(\.text))")
+        #expect(answers[2].reason == "attestation_batch_exceeded")
+        let detail = answers[2].json["detail"] as? String ?? ""
+        let hasDigits = detail.unicodeScalars.contains { CharacterSet.decimalDigits.contains($0) }
+        #expect(!hasDigits, "the count stays with the operator: \(detail)")
+        // One device presenting its key again (a new challenge, the same key): counted once, then
+        // refused as registered already.
+        let batch = try GatewayHarness.androidCA.issueBatch()
+        let device = Self.android(batch: batch)
+        #expect(try await harness.attestAndroid(device).status == 201)
+        let again = try await harness.attestAndroid(device)
+        #expect(again.status == 409 && again.reason == "device_exists", "\(again.text)")
+        #expect(try await harness.attestAndroid(Self.android(batch: batch)).status == 201, "two devices of a batch, not three")
+    }
+
     /// Google's list (here from a file) refuses a chain whose batch certificate is revoked.
     @Test func aRevokedBatchCertificateIsRefused() async throws {
         let batch = try GatewayHarness.androidCA.issueBatch()

@@ -53,10 +53,12 @@ public struct AndroidAttestationRegistrar: Sendable {
         ]
     }
 
-    /// The name a batch is counted under: SHA-256 of its certificate, hex.
+    /// The name a batch is counted under: SHA-256 of its public key (SubjectPublicKeyInfo), hex. The
+    /// key, not the certificate: the same key under another certificate (or another encoding of the
+    /// same signature) is the same batch.
     public static func batchName(_ certificate: Certificate) -> String {
         var serializer = DER.Serializer()
-        guard (try? serializer.serialize(certificate)) != nil else { return "unknown" }
+        guard (try? serializer.serialize(certificate.publicKey)) != nil else { return "unknown" }
         return SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
     }
 

@@ -38,16 +38,20 @@ public struct AttestationBatchGuard: Sendable {
         self.mode = mode
     }
 
-    /// Counts the attestation and judges it; throws `attestation_batch_exceeded` above the blocking
-    /// threshold when enforcing. A refused device is counted too: a leaked batch stays over.
-    public func admit(batch: String, deviceID: String, now: Date) async throws -> Verdict {
-        let count = try await store.recordAttestation(batch: batch, deviceID: deviceID, now: now, window: window)
+    /// Counts the attested key under each of its issuers (the batch key, and any intermediate between
+    /// it and the root: a leaked batch key hidden under fresh intermediates of its own is still
+    /// counted under itself) and judges by the highest count; throws `attestation_batch_exceeded`
+    /// above the blocking threshold when enforcing. Each key counts once, however often it is
+    /// presented; a refused one is counted too, so a leaked batch stays over.
+    public func admit(batches: [String], key: String, now: Date) async throws -> Verdict {
+        var count = 0
+        for batch in Set(batches) {
+            count = max(count, try await store.recordAttestation(batch: batch, deviceID: key, now: now, window: window))
+        }
         if count > blockAt {
+            // The count stays with the operator: a probing attacker learns only the refusal.
             if mode == .enforce {
-                throw SignetError(
-                    .attestationBatchExceeded,
-                    "this device's attestation batch attested \(count) devices in \(Int(window)) s; at most \(blockAt) are taken"
-                )
+                throw SignetError(.attestationBatchExceeded, "this device's attestation batch is refused for now")
             }
             return .overLimit(count: count)
         }

@@ -317,7 +317,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         guard let android else { throw SignetError(.notFound, "Android Key Attestation is not configured") }
         try request.requireJSONContent("a registration")
         let body = try await request.collectBody(upTo: Self.maximumAndroidRegistrationBytes, refusing: "a registration")
-        let user = try await passwordLogin(&request, context: context)
+        let user = try await passwordLogin(&request, context: context, maximumBodyBytes: Self.maximumAndroidRegistrationBytes)
         guard let object = try? JSONSerialization.jsonObject(with: Data(Array(buffer: body))) as? [String: Any],
             let challenge = object["challenge"] as? String, let texts = object["chain"] as? [String],
             (2...10).contains(texts.count)
@@ -355,8 +355,9 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         let deviceID = "dev_" + Nonce.random()
         var attributes = AndroidAttestationRegistrar.attributes(verified)
         if let verdict { attributes.merge(AndroidAttestationRegistrar.attributes(verdict)) { $1 } }
-        if let batchGuard = android.batchGuard, let batch = attributes["attestation_batch"] {
-            switch try await batchGuard.admit(batch: batch, deviceID: deviceID, now: now) {
+        if let batchGuard = android.batchGuard {
+            let batches = verified.issuers.map(AndroidAttestationRegistrar.batchName)
+            switch try await batchGuard.admit(batches: batches, key: keyID, now: now) {
             case .normal: break
             case .flagged(let count):
                 attributes["attestation_batch_flag"] = "flagged: \(count) devices of this batch in the window"
@@ -392,7 +393,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     /// The user a registration logs in as: checked when it carries `Authorization`, demanded when
     /// the configuration requires a login; `nil` otherwise. Checked before the challenge is spent.
-    private func passwordLogin(_ request: inout Request, context: Context) async throws -> PasswordLogin? {
+    private func passwordLogin(
+        _ request: inout Request,
+        context: Context,
+        maximumBodyBytes: Int = Self.maximumRegistrationBytes
+    ) async throws -> PasswordLogin? {
         let authorization = request.headers[values: .authorization]
         guard let login, !authorization.isEmpty || configuration.requirePasswordLogin else {
             if configuration.requirePasswordLogin {
@@ -405,7 +410,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             &request,
             context: context,
             route: PasswordRouteOptions(),
-            maximumBodyBytes: Self.maximumRegistrationBytes,
+            maximumBodyBytes: maximumBodyBytes,
             now: clock()
         )
     }

@@ -17,8 +17,9 @@ struct AttestationStatusFetcher: Service {
     let interval: Duration
     let logger: Logger
 
-    /// Google's list is a few hundred kilobytes; this bounds what a wrong URL can make us read.
-    static let maximumBytes = 16 << 20
+    /// Google's list is a few hundred kilobytes; this bounds what a wrong URL can make us read (the
+    /// list's own parser takes no more).
+    static let maximumBytes = AttestationStatusList.maximumBytes
 
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {

@@ -139,8 +139,9 @@ extension GatewayConfiguration.AndroidAttestation {
             if status.refresh < (development ? 1 : 60) {
                 throw ConfigurationError.invalid("androidAttestation.statusList.refreshSeconds", "androidAttestation.statusList.refreshSeconds is at least 60")
             }
-            if status.maximumAge < status.refresh {
-                throw ConfigurationError.invalid("androidAttestation.statusList.maximumAgeSeconds", "androidAttestation.statusList.maximumAgeSeconds is at least refreshSeconds")
+            // Room for one failed fetch and its retry before the list counts as too old.
+            if status.maximumAge < 2 * status.refresh {
+                throw ConfigurationError.invalid("androidAttestation.statusList.maximumAgeSeconds", "androidAttestation.statusList.maximumAgeSeconds is at least twice refreshSeconds")
             }
         }
         if let age = playIntegrity?.maximumAgeSeconds, !(10...3600).contains(age) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
 import Foundation
+import Logging
 import ServiceLifecycle
 import SignetAndroid
 import SignetCore
@@ -49,6 +50,11 @@ struct AndroidAttestationFeature: GatewayFeature {
             }
         }
         self.status = status
+        if status == nil, !dependencies.configuration.development {
+            dependencies.logger.warning(
+                "androidAttestation has no statusList: attestations from keyboxes Google has revoked are taken (set statusList to fetch Google's list)"
+            )
+        }
         let batchGuard = settings.leakedKeys.map { leaked in
             AttestationBatchGuard(
                 store: dependencies.store,
