@@ -322,6 +322,7 @@ let package = Package(
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
                 "SignetSimulator", "SignetAppAttest", "SignetAndroid", "SignetTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Gateway decisions through its router, no socket (GatewayRouterTests).

@@ -99,52 +99,7 @@ public struct PlayIntegrityVerifier: Sendable {
                 }
             }),
             let verdict,
-            step("the token is at most \(Int(policy.maximumAge)) s old", {
-                guard let made = verdict.timestamp else { throw SignetError(.tokenInvalid, "the verdict has no timestampMillis") }
-                let age = now.timeIntervalSince(made)
-                // A minute of clock skew ahead; none behind beyond the age.
-                guard age <= policy.maximumAge, age >= -60 else {
-                    throw SignetError(.tokenExpired, "the integrity token was made \(Int(age)) s ago; at most \(Int(policy.maximumAge)) s is taken")
-                }
-            }),
-            step(nonce == nil ? "nonce (not checked)" : "the nonce is the server's", {
-                guard let nonce else { return }
-                let given = verdict.requestDetails?.nonce ?? verdict.requestDetails?.requestHash ?? ""
-                guard ConstantTime.equals(Array(given.utf8), Array(nonce.utf8)) else {
-                    throw SignetError(.attestationNonceMismatch, "the integrity token was requested for another nonce")
-                }
-            }),
-            step("the app is allowed", {
-                let app = verdict.appIntegrity
-                let package = app?.packageName ?? verdict.requestDetails?.requestPackageName
-                if !policy.packageNames.isEmpty, !policy.packageNames.contains(package ?? "") {
-                    throw SignetError(.appIDMismatch, "the token is for \(package ?? "no package"), not an allowed package")
-                }
-                if !policy.certificateDigests.isEmpty {
-                    let digests = (app?.certificateSha256Digest ?? []).compactMap { Base64.urlDecode($0) ?? Base64.decode($0) }
-                    guard digests.contains(where: policy.certificateDigests.contains) else {
-                        throw SignetError(.appIDMismatch, "the app is not signed with an allowed certificate")
-                    }
-                }
-            }),
-            step("the verdicts meet the policy", {
-                if policy.requireRecognizedApp, verdict.appIntegrity?.appRecognitionVerdict != "PLAY_RECOGNIZED" {
-                    throw SignetError(
-                        .integrityVerdictInsufficient,
-                        "Google Play does not recognise the app (\(verdict.appIntegrity?.appRecognitionVerdict ?? "no verdict"))"
-                    )
-                }
-                let level = verdict.deviceIntegrityLevel
-                guard let level, level >= policy.minimumDeviceIntegrity else {
-                    throw SignetError(
-                        .integrityVerdictInsufficient,
-                        "the device meets \(level?.label ?? "no integrity"); \(policy.minimumDeviceIntegrity.label) is required"
-                    )
-                }
-                if policy.requireLicensed, verdict.accountDetails?.appLicensingVerdict != "LICENSED" {
-                    throw SignetError(.integrityVerdictInsufficient, "the account has no licence for the app")
-                }
-            })
+            policy.checks(verdict, nonce: nonce, now: now).allSatisfy({ step($0.name, $0.run) })
         else {
             inspection.verdict = nil
             inspection.partialVerdict = verdict

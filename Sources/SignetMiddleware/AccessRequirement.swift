@@ -24,6 +24,9 @@ public enum AccessRequirement: Sendable, Hashable {
     /// A bearer token in place of a signature: a Signet app token, a Firebase App Check token, or
     /// either.
     case tokens(TokenAcceptance)
+    /// A signed request of any registered key together with a Play Integrity token whose nonce (or
+    /// request hash) is the SHA-256 of the request's signature base: a fresh verdict per request.
+    case playIntegrity
 
     /// Throws `trust_level_insufficient` when a key of this owner does not meet the requirement (a
     /// key without an owner counts as a shared secret). The verifier calls it as soon as the key is

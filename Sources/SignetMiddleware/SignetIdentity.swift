@@ -42,7 +42,9 @@ public struct SignetIdentity: Sendable, Hashable {
         self.appID = appID
     }
 
-    init(_ verified: VerifiedSignature) {
+    /// The client a verified signature names: its key, the key's owner and trust level, and what
+    /// the signature covered.
+    public init(_ verified: VerifiedSignature) {
         self.init(
             deviceID: verified.owner?.deviceID,
             keyID: verified.keyID,

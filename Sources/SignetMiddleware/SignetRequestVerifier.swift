@@ -61,13 +61,21 @@ public struct SignetRequestVerifier: Sendable {
         requirement: AccessRequirement = .verified,
         now: Date
     ) async throws -> SignetIdentity {
+        SignetIdentity(try await verifySignature(message: message, requirement: requirement, now: now))
+    }
+
+    /// ``verify(message:requirement:now:)``, returning all that verified (the signature base among
+    /// it, for checks bound to it).
+    public func verifySignature(
+        message: some HTTPMessageView,
+        requirement: AccessRequirement = .verified,
+        now: Date
+    ) async throws -> VerifiedSignature {
         do {
-            return SignetIdentity(
-                try await verifier.verify(message, now: now) { record in
-                    try requirement.authorize(record.owner)
-                    try riskLimit?.check(record.owner)
-                }
-            )
+            return try await verifier.verify(message, now: now) { record in
+                try requirement.authorize(record.owner)
+                try riskLimit?.check(record.owner)
+            }
         } catch let error as SignetError where error.code == .signatureInvalid {
             throw Self.namingTheURL(error, of: message)
         }

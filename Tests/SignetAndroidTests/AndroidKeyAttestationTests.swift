@@ -26,9 +26,21 @@ import X509
         }
     }
 
-    @Test func bothShippedRootsLoad() {
-        #expect(GoogleAttestationRoots.certificates.count == GoogleAttestationRoots.pem.count)
-        #expect(GoogleAttestationRoots.certificates.count == 2)
+    /// All five of Google's published roots load and sign themselves; the 2021, 2022 and EC ones are
+    /// those of the vectors (checked by openssl), the EC root by its published fingerprint.
+    @Test func everyPublishedRootIsShipped() throws {
+        let roots = GoogleAttestationRoots.certificates
+        #expect(roots.count == GoogleAttestationRoots.pem.count)
+        #expect(roots.count == 5)
+        for root in roots { #expect(root.publicKey.isValidSignature(root.signature, for: root), "\(root.subject)") }
+        let published = try AndroidVectors.chain("google-roots-2021-2022-2025.pem").map { try Certificate(derEncoded: $0) }
+        #expect(published.count == 3 && published.allSatisfy(roots.contains))
+        let ec = try #require(roots.first { P384.Signing.PublicKey($0.publicKey) != nil })
+        #expect(ec.subject.description.contains("Key Attestation CA1"))
+        var serializer = DER.Serializer()
+        try serializer.serialize(ec)
+        let fingerprint = SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02X", $0) }.joined(separator: ":")
+        #expect(fingerprint == "6D:9D:B4:CE:6C:5C:0B:29:31:66:D0:89:86:E0:57:74:A8:77:6C:EB:52:5D:9E:43:29:52:0D:E1:2B:A4:BC:C0")
     }
 
     @Test func aRealTEEChainVerifiesAtItsTimeWithItsChallenge() throws {

@@ -234,6 +234,7 @@ import X509
         try Data(google.pemRepresentation.utf8).write(to: signingFile)
         let harness = try await GatewayHarness.start {
             $0.androidAttestation?.playIntegrity = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
+            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
         }
         Cleanup.after {
             try await harness.stop()
@@ -287,5 +288,43 @@ import X509
         let basic = try await harness.challenge()
         let weak = try await register(basic, token: try await token(nonce: basic, device: ["MEETS_BASIC_INTEGRITY"]))
         #expect(weak.status == 403 && weak.reason == "integrity_verdict_insufficient", "\(weak.text)")
+
+        // A play-integrity route: the registered device signs, then asks Play for a verdict whose
+        // nonce is the SHA-256 of that signature's base, and sends both.
+        let device = AndroidGatewayTests.android()
+        let enrolment = try await harness.challenge()
+        var body: [String: Any] = ["challenge": enrolment, "chain": try device.attest(challenge: Array(enrolment.utf8)).map { Base64.encode($0) }]
+        body["integrityToken"] = try await token(nonce: enrolment)
+        let enrolled = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/android",
+            headers: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: body))
+        )
+        let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
+        func signed() throws -> (HTTPMessage, String) {
+            let message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(
+                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/42"),
+                created: Date(),
+                nonce: Nonce.random()
+            )
+            let parameters = try SignatureFields(message.fields).entries[0].parameters
+            let base = try SignatureBase(message: message, parameters: parameters).bytes
+            return (message, Base64.urlEncode(Array(SHA256.hash(data: base))))
+        }
+        var (purchase, digest) = try signed()
+        let unbound = try await GatewayHarness.send(purchase)
+        #expect(unbound.status == 401 && unbound.reason == "token_missing", "\(unbound.text)")
+        let bound = try await token(nonce: digest)
+        purchase.fields.append(name: "Signet-Integrity-Token", value: bound)
+        let bought = try await GatewayHarness.send(purchase)
+        #expect(bought.status == 200, "\(bought.text)")
+        #expect(AndroidGatewayTests.echo(bought)?.headers["signet-trust-level"] == "android-key-attestation")
+        #expect(AndroidGatewayTests.echo(bought)?.headers["signet-integrity-token"] == nil, "the token stays at the gateway")
+        // The same verdict on another request (another signature base) is refused.
+        (purchase, digest) = try signed()
+        purchase.fields.append(name: "Signet-Integrity-Token", value: bound)
+        let moved = try await GatewayHarness.send(purchase)
+        #expect(moved.status == 401 && moved.reason == "attestation_nonce_mismatch", "\(moved.text)")
     }
 }

@@ -192,7 +192,7 @@ import Testing
     @Test(arguments: [
         (
             "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\"}, {\"prefix\": \"/a\", \"access\": \"open\"}, {\"prefix\": \"/b\", \"access\": \"device_key\"}]}",
-            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, android-key-attestation, attested, app-token, firebase-app-check, app-token-or-firebase-app-check"
+            "routes[2].access: \"device_key\" is not one of open, verified, client-certificate, legacy-query-hmac, legacy-envelope, password, password-or-device, shared-secret, device-key, app-attest, android-key-attestation, attested, play-integrity, app-token, firebase-app-check, app-token-or-firebase-app-check"
         ),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),

@@ -20,6 +20,7 @@ enum RouteTableProbe {
             case .password: "password"
             case .passwordOrDevice: "password-or-device"
             case .tokens: "tokens"
+            case .playIntegrity: "play-integrity"
             }
         }
     }

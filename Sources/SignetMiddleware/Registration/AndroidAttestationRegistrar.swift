@@ -21,14 +21,41 @@ public struct AndroidAttestationRegistrar: Sendable {
 
     /// A Play Integrity verdict asked of a registration besides the key attestation.
     public struct PlayIntegrityCheck: Sendable {
-        public var verifier: PlayIntegrityVerifier
+        /// Classic tokens, decrypted and verified locally with the Play Console's keys.
+        public var classic: PlayIntegrityVerifier?
+        /// Standard tokens, decoded by Google's `decodeIntegrityToken` (the server's HTTP client).
+        public var standard: (@Sendable (_ token: String) async throws -> PlayIntegrityVerdict)?
+        /// What the verdict must say (a standard verdict is judged here; a classic one by `classic`).
+        public var policy: PlayIntegrityPolicy
         /// Every registration carries a token (`token_missing` otherwise); when false, one is
         /// checked when present.
         public var required: Bool
 
-        public init(verifier: PlayIntegrityVerifier, required: Bool) {
-            self.verifier = verifier
+        public init(
+            classic: PlayIntegrityVerifier?,
+            standard: (@Sendable (_ token: String) async throws -> PlayIntegrityVerdict)? = nil,
+            policy: PlayIntegrityPolicy,
+            required: Bool
+        ) {
+            self.classic = classic
+            self.standard = standard
+            self.policy = policy
             self.required = required
+        }
+
+        /// The verdict of `token` (`classic`, or `standard` when `standard` is true), judged with
+        /// `nonce` as the token's nonce (classic) or request hash (standard).
+        public func verdict(_ token: String, standard isStandard: Bool, nonce: String, now: Date) async throws -> PlayIntegrityVerdict {
+            if isStandard {
+                guard let standard else {
+                    throw SignetError(.tokenInvalid, "this server takes classic Play Integrity tokens only")
+                }
+                let verdict = try await standard(token)
+                try policy.judge(verdict, nonce: nonce, now: now)
+                return verdict
+            }
+            guard let classic else { throw SignetError(.tokenInvalid, "this server takes standard Play Integrity tokens only") }
+            return try classic.verify(token, nonce: nonce, now: now)
         }
     }
 

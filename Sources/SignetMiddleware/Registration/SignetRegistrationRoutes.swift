@@ -323,6 +323,12 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             (2...10).contains(texts.count)
         else { throw SignetError(.malformedMessage, "challenge and chain (2 to 10 base64 DER certificates, leaf first) are required") }
         let integrityToken = object["integrityToken"] as? String
+        let standardToken: Bool
+        switch object["integrityTokenType"] as? String {
+        case nil, "classic": standardToken = false
+        case "standard": standardToken = true
+        default: throw SignetError(.malformedMessage, "integrityTokenType is classic or standard")
+        }
         if let check = android.playIntegrity, check.required, integrityToken == nil {
             throw SignetError(.tokenMissing, "this server asks a Play Integrity token (integrityToken) of every Android registration")
         }
@@ -339,8 +345,9 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         try await consumeChallenge(challenge, now: now)
         let verified = try android.verifier.verify(chain: chain, challenge: Array(challenge.utf8), now: now, status: status)
         // The verdict is bound to this registration by its nonce: the challenge just consumed.
-        let verdict = try integrityToken.flatMap { token in
-            try android.playIntegrity.map { try $0.verifier.verify(token, nonce: challenge, now: now) }
+        var verdict: PlayIntegrityVerdict?
+        if let integrityToken, let check = android.playIntegrity {
+            verdict = try await check.verdict(integrityToken, standard: standardToken, nonce: challenge, now: now)
         }
         let key: VerificationKey
         do {

@@ -66,10 +66,13 @@ extension GatewayConfiguration {
         /// Play Integrity at registration: a classic token, requested by the app with the
         /// registration's challenge as nonce, verified locally with the Play Console's keys.
         public struct PlayIntegrity: Codable, Sendable {
-            /// File with the Play Console's decryption key (base64), readable by the gateway only.
-            public var decryptionKeyFile: String
-            /// File with the verification key: PEM, or the base64 the Play Console shows.
-            public var verificationKeyFile: String
+            /// Classic tokens: file with the Play Console's decryption key (base64), readable by the
+            /// gateway only.
+            public var decryptionKeyFile: String?
+            /// Classic tokens: file with the verification key: PEM, or the base64 the Play Console shows.
+            public var verificationKeyFile: String?
+            /// Standard tokens, decoded by Google; off when absent.
+            public var standard: Standard?
             /// Every Android registration carries a token: on when absent; off checks one when present.
             public var required: Bool?
             /// `basic`, `device` (the default) or `strong`.
@@ -81,9 +84,29 @@ extension GatewayConfiguration {
             /// How old a token may be; 300 when absent.
             public var maximumAgeSeconds: Int?
 
-            public init(decryptionKeyFile: String, verificationKeyFile: String) {
+            public init(decryptionKeyFile: String? = nil, verificationKeyFile: String? = nil, standard: Standard? = nil) {
                 self.decryptionKeyFile = decryptionKeyFile
                 self.verificationKeyFile = verificationKeyFile
+                self.standard = standard
+            }
+
+            /// Google's `decodeIntegrityToken`, called with the app's Google Cloud service account.
+            public struct Standard: Codable, Sendable {
+                /// The service account's JSON key file, readable by the gateway only.
+                public var serviceAccountFile: String
+                /// The package whose tokens are decoded (the API's path names it).
+                public var packageName: String
+                /// Google's endpoint by default; `{package}` stands for the package name.
+                public var decodeUrl: String?
+                /// The key file's `token_uri`, or Google's, by default.
+                public var tokenUrl: String?
+
+                public init(serviceAccountFile: String, packageName: String, decodeUrl: String? = nil, tokenUrl: String? = nil) {
+                    self.serviceAccountFile = serviceAccountFile
+                    self.packageName = packageName
+                    self.decodeUrl = decodeUrl
+                    self.tokenUrl = tokenUrl
+                }
             }
 
             public enum DeviceIntegrity: String, Sendable, ConfigurationChoice {
@@ -144,6 +167,21 @@ extension GatewayConfiguration.AndroidAttestation {
                 throw ConfigurationError.invalid("androidAttestation.statusList.maximumAgeSeconds", "androidAttestation.statusList.maximumAgeSeconds is at least twice refreshSeconds")
             }
         }
+        if let play = playIntegrity {
+            guard (play.decryptionKeyFile == nil) == (play.verificationKeyFile == nil) else {
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity", "androidAttestation.playIntegrity: classic tokens need decryptionKeyFile and verificationKeyFile")
+            }
+            guard play.decryptionKeyFile != nil || play.standard != nil else {
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity", "androidAttestation.playIntegrity takes classic tokens (decryptionKeyFile, verificationKeyFile), standard ones (standard), or both")
+            }
+            for (name, url) in [("decodeUrl", play.standard?.decodeUrl), ("tokenUrl", play.standard?.tokenUrl)] {
+                // The service account's access token travels there: plain HTTP only to this machine.
+                guard let url else { continue }
+                guard url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost") else {
+                    throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.\(name)", "androidAttestation.playIntegrity.standard.\(name) is https (plain http only to this machine)")
+                }
+            }
+        }
         if let age = playIntegrity?.maximumAgeSeconds, !(10...3600).contains(age) {
             throw ConfigurationError.invalid("androidAttestation.playIntegrity.maximumAgeSeconds", "androidAttestation.playIntegrity.maximumAgeSeconds is 10 to 3600")
         }
@@ -157,33 +195,41 @@ extension GatewayConfiguration.AndroidAttestation {
         }
     }
 
-    /// The Play Integrity verifier, with the keys read from their files.
-    func playIntegrityVerifier() throws -> PlayIntegrityVerifier? {
+    /// The verdict policy of Play Integrity, classic or standard.
+    func playIntegrityPolicy() -> PlayIntegrityPolicy? {
         guard let settings = playIntegrity else { return nil }
-        func read(_ file: String, _ key: String) throws -> String {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw ConfigurationError(.file, at: "androidAttestation.playIntegrity.\(key)", "cannot read \(file)")
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
         let level: PlayIntegrityPolicy.DeviceIntegrity =
             switch settings.minimumDeviceIntegrity ?? .device {
             case .basic: .basic
             case .device: .device
             case .strong: .strong
             }
+        return PlayIntegrityPolicy(
+            packageNames: Set(packageNames ?? []),
+            certificateDigests: Set((signingDigests ?? []).compactMap(Self.hexBytes)),
+            requireRecognizedApp: settings.requireRecognizedApp ?? true,
+            minimumDeviceIntegrity: level,
+            requireLicensed: settings.requireLicensed ?? false,
+            maximumAge: TimeInterval(settings.maximumAgeSeconds ?? 300)
+        )
+    }
+
+    /// The classic Play Integrity verifier, with the keys read from their files.
+    func playIntegrityVerifier() throws -> PlayIntegrityVerifier? {
+        guard let settings = playIntegrity, let decryptionKeyFile = settings.decryptionKeyFile,
+            let verificationKeyFile = settings.verificationKeyFile, let policy = playIntegrityPolicy()
+        else { return nil }
+        func read(_ file: String, _ key: String) throws -> String {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ConfigurationError(.file, at: "androidAttestation.playIntegrity.\(key)", "cannot read \(file)")
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
         do {
             return try PlayIntegrityVerifier(
-                decryptionKey: try read(settings.decryptionKeyFile, "decryptionKeyFile"),
-                verificationKey: try read(settings.verificationKeyFile, "verificationKeyFile"),
-                policy: PlayIntegrityPolicy(
-                    packageNames: Set(packageNames ?? []),
-                    certificateDigests: Set((signingDigests ?? []).compactMap(Self.hexBytes)),
-                    requireRecognizedApp: settings.requireRecognizedApp ?? true,
-                    minimumDeviceIntegrity: level,
-                    requireLicensed: settings.requireLicensed ?? false,
-                    maximumAge: TimeInterval(settings.maximumAgeSeconds ?? 300)
-                )
+                decryptionKey: try read(decryptionKeyFile, "decryptionKeyFile"),
+                verificationKey: try read(verificationKeyFile, "verificationKeyFile"),
+                policy: policy
             )
         } catch let error as SignetError {
             throw ConfigurationError.invalid("androidAttestation.playIntegrity", "androidAttestation.playIntegrity: \(error.reason)")

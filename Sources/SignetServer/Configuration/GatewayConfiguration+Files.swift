@@ -58,8 +58,9 @@ extension GatewayConfiguration {
             if let roots = android.rootsFile { mustRead(roots, "androidAttestation.rootsFile") }
             if let file = android.statusList?.file { mustRead(file, "androidAttestation.statusList.file") }
             if let play = android.playIntegrity {
-                mustRead(play.decryptionKeyFile, "the Play Integrity decryption key")
-                mustRead(play.verificationKeyFile, "the Play Integrity verification key")
+                if let file = play.decryptionKeyFile { mustRead(file, "the Play Integrity decryption key") }
+                if let file = play.verificationKeyFile { mustRead(file, "the Play Integrity verification key") }
+                if let standard = play.standard { mustRead(standard.serviceAccountFile, "the Play Integrity service account key") }
             }
         }
         if let appAttest {

@@ -40,6 +40,9 @@ extension GatewayConfiguration {
             /// A signature whose key has at least this trust level; `appAttest` and
             /// `androidKeyAttestation` ask for that platform's attestation, `attested` for either.
             case sharedSecret, deviceKey, appAttest, androidKeyAttestation, attested
+            /// A signature by any registered key and a Play Integrity token bound to it
+            /// (`androidAttestation.playIntegrity`).
+            case playIntegrity
             /// A Signet app token in `Signet-Token` (`tokens`), for `audience` (any of
             /// `tokens.audience` when `nil`).
             case appToken(audience: String?)
@@ -71,6 +74,7 @@ extension GatewayConfiguration {
                 case .appAttest: .appAttest
                 case .androidKeyAttestation: .androidKeyAttestation
                 case .attested: .attested
+                case .playIntegrity: .playIntegrity
                 case .appToken: .appToken
                 case .firebaseAppCheck: .firebaseAppCheck
                 case .appTokenOrFirebase: .appTokenOrFirebase
@@ -92,6 +96,8 @@ extension GatewayConfiguration {
                 case androidKeyAttestation = "android-key-attestation"
                 /// An attested device of either platform (App Attest or Android Key Attestation).
                 case attested
+                /// A signed request with a Play Integrity token bound to its signature.
+                case playIntegrity = "play-integrity"
                 case appToken = "app-token"
                 case firebaseAppCheck = "firebase-app-check"
                 case appTokenOrFirebase = "app-token-or-firebase-app-check"
@@ -134,6 +140,7 @@ extension GatewayConfiguration.Route {
         case .appAttest: .trustLevel(.appAttest)
         case .androidKeyAttestation: .trustLevel(.androidKeyAttestation)
         case .attested: .trustLevel(.attested)
+        case .playIntegrity: .playIntegrity
         case .appToken(let audience): .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: false, audience: audience))
         case .firebaseAppCheck(let consume):
             .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true, consumeFirebase: consume))
@@ -212,6 +219,7 @@ extension GatewayConfiguration.Route: Codable {
         case .appAttest: access = .appAttest
         case .androidKeyAttestation: access = .androidKeyAttestation
         case .attested: access = .attested
+        case .playIntegrity: access = .playIntegrity
         case .appToken: access = .appToken(audience: audience)
         case .firebaseAppCheck: access = .firebaseAppCheck(consumeTokens: consume)
         case .appTokenOrFirebase: access = .appTokenOrFirebase(audience: audience, consumeTokens: consume)

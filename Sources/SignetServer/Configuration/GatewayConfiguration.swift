@@ -182,6 +182,9 @@ public struct GatewayConfiguration: Codable, Sendable {
             }
         }
         if let ohttp { try ohttp.validate() }
+        if routes.contains(where: { $0.access == .playIntegrity }), androidAttestation?.playIntegrity == nil {
+            throw ConfigurationError.invalid("routes", "routes: play-integrity routes need androidAttestation.playIntegrity with its keys")
+        }
         if routes.contains(where: { $0.access == .legacyEnvelope }), legacyEnvelope == nil {
             throw ConfigurationError.invalid("routes", "routes: legacy-envelope routes need legacyEnvelope with its keys")
         }

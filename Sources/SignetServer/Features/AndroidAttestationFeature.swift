@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
 import Foundation
+import Hummingbird
 import Logging
 import ServiceLifecycle
 import SignetAndroid
@@ -15,7 +16,11 @@ import X509
 /// by trust level (`android-key-attestation`, or `attested` for either platform).
 struct AndroidAttestationFeature: GatewayFeature {
     let settings: GatewayConfiguration.AndroidAttestation
-    let registrar: AndroidAttestationRegistrar
+    /// What registration checks with, before the HTTP client (Play Integrity's standard tokens) is
+    /// known: ``registrar(httpClient:)`` completes it.
+    private let baseRegistrar: AndroidAttestationRegistrar
+    /// The service account key file's bytes, for standard Play Integrity tokens.
+    private let serviceAccount: [UInt8]?
     let roots: [Certificate]
     /// The revocation list as last fetched or read; `nil` when none is configured.
     let status: AttestationStatusCache?
@@ -64,13 +69,61 @@ struct AndroidAttestationFeature: GatewayFeature {
                 mode: leaked.mode == .enforce ? .enforce : .shadow
             )
         }
-        registrar = AndroidAttestationRegistrar(
+        baseRegistrar = AndroidAttestationRegistrar(
             verifier: AndroidKeyAttestationVerifier(policy: policy),
             statusList: { [status] in try status?.current() },
             batchGuard: batchGuard,
-            playIntegrity: try settings.playIntegrityVerifier().map {
-                AndroidAttestationRegistrar.PlayIntegrityCheck(verifier: $0, required: settings.playIntegrity?.required ?? true)
+            playIntegrity: try settings.playIntegrityPolicy().map { policy in
+                AndroidAttestationRegistrar.PlayIntegrityCheck(
+                    classic: try settings.playIntegrityVerifier(),
+                    policy: policy,
+                    required: settings.playIntegrity?.required ?? true
+                )
             }
+        )
+        serviceAccount = try settings.playIntegrity?.standard.map { standard in
+            guard let bytes = FileManager.default.contents(atPath: standard.serviceAccountFile) else {
+                throw ConfigurationError(.file, at: "androidAttestation.playIntegrity.standard.serviceAccountFile", "cannot read \(standard.serviceAccountFile)")
+            }
+            // Checked now: a wrong key file fails the start, not the first registration.
+            do {
+                _ = try PlayIntegrityDecoder.account(Array(bytes))
+            } catch let error as SignetError {
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.serviceAccountFile", "\(standard.serviceAccountFile): \(error.reason)")
+            }
+            return Array(bytes)
+        }
+    }
+
+    /// The registrar, with standard Play Integrity tokens decoded through `httpClient`.
+    func registrar(httpClient: HTTPClient) -> AndroidAttestationRegistrar {
+        var registrar = baseRegistrar
+        guard let standard = settings.playIntegrity?.standard, let serviceAccount else { return registrar }
+        do {
+            let decoder = try PlayIntegrityDecoder(
+                serviceAccountJSON: serviceAccount,
+                packageName: standard.packageName,
+                decodeURL: standard.decodeUrl,
+                tokenURL: standard.tokenUrl,
+                client: httpClient,
+                clock: dependencies.clock
+            )
+            registrar.playIntegrity?.standard = { try await decoder.decode($0) }
+        } catch {
+            // The key was checked at start; never silent.
+            dependencies.logger.error("standard Play Integrity tokens cannot be decoded", metadata: ["error": "\(error)"])
+        }
+        return registrar
+    }
+
+    /// `play-integrity` routes: a signature and a Play Integrity token bound to it.
+    func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
+        guard requirement == .playIntegrity, let check = registrar(httpClient: listener.httpClient).playIntegrity else { return nil }
+        return PlayIntegrityRouteMiddleware(
+            verifier: dependencies.requestVerifier,
+            check: check,
+            metrics: dependencies.metrics,
+            clock: dependencies.clock
         )
     }
 
@@ -91,8 +144,11 @@ struct AndroidAttestationFeature: GatewayFeature {
     var keys: [GatewayKeyInventory.Entry] {
         var keys = roots.map { GatewayKeyInventory.certificate("Android attestation root", $0) }
         if let play = settings.playIntegrity {
-            keys.append(.init(role: "Play Integrity decryption key", name: play.decryptionKeyFile, algorithm: "A256KW"))
-            keys.append(.init(role: "Play Integrity verification key", name: play.verificationKeyFile, algorithm: "ES256"))
+            if let file = play.decryptionKeyFile { keys.append(.init(role: "Play Integrity decryption key", name: file, algorithm: "A256KW")) }
+            if let file = play.verificationKeyFile { keys.append(.init(role: "Play Integrity verification key", name: file, algorithm: "ES256")) }
+            if let standard = play.standard {
+                keys.append(.init(role: "Play Integrity service account", name: standard.serviceAccountFile, algorithm: "RS256"))
+            }
         }
         return keys
     }

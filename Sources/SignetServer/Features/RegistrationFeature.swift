@@ -10,7 +10,7 @@ struct RegistrationFeature: GatewayFeature {
     /// The attestation verifiers of the platforms configured (``AppAttestFeature``).
     let attestationVerifier: AppAttestAttestationVerifier?
     /// Android Key Attestation (``AndroidAttestationFeature``).
-    let android: AndroidAttestationRegistrar?
+    let android: AndroidAttestationFeature?
     /// Issues client certificates at registration (``ClientCertificatesFeature``).
     let certificateIssuer: DeviceCertificateAuthority?
     /// Binds a device to the user whose password registered it (``PasswordsFeature``).
@@ -24,7 +24,7 @@ struct RegistrationFeature: GatewayFeature {
             metrics: d.metrics,
             keyCache: d.keyCache,
             attestationVerifier: attestationVerifier,
-            android: android,
+            android: android?.registrar(httpClient: listener.httpClient),
             certificateIssuer: certificateIssuer,
             login: login,
             admin: d.admin,

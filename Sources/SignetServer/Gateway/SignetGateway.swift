@@ -146,7 +146,7 @@ public struct SignetGateway: Sendable {
             RegistrationFeature(
                 dependencies: d,
                 attestationVerifier: attested?.attestationVerifier,
-                android: android?.registrar,
+                android: android,
                 certificateIssuer: certificates.deviceCA,
                 login: passwords?.login
             ),

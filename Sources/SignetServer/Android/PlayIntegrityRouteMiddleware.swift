@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SignetAndroid
+import SignetCore
+import SignetMiddleware
+
+/// What admits a request to a `play-integrity` route: the request's RFC 9421 signature by any
+/// registered key, then a Play Integrity token in `Signet-Integrity-Token` (classic, or standard
+/// with `Signet-Integrity-Token-Type: standard`) whose nonce — request hash, for a standard one —
+/// is the base64url SHA-256 of that signature's base. The verdict is thus for this request and no
+/// other: a token cannot be moved to another request, and the signature's nonce makes every base
+/// unique.
+///
+/// The app signs first (the client SDK gives the base), requests the token with its digest, then
+/// sends both. A verdict costs a call to Google from the app (classic) or from the gateway
+/// (standard) per request: meant for the few routes worth it (a purchase, a withdrawal).
+struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
+    typealias Input = Request
+    typealias Output = Response
+    typealias Context = SignetRequestContext
+
+    let verifier: SignetRequestVerifier
+    let check: AndroidAttestationRegistrar.PlayIntegrityCheck
+    let metrics: SignetMetrics
+    let clock: @Sendable () -> Date
+
+    static let tokenField = HTTPField.Name("Signet-Integrity-Token")!
+    static let typeField = HTTPField.Name("Signet-Integrity-Token-Type")!
+
+    /// The nonce a request's token must carry: base64url (no padding) of SHA-256 of the signature base.
+    static func nonce(forSignatureBase base: [UInt8]) -> String {
+        Base64.urlEncode(Array(SHA256.hash(data: base)))
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        var context = context
+        // Refused before any cryptography: a request without a token costs what an unsigned one does.
+        let tokens = request.headers[values: Self.tokenField]
+        guard let token = tokens.first else {
+            throw SignetError(.tokenMissing, "this route needs a Play Integrity token in Signet-Integrity-Token")
+        }
+        guard tokens.count == 1 else { throw SignetError(.malformedHeader, "Signet-Integrity-Token is given more than once") }
+        let standard: Bool
+        switch request.headers[values: Self.typeField] {
+        case [], ["classic"]: standard = false
+        case ["standard"]: standard = true
+        default: throw SignetError(.malformedHeader, "Signet-Integrity-Token-Type is classic or standard")
+        }
+        let now = clock()
+        let started = ContinuousClock.now
+        let message = try await verifier.message(for: &request, receivedTarget: context.signet.receivedTarget)
+        let verified = try await verifier.verifySignature(message: message, requirement: .verified, now: now)
+        _ = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
+        metrics.recordVerification(ContinuousClock.now - started)
+        let identity = SignetIdentity(verified)
+        metrics.recordAccepted(identity)
+        context.signet.identity = identity
+        context.signet.verifiedMessage = message
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import SignetCore
+import SignetServer
+import SignetSimulator
+import SignetTestSupport
+import Testing
+import _CryptoExtras
+
+/// Standard Play Integrity tokens at Android registration, decoded through a stand-in for Google
+/// (`play_integrity_google.py`) that checks the gateway's OAuth assertion with PyJWT as Google's
+/// token endpoint would: the verdict's request hash is the challenge; the access token is reused;
+/// a token Google does not decode, one for another challenge, and Google unreachable are refused.
+@Suite(.awaitsCleanups) struct PlayIntegrityStandardTests {
+    static let email = "signet-gateway@example-project.iam.gserviceaccount.com"
+
+    @Test func standardTokensAreDecodedByGoogleAndJudgedHere() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-play-std-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let account = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let publicFile = folder.appendingPathComponent("account.pub.pem")
+        try Data(account.publicKey.pemRepresentation.utf8).write(to: publicFile)
+        let google = try await PythonServer("play_integrity_google.py", ["serve", publicFile.path, Self.email])
+        let base = "http://127.0.0.1:\(google.port)"
+        let keyFile = folder.appendingPathComponent("service-account.json")
+        let key: [String: Any] = [
+            "type": "service_account", "client_email": Self.email, "private_key": account.pemRepresentation,
+            "token_uri": base + "/token",
+        ]
+        try JSONSerialization.data(withJSONObject: key).write(to: keyFile)
+        let harness = try await GatewayHarness.start {
+            $0.androidAttestation?.playIntegrity = .init(
+                standard: .init(
+                    serviceAccountFile: keyFile.path,
+                    packageName: "com.example.scores",
+                    decodeUrl: base + "/v1/{package}:decodeIntegrityToken"
+                )
+            )
+        }
+        Cleanup.after {
+            try await harness.stop()
+            if google.process.isRunning { google.stop() }
+            try? FileManager.default.removeItem(at: folder)
+        }
+        func verdict(requestHash: String, device: String = "MEETS_DEVICE_INTEGRITY") -> [String: Any] {
+            [
+                "requestDetails": [
+                    "requestPackageName": "com.example.scores", "requestHash": requestHash,
+                    "timestampMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
+                ],
+                "appIntegrity": [
+                    "appRecognitionVerdict": "PLAY_RECOGNIZED", "packageName": "com.example.scores",
+                    "certificateSha256Digest": [Base64.urlEncode(SimulatedAndroidDevice.developmentSigningDigest)],
+                ],
+                "deviceIntegrity": ["deviceRecognitionVerdict": [device]],
+                "accountDetails": ["appLicensingVerdict": "LICENSED"],
+            ]
+        }
+        func teach(_ verdicts: [String: Any]) async throws {
+            let answer = try await GatewayHarness.send(
+                method: "POST",
+                url: base + "/verdicts",
+                headers: [("Content-Type", "application/json")],
+                body: Array(try JSONSerialization.data(withJSONObject: verdicts))
+            )
+            #expect(answer.status == 200)
+        }
+        func register(_ challenge: String, token: String, type: String = "standard") async throws -> GatewayHarness.Answer {
+            let body: [String: Any] = [
+                "challenge": challenge,
+                "chain": try AndroidGatewayTests.android().attest(challenge: Array(challenge.utf8)).map { Base64.encode($0) },
+                "integrityToken": token, "integrityTokenType": type,
+            ]
+            return try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/devices/android",
+                headers: [("Content-Type", "application/json")],
+                body: Array(try JSONSerialization.data(withJSONObject: body))
+            )
+        }
+
+        let first = try await harness.challenge()
+        let second = try await harness.challenge()
+        try await teach(["std-1": verdict(requestHash: first), "std-2": verdict(requestHash: second), "std-old": verdict(requestHash: first)])
+        let accepted = try await register(first, token: "std-1")
+        #expect(accepted.status == 201, "\(accepted.text)")
+        #expect(try await register(second, token: "std-2").status == 201)
+        // One access token for both decodes: the gateway keeps it.
+        let stats = try await GatewayHarness.send(method: "GET", url: base + "/stats")
+        #expect(stats.json["tokens"] as? Int == 1 && stats.json["decodes"] as? Int == 2, "\(stats.text)")
+        #expect((stats.json["refused"] as? [String])?.isEmpty == true, "\(stats.text)")
+
+        // A verdict for another challenge; a token Google does not decode; a classic-only shape.
+        let third = try await harness.challenge()
+        let stolen = try await register(third, token: "std-old")
+        #expect(stolen.status == 401 && stolen.reason == "attestation_nonce_mismatch", "\(stolen.text)")
+        let unknown = try await register(try await harness.challenge(), token: "std-unknown")
+        #expect(unknown.status == 401 && unknown.reason == "token_invalid", "\(unknown.text)")
+        let classic = try await register(try await harness.challenge(), token: "a.b.c.d.e", type: "classic")
+        #expect(classic.reason == "token_invalid", "\(classic.text)")
+        let typo = try await register(try await harness.challenge(), token: "x", type: "standart")
+        #expect(typo.status == 400 && typo.reason == "malformed_message", "\(typo.text)")
+
+        // Google unreachable: 503, the service's fault, not the app's.
+        google.stop()
+        // (The decode waits out its 10 s timeout: what a slow Google costs a registration.)
+        let down = try await register(try await harness.challenge(), token: "std-4")
+        #expect(down.status == 503 && down.reason == "token_keys_unavailable", "\(down.text)")
+    }
+}
