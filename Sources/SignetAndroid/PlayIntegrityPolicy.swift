@@ -60,8 +60,11 @@ extension PlayIntegrityPolicy {
     /// (`attestation_nonce_mismatch`), app (`app_id_mismatch`), verdicts
     /// (`integrity_verdict_insufficient`).
     ///
-    /// - Parameter nonce: What the verdict's `nonce` (classic) or `requestHash` (standard) must be;
-    ///   unchecked when `nil`.
+    /// - Parameters:
+    ///   - verdict: The verdict, as Google signed or decoded it.
+    ///   - nonce: What the verdict's `nonce` (classic) or `requestHash` (standard) must be;
+    ///     unchecked when `nil`.
+    ///   - now: The verifier's time.
     public func checks(_ verdict: PlayIntegrityVerdict, nonce: String?, now: Date) -> [(name: String, run: () throws -> Void)] {
         [
             ("the token is at most \(Int(maximumAge)) s old", {
@@ -81,7 +84,8 @@ extension PlayIntegrityPolicy {
             }),
             ("the app is allowed", {
                 let app = verdict.appIntegrity
-                let package = app?.packageName ?? verdict.requestDetails?.requestPackageName
+                // Google vouches for appIntegrity's package; requestDetails' is what the caller said.
+                let package = app?.packageName
                 if !packageNames.isEmpty, !packageNames.contains(package ?? "") {
                     throw SignetError(.appIDMismatch, "the token is for \(package ?? "no package"), not an allowed package")
                 }

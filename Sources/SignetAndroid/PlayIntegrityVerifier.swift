@@ -30,6 +30,7 @@ public struct PlayIntegrityVerifier: Sendable {
     ///   - decryptionKey: The decryption key as the Play Console shows it: base64 of 32 bytes.
     ///   - verificationKey: The verification key: base64 of its X.509 SubjectPublicKeyInfo (as the
     ///     Play Console shows it), or PEM.
+    ///   - policy: What the verdict must say.
     /// - Throws: `invalid_key` for a key that is not one of those.
     public init(decryptionKey: String, verificationKey: String, policy: PlayIntegrityPolicy) throws {
         let trimmed = decryptionKey.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -127,6 +128,8 @@ public struct PlayIntegrityVerifier: Sendable {
         let plaintext: Data
         do {
             let contentKey = try AES.KeyWrap.unwrap(wrapped, using: decryptionKey)
+            // A256GCM's key is 256 bits (RFC 7518 §5.3).
+            guard contentKey.bitCount == 256 else { throw SignetError(.tokenInvalid, "the content key is not 256 bits") }
             let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: iv), ciphertext: ciphertext, tag: tag)
             // The protected header, as sent, is the additional data (RFC 7516 §5.1 step 14).
             plaintext = try AES.GCM.open(box, using: contentKey, authenticating: Array(parts[0].utf8))

@@ -23,7 +23,7 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
     }
 
     public let root: Certificate
-    /// The batch devices are made in unless given another (``issueBatch(now:)``).
+    /// The batch devices are made in unless given another (``issueBatch(under:now:)``).
     public let batch: Batch
     private let rootKey: P256.Signing.PrivateKey
 

@@ -4,9 +4,10 @@
 with PyJWT as Google's OAuth server would: the JWT-bearer grant (RFC 7523) with an RS256 assertion
 from the service account, then decodeIntegrityToken with the access token it issued.
 
-  play_integrity_google.py serve SERVICE_ACCOUNT_PUBLIC.pem CLIENT_EMAIL
+  play_integrity_google.py serve SERVICE_ACCOUNT_PUBLIC.pem CLIENT_EMAIL PACKAGE
       prints its port; POST /verdicts {"token": verdict, ...} registers what tokens decode to;
-      GET /stats says how many access tokens and decodes it served.
+      POST /revoke-access revokes the access tokens issued; GET /stats says how many access tokens
+      and decodes it served.
 """
 import json
 import secrets
@@ -20,7 +21,7 @@ import jwt
 SCOPE = "https://www.googleapis.com/auth/playintegrity"
 
 
-def serve(public_key_file, email):
+def serve(public_key_file, email, package):
     public_key = open(public_key_file).read()
     state = {"verdicts": {}, "access": set(), "tokens": 0, "decodes": 0, "refused": []}
     lock = threading.Lock()
@@ -69,11 +70,16 @@ def serve(public_key_file, email):
                     state["access"].add(access)
                     state["tokens"] += 1
                 return self.answer(200, {"access_token": access, "expires_in": 3599, "token_type": "Bearer"})
+            if self.path == "/revoke-access":
+                # Google revoking the access tokens it issued: the next decode answers 401.
+                with lock:
+                    state["access"].clear()
+                return self.answer(200, {})
             if self.path == "/verdicts":
                 with lock:
                     state["verdicts"].update(json.loads(raw))
                 return self.answer(200, {})
-            if self.path.startswith("/v1/") and self.path.endswith(":decodeIntegrityToken"):
+            if self.path == f"/v1/{package}:decodeIntegrityToken":
                 bearer = self.headers.get("Authorization", "")
                 with lock:
                     known = bearer.startswith("Bearer ") and bearer[7:] in state["access"]
@@ -94,4 +100,4 @@ def serve(public_key_file, email):
 
 
 if __name__ == "__main__":
-    serve(sys.argv[2], sys.argv[3])
+    serve(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -117,8 +117,8 @@ import Testing
         let forged = try await Self.token(forger, Self.verdict())
         #expect(Self.code { _ = try verifier.verify(forged, nonce: "challenge-1", now: now) } == .tokenInvalid)
         // Algorithms other than Google's: refused before anything is trusted.
-        let hs = try await Self.token(keys, Self.verdict(), options: ["--enc", "A128GCM"])
-        #expect(Self.code { _ = try verifier.verify(hs, nonce: "challenge-1", now: now) } == .tokenInvalid)
+        let a128 = try await Self.token(keys, Self.verdict(), options: ["--enc", "A128GCM"])
+        #expect(Self.code { _ = try verifier.verify(a128, nonce: "challenge-1", now: now) } == .tokenInvalid)
         // Old, for another nonce, for another package, from an unrecognised app or a device below the bar.
         #expect(Self.code { _ = try verifier.verify(good, nonce: "challenge-1", now: Self.made.addingTimeInterval(301)) } == .tokenExpired)
         #expect(Self.code { _ = try verifier.verify(good, nonce: "challenge-2", now: now) } == .attestationNonceMismatch)
@@ -146,4 +146,58 @@ import Testing
         #expect(Self.code { _ = try PlayIntegrityVerifier(decryptionKey: "c2hvcnQ=", verificationKey: Keys().verificationBase64, policy: Self.policy) } == .invalidKey)
         #expect(Self.code { _ = try PlayIntegrityVerifier(decryptionKey: Keys().decryptionBase64, verificationKey: "bm90IGEga2V5", policy: Self.policy) } == .invalidKey)
     }
+
+    /// Tokens a JOSE library would not make, built here byte by byte: each refused before anything
+    /// in them is trusted, or by the verdict check that applies.
+    @Test func handMadeTokensAreRefused() throws {
+        let keys = Keys()
+        let verifier = try Self.verifier(keys)
+        let now = Self.made.addingTimeInterval(10)
+        func jws(header: String = #"{"alg":"ES256"}"#, _ verdict: [String: Any], signedWith key: P256.Signing.PrivateKey? = nil) throws -> String {
+            let input = Base64.urlEncode(Array(header.utf8)) + "." + Base64.urlEncode(Array(try JSONSerialization.data(withJSONObject: verdict)))
+            let signature = try (key ?? keys.signing).signature(for: Array(input.utf8)).rawRepresentation
+            return input + "." + Base64.urlEncode(Array(signature))
+        }
+        func jwe(_ content: String, header: String = #"{"alg":"A256KW","enc":"A256GCM"}"#, contentKey: SymmetricKey = SymmetricKey(size: .bits256)) throws -> String {
+            let protected = Base64.urlEncode(Array(header.utf8))
+            let wrapped = try AES.KeyWrap.wrap(contentKey, using: keys.decryption)
+            let sealed = try AES.GCM.seal(Array(content.utf8), using: contentKey, nonce: AES.GCM.Nonce(), authenticating: Array(protected.utf8))
+            return [protected, Base64.urlEncode(Array(wrapped)), Base64.urlEncode(Array(sealed.nonce)), Base64.urlEncode(Array(sealed.ciphertext)), Base64.urlEncode(Array(sealed.tag))]
+                .joined(separator: ".")
+        }
+        func code(_ token: String) -> SignetError.Code? { Self.code { _ = try verifier.verify(token, nonce: "challenge-1", now: now) } }
+
+        // The hand-made path itself is sound: a well-formed one verifies.
+        #expect(code(try jwe(try jws(Self.verdict()))) == nil)
+        // JWE headers: compression, critical extensions, another key wrap; a 128-bit content key.
+        #expect(code(try jwe(try jws(Self.verdict()), header: #"{"alg":"A256KW","enc":"A256GCM","zip":"DEF"}"#)) == .tokenInvalid)
+        #expect(code(try jwe(try jws(Self.verdict()), header: #"{"alg":"A256KW","enc":"A256GCM","crit":["x"],"x":1}"#)) == .tokenInvalid)
+        #expect(code(try jwe(try jws(Self.verdict()), header: #"{"alg":"dir","enc":"A256GCM"}"#)) == .tokenInvalid)
+        #expect(code(try jwe(try jws(Self.verdict()), contentKey: SymmetricKey(size: .bits128))) == .tokenInvalid)
+        // JWS: unsigned, HMAC'd with a guessable key, ES384, signed by another key, critical headers.
+        let payload = Base64.urlEncode(Array(try JSONSerialization.data(withJSONObject: Self.verdict())))
+        #expect(code(try jwe(Base64.urlEncode(Array(#"{"alg":"none"}"#.utf8)) + "." + payload + ".")) == .tokenInvalid)
+        let hs = Base64.urlEncode(Array(#"{"alg":"HS256"}"#.utf8)) + "." + payload
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(hs.utf8), using: keys.decryption)
+        #expect(code(try jwe(hs + "." + Base64.urlEncode(Array(mac)))) == .tokenInvalid)
+        #expect(code(try jwe(try jws(header: #"{"alg":"ES384"}"#, Self.verdict()))) == .tokenInvalid)
+        #expect(code(try jwe(try jws(Self.verdict(), signedWith: P256.Signing.PrivateKey()))) == .tokenInvalid)
+        #expect(code(try jwe(try jws(header: #"{"alg":"ES256","crit":["b64"],"b64":false}"#, Self.verdict()))) == .tokenInvalid)
+        // Verdicts: no time; only virtual integrity; no signing digest; the package named only by the caller.
+        var untimed = Self.verdict()
+        untimed["requestDetails"] = ["requestPackageName": "com.example.scores", "nonce": "challenge-1"]
+        #expect(code(try jwe(try jws(untimed))) == .tokenInvalid)
+        #expect(code(try jwe(try jws(Self.verdict(device: ["MEETS_VIRTUAL_INTEGRITY"])))) == .integrityVerdictInsufficient)
+        var undigested = Self.verdict()
+        undigested["appIntegrity"] = ["appRecognitionVerdict": "PLAY_RECOGNIZED", "packageName": "com.example.scores", "certificateSha256Digest": [String]()]
+        #expect(code(try jwe(try jws(undigested))) == .appIDMismatch)
+        var claimed = Self.verdict()
+        claimed["appIntegrity"] = ["appRecognitionVerdict": "PLAY_RECOGNIZED", "certificateSha256Digest": [Base64.urlEncode(Self.digest)]]
+        #expect(code(try jwe(try jws(claimed))) == .appIDMismatch)
+        // A standard verdict's requestHash stands where a classic one's nonce does.
+        var standard = Self.verdict()
+        standard["requestDetails"] = ["requestPackageName": "com.example.scores", "requestHash": "challenge-1", "timestampMillis": "1764000000000"]
+        #expect(code(try jwe(try jws(standard))) == nil)
+    }
 }
+

@@ -321,6 +321,13 @@ import X509
         #expect(bought.status == 200, "\(bought.text)")
         #expect(AndroidGatewayTests.echo(bought)?.headers["signet-trust-level"] == "android-key-attestation")
         #expect(AndroidGatewayTests.echo(bought)?.headers["signet-integrity-token"] == nil, "the token stays at the gateway")
+        // The same request again (its nonce claimed), and a second token field.
+        let replayed = try await GatewayHarness.send(purchase)
+        #expect(replayed.reason == "nonce_replayed", "\(replayed.text)")
+        var doubled = try signed().0
+        doubled.fields.append(name: "Signet-Integrity-Token", value: bound)
+        doubled.fields.append(name: "Signet-Integrity-Token", value: bound)
+        #expect(try await GatewayHarness.send(doubled).reason == "malformed_header")
         // The same verdict on another request (another signature base) is refused.
         (purchase, digest) = try signed()
         purchase.fields.append(name: "Signet-Integrity-Token", value: bound)

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import NIOCore
+import NIOHTTP1
 import SignetCore
 import SignetServer
 import SignetSimulator
@@ -23,7 +24,7 @@ import _CryptoExtras
         let account = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let publicFile = folder.appendingPathComponent("account.pub.pem")
         try Data(account.publicKey.pemRepresentation.utf8).write(to: publicFile)
-        let google = try await PythonServer("play_integrity_google.py", ["serve", publicFile.path, Self.email])
+        let google = try await PythonServer("play_integrity_google.py", ["serve", publicFile.path, Self.email, "com.example.scores"])
         let base = "http://127.0.0.1:\(google.port)"
         let keyFile = folder.appendingPathComponent("service-account.json")
         let key: [String: Any] = [
@@ -93,7 +94,17 @@ import _CryptoExtras
         #expect(stats.json["tokens"] as? Int == 1 && stats.json["decodes"] as? Int == 2, "\(stats.text)")
         #expect((stats.json["refused"] as? [String])?.isEmpty == true, "\(stats.text)")
 
-        // A verdict for another challenge; a token Google does not decode; a classic-only shape.
+        // Google revokes the access token: the gateway takes a new one and decodes again.
+        _ = try await GatewayHarness.send(method: "POST", url: base + "/revoke-access", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        let after = try await harness.challenge()
+        try await teach(["std-after": verdict(requestHash: after)])
+        let renewed = try await register(after, token: "std-after")
+        #expect(renewed.status == 201, "\(renewed.text)")
+        let restats = try await GatewayHarness.send(method: "GET", url: base + "/stats")
+        #expect(restats.json["tokens"] as? Int == 2, "\(restats.text)")
+
+        // A verdict for another challenge; a token Google does not decode; a classic token where
+        // only standard ones are configured.
         let third = try await harness.challenge()
         let stolen = try await register(third, token: "std-old")
         #expect(stolen.status == 401 && stolen.reason == "attestation_nonce_mismatch", "\(stolen.text)")
@@ -106,8 +117,9 @@ import _CryptoExtras
 
         // Google unreachable: 503, the service's fault, not the app's.
         google.stop()
-        // (The decode waits out its 10 s timeout: what a slow Google costs a registration.)
+        // (Within the call's 10 s timeout: a connection kept from earlier calls is dead too.)
         let down = try await register(try await harness.challenge(), token: "std-4")
         #expect(down.status == 503 && down.reason == "token_keys_unavailable", "\(down.text)")
+        #expect(down.headers.first(name: "Retry-After") == "30")
     }
 }

@@ -63,34 +63,53 @@ final class PlayIntegrityDecoder: Sendable {
     }
 
     /// The verdict Google decoded from `token`. A token Google refuses is `token_invalid`; Google
-    /// unreachable or refusing the service account is `token_keys_unavailable` (503).
+    /// unreachable, or refusing the service account, is `token_keys_unavailable` (503). An access
+    /// token Google no longer takes (401) is replaced once and the call made again.
     func decode(_ token: String) async throws -> PlayIntegrityVerdict {
         guard token.utf8.count <= PlayIntegrityVerifier.maximumTokenBytes else {
             throw SignetError(.tokenInvalid, "the integrity token is longer than \(PlayIntegrityVerifier.maximumTokenBytes) bytes")
         }
         let access = try await accessToken()
+        let (status, body) = try await decodeCall(token, access: access)
+        guard status == 401 else { return try Self.verdict(status, body) }
+        // Revoked or expired early: forget it (unless another request already replaced it), once.
+        cached.withLock { if $0?.token == access { $0 = nil } }
+        let (retried, retriedBody) = try await decodeCall(token, access: try await accessToken())
+        if retried == 401 { throw Self.unavailable("Google Play refused the service account's access token", status: retried) }
+        return try Self.verdict(retried, retriedBody)
+    }
+
+    private func decodeCall(_ token: String, access: String) async throws -> (Int, [UInt8]) {
         var request = HTTPClientRequest(url: decodeURL)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(access)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["integrity_token": token])))
-        let (status, body) = try await send(request, what: "decodeIntegrityToken")
+        return try await send(request, what: "decodeIntegrityToken")
+    }
+
+    private static func verdict(_ status: Int, _ body: [UInt8]) throws -> PlayIntegrityVerdict {
         switch status {
         case 200:
             struct Answer: Decodable { let tokenPayloadExternal: PlayIntegrityVerdict }
             guard let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-                throw SignetError(.tokenKeysUnavailable, "decodeIntegrityToken answered without a verdict")
+                throw unavailable("decodeIntegrityToken answered without a verdict", status: status)
             }
             return answer.tokenPayloadExternal
-        case 400:
-            throw SignetError(.tokenInvalid, "Google Play did not decode the integrity token")
-        case 401, 403:
-            // A token refused with the next call's fresh access token is the account's, not the app's.
-            cached.withLock { $0 = nil }
-            throw SignetError(.tokenKeysUnavailable, "Google Play refused the service account (\(status))")
+        case 400, 403:
+            // 403: a token of another app or Cloud project, which this account may not decode — the
+            // token's fault, and no reason to doubt the access token.
+            throw SignetError(.tokenInvalid, "Google Play did not decode the integrity token for this app")
         default:
-            throw SignetError(.tokenKeysUnavailable, "decodeIntegrityToken answered \(status)")
+            throw unavailable("decodeIntegrityToken answered \(status)", status: status)
         }
+    }
+
+    /// 503 with a Retry-After: Google, not the app, is at fault.
+    static func unavailable(_ reason: String, status: Int?) -> SignetError {
+        var error = SignetError(.tokenKeysUnavailable, reason)
+        error.retryAfterSeconds = 30
+        return error
     }
 
     /// An access token, from the cache while it has a minute left.
@@ -108,7 +127,7 @@ final class PlayIntegrityDecoder: Sendable {
             let expires_in: Int?
         }
         guard status == 200, let answer = try? JSONDecoder().decode(Answer.self, from: Data(body)) else {
-            throw SignetError(.tokenKeysUnavailable, "the OAuth token endpoint refused the service account (\(status))")
+            throw Self.unavailable("the OAuth token endpoint refused the service account (\(status))", status: status)
         }
         let until = now.addingTimeInterval(TimeInterval(min(answer.expires_in ?? 3600, 3600)))
         cached.withLock { $0 = (answer.access_token, until) }
@@ -136,7 +155,7 @@ final class PlayIntegrityDecoder: Sendable {
         } catch let error as SignetError {
             throw error
         } catch {
-            throw SignetError(.tokenKeysUnavailable, "\(what) cannot be reached")
+            throw Self.unavailable("\(what) cannot be reached", status: nil)
         }
     }
 }

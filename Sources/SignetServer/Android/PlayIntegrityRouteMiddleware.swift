@@ -15,7 +15,8 @@ import SignetMiddleware
 /// unique.
 ///
 /// The app signs first (the client SDK gives the base), requests the token with its digest, then
-/// sends both. A verdict costs a call to Google from the app (classic) or from the gateway
+/// sends both. The signature must be a registered device's and carry a nonce (claimed before the
+/// token is judged: a refused token costs the app a new signature and a new token). A verdict costs a call to Google from the app (classic) or from the gateway
 /// (standard) per request: meant for the few routes worth it (a purchase, a withdrawal).
 struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
     typealias Input = Request
@@ -26,6 +27,8 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
     let check: AndroidAttestationRegistrar.PlayIntegrityCheck
     let metrics: SignetMetrics
     let clock: @Sendable () -> Date
+    /// Standard tokens decoded per key per minute.
+    let limiter: SourceRateLimiter
 
     static let tokenField = HTTPField.Name("Signet-Integrity-Token")!
     static let typeField = HTTPField.Name("Signet-Integrity-Token-Type")!
@@ -53,7 +56,16 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
         let now = clock()
         let started = ContinuousClock.now
         let message = try await verifier.message(for: &request, receivedTarget: context.signet.receivedTarget)
-        let verified = try await verifier.verifySignature(message: message, requirement: .verified, now: now)
+        // A registered device (not a shared secret), whose signature carries a nonce: the nonce is
+        // claimed once, so a base — and the verdict bound to it — is never accepted twice.
+        let verified = try await verifier.verifySignature(message: message, requirement: .trustLevel(.deviceKey), now: now)
+        guard verified.nonce != nil else {
+            throw SignetError(.nonceMissing, "a play-integrity route needs a signature with a nonce")
+        }
+        // A standard token costs a call to Google from the gateway, against a daily quota: bounded per key.
+        if standard {
+            try limiter.admit(verified.keyID, now: now, refusing: "too many Play Integrity decodes for this key")
+        }
         _ = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
         metrics.recordVerification(ContinuousClock.now - started)
         let identity = SignetIdentity(verified)

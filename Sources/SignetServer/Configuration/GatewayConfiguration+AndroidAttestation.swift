@@ -155,7 +155,7 @@ extension GatewayConfiguration.AndroidAttestation {
             if status.url != nil, status.file != nil {
                 throw ConfigurationError.invalid("androidAttestation.statusList", "androidAttestation.statusList takes url or file, not both")
             }
-            if let url = status.url, !(url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost")) {
+            if let url = status.url, !Self.isSecureOrLocal(url) {
                 throw ConfigurationError.invalid("androidAttestation.statusList.url", "androidAttestation.statusList.url is https (plain http only to this machine)")
             }
             // Every instance fetches Google's list: not more than once a minute (development: tests).
@@ -176,10 +176,15 @@ extension GatewayConfiguration.AndroidAttestation {
             }
             for (name, url) in [("decodeUrl", play.standard?.decodeUrl), ("tokenUrl", play.standard?.tokenUrl)] {
                 // The service account's access token travels there: plain HTTP only to this machine.
-                guard let url else { continue }
-                guard url.hasPrefix("https://") || url.hasPrefix("http://127.0.0.1") || url.hasPrefix("http://localhost") else {
-                    throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.\(name)", "androidAttestation.playIntegrity.standard.\(name) is https (plain http only to this machine)")
-                }
+                guard let url, !Self.isSecureOrLocal(url) else { continue }
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.\(name)", "androidAttestation.playIntegrity.standard.\(name) is https (plain http only to this machine)")
+            }
+            if let package = play.standard?.packageName,
+                package.isEmpty || !package.utf8.allSatisfy({ byte in
+                    (0x30...0x39).contains(byte) || (0x61...0x7A).contains(byte | 0x20) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+                })
+            {
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.packageName", "androidAttestation.playIntegrity.standard.packageName is an Android package name (letters, digits, . and _)")
             }
         }
         if let age = playIntegrity?.maximumAgeSeconds, !(10...3600).contains(age) {
@@ -204,8 +209,10 @@ extension GatewayConfiguration.AndroidAttestation {
             case .device: .device
             case .strong: .strong
             }
+        // The package standard tokens are decoded for is the one their verdicts must name.
+        let packages = packageNames ?? settings.standard.map { [$0.packageName] } ?? []
         return PlayIntegrityPolicy(
-            packageNames: Set(packageNames ?? []),
+            packageNames: Set(packages),
             certificateDigests: Set((signingDigests ?? []).compactMap(Self.hexBytes)),
             requireRecognizedApp: settings.requireRecognizedApp ?? true,
             minimumDeviceIntegrity: level,
@@ -256,6 +263,15 @@ extension GatewayConfiguration.AndroidAttestation {
             minimumOSPatchLevel: minimumPatchLevel,
             allowSoftware: allowSoftware ?? false
         )
+    }
+
+    /// An https URL, or plain http to this machine (by its host exactly: `localhost.example` is not).
+    static func isSecureOrLocal(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased(), url.user == nil else {
+            return false
+        }
+        if scheme == "https" { return true }
+        return scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {

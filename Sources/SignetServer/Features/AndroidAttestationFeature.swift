@@ -87,7 +87,10 @@ struct AndroidAttestationFeature: GatewayFeature {
             }
             // Checked now: a wrong key file fails the start, not the first registration.
             do {
-                _ = try PlayIntegrityDecoder.account(Array(bytes))
+                let (account, _) = try PlayIntegrityDecoder.account(Array(bytes))
+                if standard.tokenUrl == nil, let uri = account.token_uri, !GatewayConfiguration.AndroidAttestation.isSecureOrLocal(uri) {
+                    throw SignetError(.invalidKey, "its token_uri is not https")
+                }
             } catch let error as SignetError {
                 throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.serviceAccountFile", "\(standard.serviceAccountFile): \(error.reason)")
             }
@@ -116,6 +119,9 @@ struct AndroidAttestationFeature: GatewayFeature {
         return registrar
     }
 
+    /// Standard tokens a key may have decoded on `play-integrity` routes per minute.
+    static let standardDecodesPerKeyPerMinute = 10
+
     /// `play-integrity` routes: a signature and a Play Integrity token bound to it.
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard requirement == .playIntegrity, let check = registrar(httpClient: listener.httpClient).playIntegrity else { return nil }
@@ -123,7 +129,8 @@ struct AndroidAttestationFeature: GatewayFeature {
             verifier: dependencies.requestVerifier,
             check: check,
             metrics: dependencies.metrics,
-            clock: dependencies.clock
+            clock: dependencies.clock,
+            limiter: SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute)
         )
     }
 
