@@ -33,7 +33,7 @@ public struct AndroidKeyAttestationVerifier: Sendable {
         -> VerifiedAndroidAttestation
     {
         let inspection = inspect(chain: chain, challenge: challenge, now: now, status: status)
-        if let failure = inspection.steps.lazy.compactMap(\.error).first { throw failure }
+        if let failure = inspection.steps.firstRefusal { throw failure }
         guard let verified = inspection.verified else {
             throw SignetError(.attestationChainInvalid, "the attestation did not verify")
         }
@@ -46,16 +46,9 @@ public struct AndroidKeyAttestationVerifier: Sendable {
     {
         var inspection = AndroidAttestationInspection()
         func step(_ name: String, _ body: () throws -> Void) -> Bool {
-            do {
-                try body()
-                inspection.steps.append(.init(name: name, error: nil))
-                return true
-            } catch let error as SignetError {
-                inspection.steps.append(.init(name: name, error: error))
-            } catch {
-                inspection.steps.append(.init(name: name, error: SignetError(.attestationChainInvalid, "\(error)")))
-            }
-            return false
+            let step = InspectionStep.run(name, refusing: .attestationChainInvalid, body)
+            inspection.steps.append(step)
+            return step.error == nil
         }
         guard
             step("the certificates parse", {
@@ -236,11 +229,7 @@ extension AndroidKeyAttestationVerifier {
 
 /// Every step of a key attestation check, passed or not, and what was read.
 public struct AndroidAttestationInspection: Sendable {
-    public struct Step: Sendable {
-        public var name: String
-        /// `nil` when the step passed.
-        public var error: SignetError?
-    }
+    public typealias Step = InspectionStep
 
     public var steps: [Step] = []
     public var certificates: [Certificate] = []

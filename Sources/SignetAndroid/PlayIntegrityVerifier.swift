@@ -67,7 +67,7 @@ public struct PlayIntegrityVerifier: Sendable {
     ///   - now: The verifier's time.
     public func verify(_ token: String, nonce: String?, now: Date) throws -> PlayIntegrityVerdict {
         let inspection = inspect(token, nonce: nonce, now: now)
-        if let failure = inspection.steps.lazy.compactMap(\.error).first { throw failure }
+        if let failure = inspection.steps.firstRefusal { throw failure }
         guard let verdict = inspection.verdict else { throw SignetError(.tokenInvalid, "the integrity token did not verify") }
         return verdict
     }
@@ -76,16 +76,9 @@ public struct PlayIntegrityVerifier: Sendable {
     public func inspect(_ token: String, nonce: String?, now: Date) -> PlayIntegrityInspection {
         var inspection = PlayIntegrityInspection()
         func step(_ name: String, _ body: () throws -> Void) -> Bool {
-            do {
-                try body()
-                inspection.steps.append(.init(name: name, error: nil))
-                return true
-            } catch let error as SignetError {
-                inspection.steps.append(.init(name: name, error: error))
-            } catch {
-                inspection.steps.append(.init(name: name, error: SignetError(.tokenInvalid, "\(error)")))
-            }
-            return false
+            let step = InspectionStep.run(name, refusing: .tokenInvalid, body)
+            inspection.steps.append(step)
+            return step.error == nil
         }
         var jws = ""
         var verdict: PlayIntegrityVerdict?
@@ -170,11 +163,7 @@ public struct PlayIntegrityVerifier: Sendable {
 
 /// Every step of a Play Integrity check, passed or not, and the verdict.
 public struct PlayIntegrityInspection: Sendable {
-    public struct Step: Sendable {
-        public var name: String
-        /// `nil` when the step passed.
-        public var error: SignetError?
-    }
+    public typealias Step = InspectionStep
 
     public var steps: [Step] = []
     /// Set only when every step passed.

@@ -37,14 +37,7 @@ public struct AppAttestAttestationVerifier: Sendable {
     {
         var report = AttestationInspection()
         func step(_ name: String, _ body: () throws -> Void) {
-            do {
-                try body()
-                report.steps.append(.init(name: name, error: nil))
-            } catch let error as SignetError {
-                report.steps.append(.init(name: name, error: error))
-            } catch {
-                report.steps.append(.init(name: name, error: SignetError(.malformedCBOR, "\(error)")))
-            }
+            report.steps.append(.run(name, refusing: .malformedCBOR, body))
         }
 
         var object = CBORValue.null

@@ -7,11 +7,7 @@ import SwiftASN1
 
 /// Every step of an attestation check, passed or not, and what was decoded on the way.
 public struct AttestationInspection: Sendable {
-    public struct Step: Sendable {
-        public var name: String
-        /// `nil` when the step passed.
-        public var error: SignetError?
-    }
+    public typealias Step = InspectionStep
 
     public var steps: [Step] = []
     public var certificates: [Certificate] = []

@@ -114,7 +114,7 @@ struct InspectAttestation: AsyncParsableCommand {
             )
         }
         guard let verified = inspection.verified else {
-            print("invalid: \(inspection.steps.compactMap(\.error).first?.code.rawValue ?? "unknown")")
+            print("invalid: \(inspection.steps.firstRefusal?.code.rawValue ?? "unknown")")
             throw ExitCode(1)
         }
         print("valid: keyId \(verified.keyID), \(verified.environment.rawValue), \(verified.appID)")

@@ -93,7 +93,7 @@ struct InspectKeyAttestation: AsyncParsableCommand {
             print("\(step.error == nil ? "pass" : "FAIL") \(step.name)\(step.error.map { ": \($0.code) (\($0.reason))" } ?? "")")
         }
         guard let verified = inspection.verified, inspection.passed else {
-            print("invalid: \(inspection.steps.compactMap(\.error).first?.code.rawValue ?? "unknown")")
+            print("invalid: \(inspection.steps.firstRefusal?.code.rawValue ?? "unknown")")
             throw ExitCode(1)
         }
         print("valid: \(verified.securityLevel) key, \(verified.packageNames.joined(separator: ", "))")

@@ -82,7 +82,7 @@ struct InspectPlayIntegrity: AsyncParsableCommand {
             print("\(step.error == nil ? "pass" : "FAIL") \(step.name)\(step.error.map { ": \($0.code) (\($0.reason))" } ?? "")")
         }
         guard let verdict = inspection.verdict, inspection.passed else {
-            print("invalid: \(inspection.steps.compactMap(\.error).first?.code.rawValue ?? "unknown")")
+            print("invalid: \(inspection.steps.firstRefusal?.code.rawValue ?? "unknown")")
             throw ExitCode(1)
         }
         print("valid: \(verdict.appIntegrity?.packageName ?? "-"), \(verdict.deviceIntegrityLevel?.label ?? "-")")

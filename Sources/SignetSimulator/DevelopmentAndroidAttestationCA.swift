@@ -34,20 +34,14 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
             OrganizationName("Signet")
         }
         self.rootKey = rootKey
-        self.root = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(rootKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-86_400),
-            notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            issuer: rootName,
+        self.root = try DevelopmentCertificate.authority(
             subject: rootName,
+            issuer: rootName,
+            publicKey: .init(rootKey.publicKey),
+            issuerKey: .init(rootKey),
             signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(rootKey)
+            now: now,
+            years: 20
         )
         self.batch = try Self.batch(rootName: rootName, rootKey: rootKey, now: now)
     }
@@ -67,20 +61,14 @@ public struct DevelopmentAndroidAttestationCA: Sendable {
             CommonName("Signet Simulator Android Batch \(Nonce.random())")
             OrganizationName("Signet")
         }
-        let certificate = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-86_400),
-            notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
-            issuer: rootName,
+        let certificate = try DevelopmentCertificate.authority(
             subject: name,
+            issuer: rootName,
+            publicKey: .init(key.publicKey),
+            issuerKey: .init(rootKey),
             signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(rootKey)
+            now: now,
+            years: 10
         )
         return Batch(certificate: certificate, key: key, parents: [])
     }

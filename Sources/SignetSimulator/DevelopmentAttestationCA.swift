@@ -69,35 +69,24 @@ public struct DevelopmentAttestationCA: Sendable {
             CommonName("Signet Simulator App Attestation CA 1")
             OrganizationName("Signet")
         }
-        root = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(rootKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-86_400),
-            notValidAfter: now.addingTimeInterval(20 * 365 * 86_400),
-            issuer: rootName,
+        root = try DevelopmentCertificate.authority(
             subject: rootName,
-            signatureAlgorithm: .ecdsaWithSHA384,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(rootKey)
-        )
-        intermediate = try Certificate(
-            version: .v3,
-            serialNumber: .init(),
-            publicKey: .init(intermediateKey.publicKey),
-            notValidBefore: now.addingTimeInterval(-86_400),
-            notValidAfter: now.addingTimeInterval(10 * 365 * 86_400),
             issuer: rootName,
-            subject: intermediateName,
+            publicKey: .init(rootKey.publicKey),
+            issuerKey: .init(rootKey),
             signatureAlgorithm: .ecdsaWithSHA384,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true))
-            },
-            issuerPrivateKey: .init(rootKey)
+            now: now,
+            years: 20
+        )
+        intermediate = try DevelopmentCertificate.authority(
+            subject: intermediateName,
+            issuer: rootName,
+            publicKey: .init(intermediateKey.publicKey),
+            issuerKey: .init(rootKey),
+            signatureAlgorithm: .ecdsaWithSHA384,
+            now: now,
+            years: 10,
+            maxPathLength: 0
         )
         receiptSigner = try DevelopmentReceiptSigner(
             rootName: rootName,

@@ -259,17 +259,7 @@ import X509
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         func register(_ challenge: String, token: String?) async throws -> GatewayHarness.Answer {
-            var body: [String: Any] = [
-                "challenge": challenge,
-                "chain": try AndroidGatewayTests.android().attest(challenge: Array(challenge.utf8)).map { Base64.encode($0) },
-            ]
-            body["integrityToken"] = token
-            return try await GatewayHarness.send(
-                method: "POST",
-                url: harness.base + "/signet/v1/devices/android",
-                headers: [("Content-Type", "application/json")],
-                body: Array(try JSONSerialization.data(withJSONObject: body))
-            )
+            try await harness.attestAndroid(AndroidGatewayTests.android(), challenge: challenge, integrityToken: token)
         }
         let challenge = try await harness.challenge()
         let registered = try await register(challenge, token: try await token(nonce: challenge))
@@ -293,14 +283,7 @@ import X509
         // nonce is the SHA-256 of that signature's base, and sends both.
         let device = AndroidGatewayTests.android()
         let enrolment = try await harness.challenge()
-        var body: [String: Any] = ["challenge": enrolment, "chain": try device.attest(challenge: Array(enrolment.utf8)).map { Base64.encode($0) }]
-        body["integrityToken"] = try await token(nonce: enrolment)
-        let enrolled = try await GatewayHarness.send(
-            method: "POST",
-            url: harness.base + "/signet/v1/devices/android",
-            headers: [("Content-Type", "application/json")],
-            body: Array(try JSONSerialization.data(withJSONObject: body))
-        )
+        let enrolled = try await harness.attestAndroid(device, challenge: enrolment, integrityToken: try await token(nonce: enrolment))
         let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
         func signed() throws -> (HTTPMessage, String) {
             let message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(

@@ -70,17 +70,7 @@ import _CryptoExtras
             #expect(answer.status == 200)
         }
         func register(_ challenge: String, token: String, type: String = "standard") async throws -> GatewayHarness.Answer {
-            let body: [String: Any] = [
-                "challenge": challenge,
-                "chain": try AndroidGatewayTests.android().attest(challenge: Array(challenge.utf8)).map { Base64.encode($0) },
-                "integrityToken": token, "integrityTokenType": type,
-            ]
-            return try await GatewayHarness.send(
-                method: "POST",
-                url: harness.base + "/signet/v1/devices/android",
-                headers: [("Content-Type", "application/json")],
-                body: Array(try JSONSerialization.data(withJSONObject: body))
-            )
+            try await harness.attestAndroid(AndroidGatewayTests.android(), challenge: challenge, integrityToken: token, integrityTokenType: type)
         }
 
         let first = try await harness.challenge()

@@ -280,12 +280,20 @@ public final class GatewayHarness: Sendable {
     }
 
     /// Registers a simulated Android device through `POST /signet/v1/devices/android`, its chain
-    /// made for a fresh challenge (or `challenge`).
-    public func attestAndroid(_ device: SimulatedAndroidDevice, challenge given: String? = nil, gateway: Int = 0) async throws -> Answer {
+    /// made for a fresh challenge (or `challenge`), with a Play Integrity token when given.
+    public func attestAndroid(
+        _ device: SimulatedAndroidDevice,
+        challenge given: String? = nil,
+        integrityToken: String? = nil,
+        integrityTokenType: String? = nil,
+        gateway: Int = 0
+    ) async throws -> Answer {
         var challenge = given ?? ""
         if given == nil { challenge = try await self.challenge(gateway: gateway) }
         let chain = try device.attest(challenge: Array(challenge.utf8))
-        let body: [String: Any] = ["challenge": challenge, "chain": chain.map { Base64.encode($0) }]
+        var body: [String: Any] = ["challenge": challenge, "chain": chain.map { Base64.encode($0) }]
+        body["integrityToken"] = integrityToken
+        body["integrityTokenType"] = integrityTokenType
         return try await Self.send(
             method: "POST",
             url: url(gateway) + "/signet/v1/devices/android",

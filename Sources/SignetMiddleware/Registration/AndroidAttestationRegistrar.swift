@@ -86,7 +86,7 @@ public struct AndroidAttestationRegistrar: Sendable {
     public static func batchName(_ certificate: Certificate) -> String {
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(certificate.publicKey)) != nil else { return "unknown" }
-        return SHA256.hash(data: serializer.serializedBytes).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(SHA256.hash(data: serializer.serializedBytes))
     }
 
     /// What the device record keeps of the attestation (the console and `GET /signet/v1/devices/{id}`
@@ -102,7 +102,7 @@ public struct AndroidAttestationRegistrar: Sendable {
         ]
         if let app = record.enforced(\.attestationApplicationID) {
             attributes["package"] = app.packages.map { "\($0.name)@\($0.version)" }.joined(separator: ",")
-            attributes["signing_digests"] = app.signatureDigests.map { $0.map { String(format: "%02x", $0) }.joined() }.joined(separator: ",")
+            attributes["signing_digests"] = app.signatureDigests.map(Hex.encode).joined(separator: ",")
         }
         if let root = record.hardwareEnforced.rootOfTrust ?? record.softwareEnforced.rootOfTrust {
             attributes["verified_boot_state"] = root.verifiedBootState.description

@@ -274,14 +274,8 @@ extension GatewayConfiguration.AndroidAttestation {
         return scheme == "http" && ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
     }
 
+    /// A digest in hex, as `apksigner` prints it, or with colons, as `keytool` does.
     static func hexBytes(_ text: String) -> [UInt8]? {
-        let characters = Array(text.replacingOccurrences(of: ":", with: "").lowercased())
-        guard characters.count.isMultiple(of: 2) else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: characters.count, by: 2) {
-            guard let byte = UInt8(String(characters[index...index + 1]), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        return bytes
+        Hex.decode(text.replacingOccurrences(of: ":", with: ""))
     }
 }
