@@ -311,6 +311,19 @@ import X509
         doubled.fields.append(name: "Signet-Integrity-Token", value: bound)
         doubled.fields.append(name: "Signet-Integrity-Token", value: bound)
         #expect(try await GatewayHarness.send(doubled).reason == "malformed_header")
+        // A signature without a nonce (its base could come again), and one by a shared secret.
+        let nonceless = try AndroidGatewayTests.signer(device, keyID: keyID).sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/43", fields: [("Signet-Integrity-Token", bound)]),
+            created: Date()
+        )
+        #expect(try await GatewayHarness.send(nonceless).reason == "nonce_missing")
+        let shared = try MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256()).sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/44", fields: [("Signet-Integrity-Token", bound)]),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let sharedAnswer = try await GatewayHarness.send(shared)
+        #expect(sharedAnswer.status == 403 && sharedAnswer.reason == "trust_level_insufficient", "\(sharedAnswer.text)")
         // The same verdict on another request (another signature base) is refused.
         (purchase, digest) = try signed()
         purchase.fields.append(name: "Signet-Integrity-Token", value: bound)

@@ -40,6 +40,7 @@ import _CryptoExtras
                     decodeUrl: base + "/v1/{package}:decodeIntegrityToken"
                 )
             )
+            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
         }
         Cleanup.after {
             try await harness.stop()
@@ -104,6 +105,32 @@ import _CryptoExtras
         #expect(classic.reason == "token_invalid", "\(classic.text)")
         let typo = try await register(try await harness.challenge(), token: "x", type: "standart")
         #expect(typo.status == 400 && typo.reason == "malformed_message", "\(typo.text)")
+
+        // On a play-integrity route, standard tokens bound to each request's signature base: each
+        // is a call to Google, so a key gets ten a minute.
+        let device = AndroidGatewayTests.android()
+        let enrolment = try await harness.challenge()
+        try await teach(["std-enrol": verdict(requestHash: enrolment)])
+        let enrolled = try await harness.attestAndroid(device, challenge: enrolment, integrityToken: "std-enrol", integrityTokenType: "standard")
+        let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
+        var statuses: [Int] = []
+        var last: GatewayHarness.Answer?
+        for index in 0..<11 {
+            var message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(
+                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/\(index)"),
+                created: Date(),
+                nonce: Nonce.random()
+            )
+            let parameters = try SignatureFields(message.fields).entries[0].parameters
+            let digest = Base64.urlEncode(Array(SHA256.hash(data: try SignatureBase(message: message, parameters: parameters).bytes)))
+            try await teach(["route-\(index)": verdict(requestHash: digest)])
+            message.fields.append(name: "Signet-Integrity-Token", value: "route-\(index)")
+            message.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
+            last = try await GatewayHarness.send(message)
+            statuses.append(last?.status ?? 0)
+        }
+        #expect(statuses == Array(repeating: 200, count: 10) + [429], "\(statuses)")
+        #expect(last?.reason == "rate_limited")
 
         // Google unreachable: 503, the service's fault, not the app's.
         google.stop()
