@@ -8,9 +8,10 @@ import X509
 /// Verifies an Android Key Attestation: the certificate chain the Keystore returns for a key made
 /// with the server's challenge as `attestationChallenge`, leaf first.
 ///
-/// In order, each step with its own reason code: the certificates parse; each is signed by the next
-/// (`attestation_chain_invalid`); all are valid at the time given (`attestation_expired`); the last
-/// is one of the policy's roots (`attestation_root_unknown`); none is revoked or suspended in
+/// In order, cheapest first, each step with its own reason code: the certificates parse; the last
+/// is one of the policy's roots (`attestation_root_unknown`, compared by public key, so its own
+/// signature needs no check); all are valid at the time given (`attestation_expired`); each is
+/// signed by the next, from the root down (`attestation_chain_invalid`); none is revoked or suspended in
 /// Google's status list (`attestation_revoked`); the attestation record parses and carries the
 /// challenge (`attestation_nonce_mismatch`); then the policy: security level, boot state, patch
 /// level, app (`attestation_security_level`, `attestation_boot_state`, `attestation_patch_level`,
@@ -66,16 +67,10 @@ public struct AndroidKeyAttestationVerifier: Sendable {
         else { return inspection }
         let certificates = inspection.certificates
         guard
-            step("each certificate is signed by the next", {
-                for index in certificates.indices.dropLast() {
-                    let (subject, issuer) = (certificates[index], certificates[index + 1])
-                    guard issuer.publicKey.isValidSignature(subject.signature, for: subject) else {
-                        throw SignetError(.attestationChainInvalid, "certificate \(index) is not signed by certificate \(index + 1)")
-                    }
-                }
+            step("the root is a trusted attestation root", {
                 let root = certificates[certificates.count - 1]
-                guard root.publicKey.isValidSignature(root.signature, for: root) else {
-                    throw SignetError(.attestationChainInvalid, "the root does not sign itself")
+                guard policy.roots.contains(where: { $0.publicKey == root.publicKey }) else {
+                    throw SignetError(.attestationRootUnknown, "the chain ends in \(root.subject), not a trusted attestation root")
                 }
             }),
             step("every certificate is valid at \(now.formatted(.iso8601))", {
@@ -87,10 +82,14 @@ public struct AndroidKeyAttestationVerifier: Sendable {
                     )
                 }
             }),
-            step("the root is a trusted attestation root", {
-                let root = certificates[certificates.count - 1]
-                guard policy.roots.contains(where: { $0.publicKey == root.publicKey }) else {
-                    throw SignetError(.attestationRootUnknown, "the chain ends in \(root.subject), not a trusted attestation root")
+            step("each certificate is signed by the next, from the root down", {
+                // From the root down, after the cheap checks: a made-up chain costs one signature
+                // check at most, however many large keys it carries.
+                for index in certificates.indices.dropLast().reversed() {
+                    let (subject, issuer) = (certificates[index], certificates[index + 1])
+                    guard issuer.publicKey.isValidSignature(subject.signature, for: subject) else {
+                        throw SignetError(.attestationChainInvalid, "certificate \(index) is not signed by certificate \(index + 1)")
+                    }
                 }
             }),
             step(status == nil ? "revocation status (no list given)" : "no certificate is revoked or suspended", {
@@ -186,9 +185,25 @@ public struct AndroidKeyAttestationVerifier: Sendable {
             description: description,
             // The certificate that signed the attested one: the per-batch key a leaked keybox shares.
             batchCertificate: certificates[1],
-            issuers: Array(certificates.dropFirst().dropLast())
+            issuers: Self.countedIssuers(certificates)
         )
         return inspection
+    }
+
+    /// The issuers a key is counted under for the leaked-key bound: every certificate between the
+    /// attested one and the root, less the CAs Google runs for every device — the run of Google's
+    /// own certificates (`O=Google LLC`: the remote key provisioning CAs `Droid CA2`, `Droid CA3`)
+    /// right below the root, which vouch for whole fleets and would lock every device out at the
+    /// first `blockAt` registrations. Only a prefix is dropped: a leaked batch key sits below it, and
+    /// whatever it signs is counted under it too, fresh intermediates or not.
+    static func countedIssuers(_ certificates: [Certificate]) -> [Certificate] {
+        var issuers = Array(certificates.dropFirst().dropLast())
+        while let top = issuers.last, top.extensions[oid: KeyDescription.extensionOID] == nil,
+            top.subject.contains(where: { $0.contains { $0.type == .RDNAttributeType.organizationName && $0.value.description == "Google LLC" } })
+        {
+            issuers.removeLast()
+        }
+        return issuers
     }
 
     /// Keymaster's `KeyPurpose`: SIGN, and ATTEST_KEY (KeyMint 200).
@@ -249,8 +264,9 @@ public struct VerifiedAndroidAttestation: Sendable {
     public var description: KeyDescription
     /// The certificate that signed the attested one, per device batch (a leaked keybox's).
     public var batchCertificate: Certificate
-    /// Every certificate between the attested one and the root: the leaked-key count counts under
-    /// each, so a leaked batch key hidden under fresh intermediates of its own is still counted.
+    /// The certificates between the attested one and the root that the leaked-key count counts
+    /// under (``AndroidKeyAttestationVerifier``'s `countedIssuers`): all but Google's fleet-wide
+    /// CAs below the root, so a leaked batch key hidden under fresh intermediates is still counted.
     public var issuers: [Certificate]
 
     public var securityLevel: KeyDescription.SecurityLevel {

@@ -26,11 +26,12 @@ where Inner.Context: SignetRequestContextProtocol {
         do {
             normalized = try RoutingPath.normalize(received)
         } catch let error as SignetError {
-            // The path is what was refused: kept cut to its first 256 bytes, query included.
+            // The path is what was refused: kept cut to its first 256 bytes, never its query
+            // (legacy MACs and tokens travel there).
             metrics?.recordRefusal(
                 error.code,
                 method: request.method.rawValue,
-                path: received,
+                path: String(received.prefix { $0 != "?" }),
                 keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
                 source: context.clientAddress
             )

@@ -54,6 +54,21 @@ public struct SignetRequestVerifier: Sendable {
         return (try await verify(message: message, requirement: requirement, now: now), message)
     }
 
+    /// Verifies `request` at the moment its body is complete: the body is read first (bounded), then
+    /// `clock` is read, so a request held open is judged — window, nonce claim, counter — when it
+    /// ends, never when it began. A sender whose head cannot verify is refused before the body is
+    /// read (``screen(_:receivedTarget:requirement:now:)``).
+    public func verifyWhenComplete(
+        _ request: inout Request,
+        receivedTarget: String? = nil,
+        requirement: AccessRequirement = .verified,
+        clock: @Sendable () -> Date
+    ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
+        try await screen(request, receivedTarget: receivedTarget, requirement: requirement, now: clock())
+        let message = try await message(for: &request, receivedTarget: receivedTarget)
+        return (try await verify(message: message, requirement: requirement, now: clock()), message)
+    }
+
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
     /// cryptography and before a nonce is claimed or a counter advanced.
     public func verify(
@@ -94,6 +109,25 @@ public struct SignetRequestVerifier: Sendable {
         named.challenges = error.challenges
         named.retryAfterSeconds = error.retryAfterSeconds
         return named
+    }
+
+    /// Refuses, from its head alone, a request that cannot verify: no signature, one that does not
+    /// parse, an unknown or unusable key, an owner the route does not admit
+    /// (`MessageVerifier.screen`). Called before the body is read, so such a sender costs no
+    /// buffered body; passing it decides nothing, the complete request is still verified.
+    public func screen(
+        _ request: Request,
+        receivedTarget: String? = nil,
+        requirement: AccessRequirement = .verified,
+        now: Date
+    ) async throws {
+        var head = request.head
+        if let receivedTarget { head.path = receivedTarget }
+        let message = try ServerMessage(request: head, body: ByteBuffer(), scheme: publicScheme, authority: publicAuthority)
+        try await verifier.screen(message, now: now) { record in
+            try requirement.authorize(record.owner)
+            try riskLimit?.check(record.owner)
+        }
     }
 
     /// The SignetCore view of `request`, body included (read, bounded, and left in the request).

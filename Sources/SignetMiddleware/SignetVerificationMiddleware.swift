@@ -45,11 +45,13 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         var request = request
         var context = context
         let started = ContinuousClock.now
-        let (identity, message) = try await verifier.verify(
+        // Judged when the body is complete, never by the time its head arrived: a request held open
+        // must not carry an old moment past the window and claim its nonce late.
+        let (identity, message) = try await verifier.verifyWhenComplete(
             &request,
             receivedTarget: context.signet.receivedTarget,
             requirement: requirement,
-            now: clock()
+            clock: clock
         )
         metrics?.recordVerification(ContinuousClock.now - started)
         metrics?.recordAccepted(identity)

@@ -151,6 +151,14 @@ extension SignetError.Code {
     public static let insecureTransport = Self("insecure_transport", 403)
     // Limits, the store and the upstream.
     public static let rateLimited = Self("rate_limited", 429)
+    /// This client has as many requests in progress as `maxConnectionsPerClient` allows.
+    public static let connectionLimit = Self("connection_limit", 429)
+    /// The request's body did not arrive within `requestTimeoutSeconds` of its head; the connection
+    /// is closed (nginx's 408).
+    public static let requestTooSlow = Self("request_too_slow", 408)
+    /// The client closed the connection before its request was complete (nginx's 499): the
+    /// client's doing, never the server's error.
+    public static let clientClosedRequest = Self("client_closed_request", 499)
     public static let notFound = Self("not_found", 404)
     public static let methodNotAllowed = Self("method_not_allowed", 405)
     public static let storeUnavailable = Self("store_unavailable", 503)
@@ -200,7 +208,7 @@ extension SignetError.Code {
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable,
-        .rateLimited, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable, .internalError,
+        .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
         .connectionFailed, .requestTimeout, .responseSignatureInvalid,
     ]

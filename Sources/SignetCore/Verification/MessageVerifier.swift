@@ -105,6 +105,39 @@ public struct MessageVerifier: Sendable {
         }
     }
 
+    /// What can be judged of a request before its body is read, at no store write: its signature
+    /// fields are present and parse within the policy's limits, a signature is selected, it names a
+    /// key, that key is usable and its owner authorised. A server calls it when the head arrives, so
+    /// an unsigned or unknown sender costs no buffered body; the request is still judged in every
+    /// respect by ``verify(_:relatedRequest:now:authorize:)`` once it is complete.
+    ///
+    /// Nothing time-bound is decided here (window, expiry): those belong to the moment the request
+    /// is complete.
+    ///
+    /// - Parameters:
+    ///   - message: The request's head; its body is not read.
+    ///   - now: For the key's validity only.
+    ///   - authorize: As in ``verify(_:relatedRequest:now:authorize:)``.
+    public func screen(
+        _ message: some HTTPMessageView,
+        now: Date,
+        authorize: (KeyRecord) throws -> Void = { _ in }
+    ) async throws {
+        let fields = try SignatureFields(
+            of: message,
+            maximumBytes: policy.maximumSignatureHeaderBytes,
+            limits: policy.signatureLimits
+        )
+        let candidates = try candidates(from: fields.entries)
+        // Several candidates are settled by `verify`, which weighs their windows; one is common.
+        guard candidates.count == 1 else { return }
+        guard let keyID = candidates[0].parameters.keyID ?? fallbackKeyID else {
+            throw SignetError(.parameterMissing, "the signature has no keyid")
+        }
+        let records = try KeyRing.usable(try await keys.records(for: keyID), keyID: keyID, at: now)
+        _ = try vet(records, messageAlg: candidates[0].parameters.algorithm, authorize: authorize)
+    }
+
     // MARK: Steps
 
     /// The signatures the policy's selection leaves: the labelled one, those with the tag, or all.

@@ -40,6 +40,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return IPAddress(text)?.sourceKey ?? text
     }
 
+    /// The address as clients and upstreams expect to read it: an IPv4-mapped IPv6 address as its
+    /// IPv4 address (`::ffff:192.0.2.7` is `192.0.2.7`, never `::ffff:c000:207`), any other as it is.
+    public var unmapped: IPAddress { ipv4Mapped ?? self }
+
     /// The IPv4 address inside `::ffff:a.b.c.d`, if this is one.
     public var ipv4Mapped: IPAddress? {
         guard bytes.count == 16, bytes[..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF else {

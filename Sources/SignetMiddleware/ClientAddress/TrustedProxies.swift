@@ -61,11 +61,11 @@ public struct TrustedProxies: Sendable {
     static func rightmostUntrusted(_ hops: [String?], isTrusted: (IPAddress) -> Bool) -> String? {
         var leftmost: IPAddress?
         for hop in hops.reversed() {
-            guard let hop, let address = IPAddress(hop) else { return leftmost.map(\.description) }
-            guard isTrusted(address) else { return address.description }
+            guard let hop, let address = IPAddress(hop) else { return leftmost.map(\.unmapped.description) }
+            guard isTrusted(address) else { return address.unmapped.description }
             leftmost = address
         }
-        return leftmost?.description
+        return leftmost?.unmapped.description
     }
 
     /// An `X-Forwarded-For` member: an address, perhaps with a port (`192.0.2.1:4711`, `[2001:db8::1]:4711`).

@@ -53,9 +53,11 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
         case ["standard"]: standard = true
         default: throw SignetError(.malformedHeader, "Signet-Integrity-Token-Type is classic or standard")
         }
-        let now = clock()
         let started = ContinuousClock.now
+        try await verifier.screen(request, receivedTarget: context.signet.receivedTarget, requirement: .trustLevel(.deviceKey), now: clock())
         let message = try await verifier.message(for: &request, receivedTarget: context.signet.receivedTarget)
+        // Judged when the body is complete: window, nonce claim and the token's age alike.
+        let now = clock()
         // A registered device (not a shared secret), whose signature carries a nonce: the nonce is
         // claimed once, so a base — and the verdict bound to it — is never accepted twice.
         let verified = try await verifier.verifySignature(message: message, requirement: .trustLevel(.deviceKey), now: now)

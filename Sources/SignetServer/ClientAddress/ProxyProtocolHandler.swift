@@ -43,7 +43,7 @@ final class ProxyProtocolHandler: ChannelInboundHandler {
             state = .passing
             context.close(promise: nil)
         case .header(let address, let length):
-            source = address?.description
+            source = address?.unmapped.description
             buffered.moveReaderIndex(forwardBy: length)
             state = .passing
             if buffered.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(buffered)) }

@@ -124,6 +124,18 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var androidAttestation: AndroidAttestation?
     /// How long the upstream has to answer before `upstream_unavailable` (503).
     public var upstreamTimeoutSeconds: Int = 30
+    /// How long a request's body may take to arrive after its head, however it trickles: past it
+    /// `408 request_too_slow` and the connection closes. Requests are judged when complete; this
+    /// bounds how long one can be held open.
+    public var requestTimeoutSeconds: Int = 30
+    /// Connections the apps' listener holds open at most; past it new ones wait in the listen
+    /// backlog. `nil`: half the process's file descriptors left after 256 for the store, the
+    /// upstream's connections and files (each proxied request holds a second one upstream).
+    public var maxConnections: Int?
+    /// Connections one client address (an IPv4 address, an IPv6 /64) holds open at most on each
+    /// listener; past it the next is closed at once. Behind `trustedProxies`, requests in progress
+    /// per client instead (`429 connection_limit`).
+    public var maxConnectionsPerClient: Int = 128
     public var tls: TLS?
     public var deviceCA: DeviceCA?
     /// Addresses (CIDR) of the proxies in front of the gateway — a load balancer, a CDN — whose
@@ -162,6 +174,26 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
+    /// The apps' listener's connection limit: ``maxConnections``, or what the file descriptors allow.
+    public var connectionLimit: Int {
+        maxConnections ?? Self.connectionLimit(fileDescriptors: Self.fileDescriptorLimit)
+    }
+
+    /// Half of what is left of `fileDescriptors` after 256 kept for everything else, at least 16.
+    static func connectionLimit(fileDescriptors: Int) -> Int {
+        max(16, min(1 << 20, (fileDescriptors - 256) / 2))
+    }
+
+    /// The admin listener's connection limit: operators, their browsers and a metrics scraper.
+    static let adminConnectionLimit = 256
+
+    /// This process's soft limit on open files (`ulimit -n`).
+    static var fileDescriptorLimit: Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int.max) else { return 1 << 20 }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// The scheme clients sign: the configured one, else that of the gateway's own listener.
     public var signedScheme: String { publicScheme ?? (tls == nil ? "http" : "https") }
 
@@ -182,6 +214,22 @@ public struct GatewayConfiguration: Codable, Sendable {
             }
         }
         if let ohttp { try ohttp.validate() }
+        guard (1...3600).contains(requestTimeoutSeconds) else {
+            throw ConfigurationError.invalid("requestTimeoutSeconds", "requestTimeoutSeconds is between 1 and 3600")
+        }
+        if let maxConnections, maxConnections < 1 {
+            throw ConfigurationError.invalid("maxConnections", "maxConnections is at least 1")
+        }
+        guard maxConnectionsPerClient >= 1 else {
+            throw ConfigurationError.invalid("maxConnectionsPerClient", "maxConnectionsPerClient is at least 1")
+        }
+        for (index, secret) in sharedSecrets.enumerated() {
+            do {
+                _ = try SigningKey(base64Secret: secret.secretBase64)
+            } catch let error as SignetError {
+                throw ConfigurationError.invalid("sharedSecrets[\(index)].secretBase64", "sharedSecrets[\(index)].secretBase64: \(error.reason)")
+            }
+        }
         if routes.contains(where: { $0.access == .playIntegrity }), androidAttestation?.playIntegrity == nil {
             throw ConfigurationError.invalid("routes", "routes: play-integrity routes need androidAttestation.playIntegrity with its keys")
         }

@@ -20,8 +20,8 @@ import Synchronization
 public final class GatewayReloader: Service, Sendable {
     struct Serving: Sendable {
         var gateway: SignetGateway
-        /// Each listener's responder and what it serves.
-        var responders: [(ReloadableResponder, RouteSurfaces)]
+        /// Each listener's stages and what it serves.
+        var listeners: [SignetGateway.ListenerResponders]
         let httpClient: HTTPClient
     }
 
@@ -46,11 +46,11 @@ public final class GatewayReloader: Service, Sendable {
         self.logger = logger
     }
 
-    /// A listener's responder, to swap at each reload.
-    func attach(gateway: SignetGateway, responder: ReloadableResponder, surfaces: RouteSurfaces, httpClient: HTTPClient) {
+    /// A listener's stages, to replace at each reload.
+    func attach(gateway: SignetGateway, listener: SignetGateway.ListenerResponders, httpClient: HTTPClient) {
         serving.withLock { serving in
-            if serving == nil { serving = Serving(gateway: gateway, responders: [], httpClient: httpClient) }
-            serving?.responders.append((responder, surfaces))
+            if serving == nil { serving = Serving(gateway: gateway, listeners: [], httpClient: httpClient) }
+            serving?.listeners.append(listener)
         }
     }
 
@@ -79,8 +79,10 @@ public final class GatewayReloader: Service, Sendable {
                 continuing: current.gateway
             )
             // Both listeners, within one critical section: no request sees one new and one old.
-            for (responder, surfaces) in current.responders {
-                responder.replace(with: next.responder(httpClient: current.httpClient, surfaces: surfaces))
+            // A request whose body is still arriving is judged by `next` when it completes
+            // (RequestCompletionResponder), whatever was in force when its head came.
+            for listener in current.listeners {
+                next.replaceResponders(of: listener, httpClient: current.httpClient)
             }
             serving?.gateway = next
         }
@@ -115,6 +117,10 @@ public final class GatewayReloader: Service, Sendable {
         }
         if fetched(old) != fetched(new) { changed.append("androidAttestation.statusList (fetched from a URL)") }
         if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }
+        // Made into each listener's connection handlers at start.
+        if old.requestTimeoutSeconds != new.requestTimeoutSeconds { changed.append("requestTimeoutSeconds") }
+        if old.maxConnections != new.maxConnections { changed.append("maxConnections") }
+        if old.maxConnectionsPerClient != new.maxConnectionsPerClient { changed.append("maxConnectionsPerClient") }
         guard changed.isEmpty else {
             throw SignetError(
                 .malformedMessage,

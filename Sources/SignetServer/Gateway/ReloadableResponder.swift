@@ -3,9 +3,10 @@ import Hummingbird
 import SignetMiddleware
 import Synchronization
 
-/// The gateway's responder, replaceable while it serves: a reload builds a new chain from the new
-/// configuration and swaps the reference in one step. A request already inside finishes on the
-/// chain it entered; no connection is touched.
+/// One stage of the gateway's responder, replaceable while it serves: a reload builds a new stage
+/// from the new configuration and swaps the reference in one step; no connection is touched. A
+/// listener has two (``SignetGateway/ListenerResponders``): the entry, which a request takes when
+/// its head arrives, and the judging stage, which it takes when it is complete.
 public final class ReloadableResponder: HTTPResponder, Sendable {
     public typealias Context = SignetRequestContext
     /// The chain in force. A responder, not a closure: an async closure called per request cost

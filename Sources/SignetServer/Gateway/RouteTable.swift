@@ -31,7 +31,8 @@ struct RouteTable: Sendable {
             let prefix = $0.prefix.count > 1 && $0.prefix.hasSuffix("/") ? String($0.prefix.dropLast()) : $0.prefix
             return Entry(
                 prefix: prefix.lowercased(),
-                methods: $0.methods.map { Set($0.map { $0.uppercased() }) },
+                // HEAD follows GET's rule, as nginx's `limit_except GET` does: it runs the same handler.
+                methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
                 requirement: $0.requirement()
             )
         }
@@ -44,6 +45,11 @@ struct RouteTable: Sendable {
             }
             seen[entry.prefix] = seen[entry.prefix].map { $0!.union(entry.methods!) } ?? entry.methods
         }
+    }
+
+    /// `methods`, with HEAD where GET is.
+    static func withHead(_ methods: Set<String>) -> Set<String> {
+        methods.contains("GET") ? methods.union(["HEAD"]) : methods
     }
 
     /// The requirement for a request; `.verified` when nothing matches (closed by default).

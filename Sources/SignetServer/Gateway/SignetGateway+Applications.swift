@@ -2,6 +2,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import SignetAppAttest
@@ -25,14 +26,17 @@ extension SignetGateway {
         alongside: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: clientSurfaces))
-        reloads?.attach(gateway: self, responder: responder, surfaces: clientSurfaces, httpClient: httpClient)
+        let responders = listenerResponders(httpClient: httpClient, surfaces: clientSurfaces)
+        reloads?.attach(gateway: self, listener: responders, httpClient: httpClient)
         var app = Application(
-            responder: responder,
+            responder: responders.entry,
             server: listeners.server,
             configuration: .init(
                 address: .hostname(configuration.listen.host, port: configuration.listen.port),
-                serverName: "signet"
+                serverName: "signet",
+                // Past it, connections wait in the listen backlog instead of failing `accept` for
+                // want of a file descriptor.
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.connectionLimit)
             ),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
@@ -59,14 +63,15 @@ extension SignetGateway {
         guard let listener = configuration.adminListener, let adminServer = listeners.adminServer else {
             preconditionFailure("adminApplication() without an adminListener in the configuration")
         }
-        let responder = ReloadableResponder(self.responder(httpClient: httpClient, surfaces: .operator))
-        reloads?.attach(gateway: self, responder: responder, surfaces: .operator, httpClient: httpClient)
+        let responders = listenerResponders(httpClient: httpClient, surfaces: .operator)
+        reloads?.attach(gateway: self, listener: responders, httpClient: httpClient)
         return Application(
-            responder: responder,
+            responder: responders.entry,
             server: adminServer,
             configuration: .init(
                 address: .hostname(listener.listen.host, port: listener.listen.port),
-                serverName: "signet"
+                serverName: "signet",
+                availableConnectionsDelegate: MaximumAvailableConnections(GatewayConfiguration.adminConnectionLimit)
             ),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger

@@ -7,13 +7,37 @@ import SignetAppAttest
 import SignetCore
 import SignetMiddleware
 
-/// What answers requests on a listener: the router of Signet's own endpoints and the proxied
-/// routes, behind path normalisation, Oblivious HTTP, the access log and the client's address.
+/// What answers requests on a listener, in two stages: the entry (the client's address, the access
+/// log, and ``RequestCompletionResponder``, which waits for the request to be complete), then the
+/// judging stage in force at that moment (Oblivious HTTP, path normalisation, the router of
+/// Signet's own endpoints and the proxied routes).
 extension SignetGateway {
-    /// Everything that answers a request on a listener serving `surfaces`, built from this
-    /// gateway's configuration: a reload builds another from the new one and swaps it in
-    /// (``ReloadableResponder``).
-    func responder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
+    /// A listener's two stages, each replaced by a reload (``GatewayReloader``).
+    struct ListenerResponders: Sendable {
+        let entry: ReloadableResponder
+        let judging: ReloadableResponder
+        let surfaces: RouteSurfaces
+    }
+
+    /// Both stages of a listener serving `surfaces`, built from this gateway's configuration.
+    func listenerResponders(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ListenerResponders {
+        let judging = ReloadableResponder(judgingResponder(httpClient: httpClient, surfaces: surfaces))
+        return ListenerResponders(
+            entry: ReloadableResponder(entryResponder(judging: judging, surfaces: surfaces)),
+            judging: judging,
+            surfaces: surfaces
+        )
+    }
+
+    /// Makes this gateway's configuration the one in force on `listener`. The judging stage first:
+    /// a request completing from now on is judged by this configuration, whenever its head came.
+    func replaceResponders(of listener: ListenerResponders, httpClient: HTTPClient) {
+        listener.judging.replace(with: judgingResponder(httpClient: httpClient, surfaces: listener.surfaces))
+        listener.entry.replace(with: entryResponder(judging: listener.judging, surfaces: listener.surfaces))
+    }
+
+    /// Signet's endpoints and the proxied routes behind path normalisation and Oblivious HTTP.
+    func judgingResponder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
         // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
         let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
@@ -23,15 +47,25 @@ extension SignetGateway {
         if surfaces.contains(.client) { addProxiedRoutes(to: router, listener: listener) }
         let routed = PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics)
         // Oblivious HTTP decapsulates in front of everything else the apps' listener does.
-        if surfaces.contains(.client), let oblivious { return chain(oblivious.wrapping(routed)) }
-        return chain(routed)
+        if surfaces.contains(.client), let oblivious { return oblivious.wrapping(routed) }
+        return routed
     }
 
-    /// `inner` behind the client's address and the access log, as a reloadable handler.
-    func chain<Inner: HTTPResponder>(_ inner: Inner) -> ReloadableResponder.Handler
-    where Inner.Context == SignetRequestContext {
-        ClientAddressResponder(
-            inner: AccessLogResponder(inner: inner, logger: logger, metrics: metrics) { [routes] method, path in
+    /// The client's address, the access log and the wait for a complete request, in front of
+    /// `judging`.
+    func entryResponder(judging: ReloadableResponder, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
+        let completion = RequestCompletionResponder(
+            judging: judging,
+            routes: surfaces.contains(.client) ? routes : nil,
+            verifier: dependencies.requestVerifier,
+            maximumBodyBytes: configuration.maxBodyBytes,
+            clientRequests: trustedProxies == nil ? nil : (clientRequests, configuration.maxConnectionsPerClient),
+            debug: configuration.debug,
+            metrics: metrics,
+            clock: clock
+        )
+        return ClientAddressResponder(
+            inner: AccessLogResponder(inner: completion, logger: logger, metrics: metrics) { [routes] method, path in
                 routes.logName(method: method, routedPath: path)
             },
             trusted: trustedProxies

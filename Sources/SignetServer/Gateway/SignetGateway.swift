@@ -45,6 +45,8 @@ public struct SignetGateway: Sendable {
     let upstream: UpstreamClient
     /// The proxies whose word on the client's address is taken.
     let trustedProxies: TrustedProxies?
+    /// Requests in progress per client behind trusted proxies; kept by a reload.
+    let clientRequests: ClientRequestLimiter
     /// TLS and the HTTP servers of both listeners; kept by a reload.
     let listeners: GatewayListeners
     // The features a reload carries state over from, and the public API reads.
@@ -103,6 +105,7 @@ public struct SignetGateway: Sendable {
         routes = try RouteTable(configuration.routes)
         upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
         trustedProxies = try configuration.proxies()
+        clientRequests = previous?.clientRequests ?? ClientRequestLimiter()
 
         // What verifies requests: shared secrets and registered devices' keys, App Attest's
         // assertions as one more algorithm.

@@ -90,6 +90,9 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
             let message = try BinaryHTTPMessage(decoding: opened.message)
             var innerContext = context
             innerContext.signet = SignetRequestState()
+            // The client is who sent the encapsulation: behind trusted proxies, the address they
+            // named, never the balancer's (per-source limits, logins, forwarding fields).
+            innerContext.signet.clientAddress = context.signet.clientAddress
             answer = try await inner.respond(to: try Self.request(from: message), context: innerContext)
         } catch {
             answer = ProblemResponse.make(ProblemResponse.signetError(from: error), debug: debug)

@@ -38,6 +38,10 @@ enum ForwardedFields {
         let connectionListed = listed(in: fields[values: .connection])
         var out = HTTPHeaders()
         for field in fields {
+            // Dropped as nginx does by default (`underscores_in_headers off`): CGI-style servers
+            // read `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read
+            // in its place.
+            if field.name.canonicalName.utf8.contains(UInt8(ascii: "_")) { continue }
             let name = normalized(field.name.canonicalName)
             if name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name)
                 || connectionListed.contains(name)
@@ -101,6 +105,7 @@ enum ForwardedFields {
         "forwarded", "x-forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip",
         "x-cluster-client-ip", "client-ip", "fastly-client-ip", "x-original-forwarded-for",
         "x-http-method-override", "x-http-method", "x-method-override", "x-original-url", "x-rewrite-url",
+        "front-end-https", "x-original-uri", "x-host",
     ]
 
     private static func isForwarding(_ name: String) -> Bool {

@@ -35,7 +35,8 @@ public struct RefusalRecord: Sendable, Hashable {
         self.reason = String(reason.prefix(64))
         self.status = status
         self.method = String(method.prefix(16))
-        self.path = String(path.prefix(Self.maximumPathLength))
+        // Never the query: it carries legacy MACs and tokens.
+        self.path = String(path.prefix { $0 != "?" }.prefix(Self.maximumPathLength))
         self.keyID = keyID.map { String($0.prefix(Self.maximumKeyIDLength)) }
         self.source = source.map { String($0.prefix(64)) }
     }

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Hummingbird
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import SignetCore
+import SignetMiddleware
+
+/// Where the gateway waits for a request to be complete before anything judges it.
+///
+/// The invariant: **a request is judged, in every respect, at the moment it is complete** — its
+/// signature window, nonce claim, counter, token use, and the configuration in force. A request
+/// held open (a slow body, a client that stalls it on purpose) therefore cannot carry the moment
+/// its head arrived past the window, nor the configuration of that moment past a reload.
+///
+/// In order:
+/// 1. Behind trusted proxies, the client's requests in progress are bounded (``ClientRequestLimiter``).
+/// 2. The head is screened where a route needs a signature: no signature, an unparseable one, an
+///    unknown key or an owner the route does not admit is refused before a byte of body is
+///    buffered (`SignetRequestVerifier.screen`). Passing decides nothing.
+/// 3. The body is read, bounded (`maxBodyBytes` on proxied routes, 64 KiB on Signet's own
+///    endpoints), and within `requestTimeoutSeconds` of the head (``RequestDeadlineHandler``):
+///    `408 request_too_slow` after it, `499 client_closed_request` when the client goes away.
+/// 4. Only then is the judging stage chosen — the one in force *now*, after any reload — and the
+///    complete request handed to it: Oblivious HTTP, path normalisation, the router and each
+///    route's gate read the clock after this point.
+struct RequestCompletionResponder: HTTPResponder {
+    typealias Context = SignetRequestContext
+
+    /// Oblivious HTTP, path normalisation and the router of the configuration in force.
+    let judging: ReloadableResponder
+    /// The proxied routes, where the listener serves them (`nil` on the admin listener).
+    let routes: RouteTable?
+    let verifier: SignetRequestVerifier
+    let maximumBodyBytes: Int
+    /// Requests in progress per client, when proxies are trusted (`nil` otherwise).
+    let clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
+    let debug: Bool
+    let metrics: SignetMetrics
+    let clock: @Sendable () -> Date
+
+    /// What Signet's own endpoints read at most: the largest registration (Android's chain).
+    static let ownEndpointBodyBytes = SignetRegistrationRoutes<SignetRequestContext>.maximumAndroidRegistrationBytes
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        guard let clientRequests else { return try await complete(request, context: context) }
+        do {
+            return try await clientRequests.limiter.run(client: context.clientAddress, limit: clientRequests.perClient) {
+                try await complete(request, context: context)
+            }
+        } catch let error as SignetError where error.code == .connectionLimit {
+            return refuse(error, request, context)
+        }
+    }
+
+    private func complete(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        do {
+            try await collect(&request, context: context)
+        } catch {
+            return refuse(Self.refusal(error, channel: context.channel), request, context)
+        }
+        return try await judging.respond(to: request, context: context)
+    }
+
+    /// Screens the head, then reads the body whole.
+    private func collect(_ request: inout Request, context: Context) async throws {
+        let received = request.head.path ?? "/"
+        // A path that does not normalise is refused by the judging stage, body unread.
+        guard let routed = try? RoutingPath.normalize(received) else { return }
+        let limit: Int
+        if let first = routed.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
+            limit = routed.lowercased() == ObliviousGatewayResponder<RouterResponder<Context>>.requestPath
+                ? maximumBodyBytes : Self.ownEndpointBodyBytes
+        } else {
+            limit = maximumBodyBytes
+            if let routes, let requirement = Self.signatureRequirement(routes.requirement(method: request.method.rawValue, path: routed)) {
+                try await verifier.screen(
+                    request,
+                    receivedTarget: routed == received ? nil : received,
+                    requirement: requirement,
+                    now: clock()
+                )
+            }
+        }
+        _ = try await request.collectBody(upTo: limit, refusing: "a request body")
+    }
+
+    /// What a route's signature must meet, for the routes that take one.
+    static func signatureRequirement(_ requirement: AccessRequirement) -> AccessRequirement? {
+        switch requirement {
+        case .verified, .trustLevel: requirement
+        // A Play Integrity route takes a registered device's signature (PlayIntegrityRouteMiddleware).
+        case .playIntegrity: .trustLevel(.deviceKey)
+        default: nil
+        }
+    }
+
+    /// The reason code for what ended the reading of a request.
+    static func refusal(_ error: any Error, channel: (any Channel)?) -> SignetError {
+        switch error {
+        case let error as SignetError:
+            return error
+        case is RequestDeadlineHandler.RequestDeadlineExceeded:
+            return SignetError(.requestTooSlow, "the request's body did not arrive within the server's deadline")
+        case HTTPParserError.invalidEOFState, ChannelError.eof, ChannelError.ioOnClosedChannel, is CancellationError:
+            return SignetError(.clientClosedRequest, "the client closed the connection before its request was complete")
+        default:
+            if channel.map({ !$0.isActive }) ?? false {
+                return SignetError(.clientClosedRequest, "the client closed the connection before its request was complete")
+            }
+            return ProblemResponse.signetError(from: error)
+        }
+    }
+
+    private func refuse(_ error: SignetError, _ request: Request, _ context: Context) -> Response {
+        metrics.recordRefusal(
+            error.code,
+            method: request.method.rawValue,
+            path: request.uri.path,
+            keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[values: HTTPField.Name("Signature-Input")!].first),
+            source: context.clientAddress
+        )
+        context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
+        var response = ProblemResponse.make(error, debug: debug)
+        if error.code == .requestTooSlow || error.code == .clientClosedRequest {
+            response.headers[.connection] = "close"
+        }
+        return response
+    }
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Gives every request a deadline for its body: from the moment its head is read, the rest must
+/// arrive within `timeout`, however it trickles (Hummingbird's idle timer restarts at every body
+/// byte). A head is bounded already: a partly read head is no activity to that timer, so it closes
+/// a connection whose head takes longer than its idle timeout.
+///
+/// Past the deadline the request's body fails with ``RequestDeadlineExceeded`` — whoever awaits it
+/// answers `408 request_too_slow` — and the connection is closed once that answer is written, or at
+/// once when the request was answered already (an early refusal whose body the server would
+/// otherwise drain for as long as the client cares to send it). A request is never handed on with
+/// a body cut short. Sits after the HTTP codecs.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// What the body of a request that missed its deadline fails with.
+    struct RequestDeadlineExceeded: Error {}
+
+    private let timeout: TimeAmount
+    /// The deadline of the request whose body is being read; `nil` between bodies.
+    private var deadline: Scheduled<Void>?
+    /// The request being read was answered already (an early refusal).
+    private var answered = false
+    /// A request missed its deadline: the connection closes after its answer.
+    private var closing = false
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            deadline?.cancel()
+            answered = false
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            deadline = context.eventLoop.scheduleTask(in: timeout) {
+                let (handler, context) = loopBound.value
+                handler.expire(context: context)
+            }
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+        case .body:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        if deadline != nil { answered = true }
+        guard closing else { return context.write(data, promise: promise) }
+        let written = promise ?? context.eventLoop.makePromise()
+        context.writeAndFlush(data, promise: written)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    private func expire(context: ChannelHandlerContext) {
+        deadline = nil
+        closing = true
+        // Answered already, and the server would drain the rest: nothing more is owed.
+        if answered {
+            context.close(promise: nil)
+            return
+        }
+        // The body's reader learns why it ends; it never sees an `.end` that did not come.
+        context.fireErrorCaught(RequestDeadlineExceeded())
+    }
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+import ExampleScores
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// A request is judged when it is complete: a request held open between its head and the end of
+/// its body is judged — window, nonce, configuration — at its end, must end within the request
+/// deadline, and a sender that cannot verify is refused before its body is read.
+@Suite(.awaitsCleanups) struct RequestCompletionTests {
+    static let bank = MessageSigner(
+        key: try! SigningKey(secret: GatewayHarness.bankSecret),
+        keyID: "bank-v1",
+        algorithm: HMACSHA256()
+    )
+
+    /// A signed POST to `/scores` as raw bytes, cut after its head and `held` bytes of its body.
+    static func signedScore(_ harness: GatewayHarness, created: Date = Date(), held: Int = 4) throws -> (head: [UInt8], rest: [UInt8]) {
+        let message = try HTTPMessage.request(
+            method: "POST",
+            uri: harness.base + "/scores",
+            fields: [("Content-Type", "application/json")],
+            body: Array("{\"name\":\"Gilgamesh\",\"score\":100}".utf8)
+        )
+        let raw = Array(GatewayHardeningTests.raw(try bank.sign(message, created: created, nonce: Nonce.random())).utf8)
+        let cut = try #require(raw.firstRange(of: Array("\r\n\r\n".utf8))).upperBound + held
+        return (Array(raw[..<cut]), Array(raw[cut...]))
+    }
+
+    @Test func aRequestHeldPastItsWindowIsRefusedAndItsNonceReachesTheUpstreamOnce() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.policy.maxAgeSeconds = 2
+            $0.policy.clockSkewSeconds = 0
+        }
+        Cleanup.after { try await harness.stop() }
+        let (head, rest) = try Self.signedScore(harness)
+        // Copy B opens first and is held; copy A goes through whole.
+        let held = try await RawConnection.open(port: harness.port)
+        try await held.send(head)
+        let first = try await RawConnection.open(port: harness.port)
+        try await first.send(head + rest)
+        #expect(RawHTTP.status(try await first.response()) == 201)
+        // Past the window (and past the first claim's lifetime), B completes.
+        try await Task.sleep(for: .milliseconds(3600))
+        try await held.send(rest)
+        let late = try await held.response()
+        #expect(RawHTTP.status(late) == 401, "\(late)")
+        #expect(RawHTTP.reason(late) == "created_too_old", "\(late)")
+        #expect(harness.backend.receivedCount == 1)
+    }
+
+    @Test func aBodyThatTricklesPastTheDeadlineIs408AndNeverForwarded() async throws {
+        let harness = try await GatewayHarness.start { $0.requestTimeoutSeconds = 1 }
+        Cleanup.after { try await harness.stop() }
+        let (head, rest) = try Self.signedScore(harness)
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(head)
+        // One byte every 300 ms keeps every idle timer happy; the deadline is not one.
+        for byte in rest.prefix(8) {
+            try? await connection.send([byte])
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let answer = try await connection.response(timeout: .seconds(5))
+        #expect(RawHTTP.status(answer) == 408, "\(answer)")
+        #expect(RawHTTP.reason(answer) == "request_too_slow", "\(answer)")
+        #expect(await connection.isClosed(within: .seconds(2)))
+        #expect(harness.backend.receivedCount == 0)
+    }
+
+    @Test func aSecretRemovedByAReloadIsRefusedToARequestOpenedBeforeIt() async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        let (head, rest) = try Self.signedScore(harness)
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(head)
+        try await Task.sleep(for: .milliseconds(200))
+        let reloader = harness.gateways[0].reloader
+        var removed = try #require(reloader.configuration)
+        removed.sharedSecrets.removeAll { $0.keyId == "bank-v1" }
+        try reloader.reload(to: removed)
+        try await connection.send(rest)
+        let answer = try await connection.response()
+        #expect(RawHTTP.status(answer) == 401, "\(answer)")
+        #expect(RawHTTP.reason(answer) == "unknown_key", "\(answer)")
+        #expect(harness.backend.receivedCount == 0)
+    }
+
+    @Test func aRouteTightenedByAReloadIsEnforcedOnARequestOpenedBeforeIt() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.routes.insert(.init(prefix: "/scores", access: .open), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let body = Array("{\"name\":\"Enkidu\",\"score\":1}".utf8)
+        let head = Array("POST /scores HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8)
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(head + body.prefix(3))
+        try await Task.sleep(for: .milliseconds(200))
+        let reloader = harness.gateways[0].reloader
+        var tightened = try #require(reloader.configuration)
+        tightened.routes.removeFirst()
+        try reloader.reload(to: tightened)
+        try await connection.send(Array(body.dropFirst(3)))
+        let answer = try await connection.response()
+        #expect(RawHTTP.status(answer) == 401, "\(answer)")
+        #expect(RawHTTP.reason(answer) == "signature_missing", "\(answer)")
+        #expect(harness.backend.receivedCount == 0)
+    }
+
+    @Test(arguments: [
+        ("", "signature_missing"),
+        ("Signature-Input: sig1=(\"@method\");created=1;keyid=\"nobody\"\r\nSignature: sig1=:AAAA:\r\n", "unknown_key"),
+        ("Signature-Input: sig1=(\r\nSignature: sig1=:AAAA:\r\n", "malformed_header"),
+    ])
+    func aSenderThatCannotVerifyIsRefusedBeforeItsBodyIsRead(fields: String, reason: String) async throws {
+        let harness = try await GatewayHarness.start()
+        Cleanup.after { try await harness.stop() }
+        // A megabyte announced, none sent: the answer comes from the head alone.
+        let head = "POST /scores HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\(fields)Content-Length: 1048000\r\n\r\n"
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(Array(head.utf8))
+        let answer = try await connection.response(timeout: .seconds(5))
+        #expect(RawHTTP.status(answer) == 401 || RawHTTP.status(answer) == 400, "\(answer)")
+        #expect(RawHTTP.reason(answer) == reason, "\(answer)")
+    }
+
+    @Test func aClientThatGoesAwayMidBodyIsLoggedAsItsOwnNot500() async throws {
+        let logs = CapturedLogs()
+        let harness = try await GatewayHarness.start(logger: logs.logger(level: .info))
+        Cleanup.after { try await harness.stop() }
+        let (head, _) = try Self.signedScore(harness)
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(head)
+        try await Task.sleep(for: .milliseconds(200))
+        await connection.close()
+        var line: CapturedLogs.Line?
+        for _ in 0..<50 where line == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            line = logs.all.first { $0.message == "request" && $0.metadata["route"] == "/" }
+        }
+        let entry = try #require(line, "no access log line")
+        #expect(entry.metadata["status"] == "499")
+        #expect(entry.metadata["reason"] == "client_closed_request")
+        #expect(!logs.all.contains { $0.level >= .error })
+    }
+
+    @Test func connectionsPastAClientsLimitAreClosedAndOthersStillServed() async throws {
+        let harness = try await GatewayHarness.start { $0.maxConnectionsPerClient = 4 }
+        Cleanup.after { try await harness.stop() }
+        var open: [RawConnection] = []
+        for _ in 0..<4 { open.append(try await RawConnection.open(port: harness.port)) }
+        // Each holds a request open, as a slow client would.
+        for connection in open { try await connection.send(Array("POST /scores/top HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n".utf8)) }
+        let fifth = try await RawConnection.open(port: harness.port)
+        #expect(await fifth.isClosed(within: .seconds(2)))
+        // One closes: the client may open another.
+        await open.removeFirst().close()
+        try await Task.sleep(for: .milliseconds(200))
+        let again = try await RawConnection.open(port: harness.port)
+        try await again.send(Array("GET /scores/top HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+        #expect(RawHTTP.status(try await again.response()) == 200)
+        for connection in open { await connection.close() }
+    }
+}
+
+/// One raw HTTP/1.1 connection to a server, written in parts at the test's pace.
+final class RawConnection: Sendable {
+    private let channel: any Channel
+    private let collected: NIOLockedValueBox<[UInt8]>
+
+    private init(channel: any Channel, collected: NIOLockedValueBox<[UInt8]>) {
+        self.channel = channel
+        self.collected = collected
+    }
+
+    static func open(port: Int) async throws -> RawConnection {
+        let collected = NIOLockedValueBox<[UInt8]>([])
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(collected: collected))
+                }
+            }
+            .connect(host: "127.0.0.1", port: port).get()
+        return RawConnection(channel: channel, collected: collected)
+    }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
+    /// What came back once a whole response (head and `Content-Length` body) is in, or the
+    /// connection closed, or `timeout` passed.
+    func response(timeout: Duration = .seconds(10)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let text = String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
+            if Self.isComplete(text) || !channel.isActive { return text }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
+    }
+
+    func isClosed(within timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if !channel.isActive { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return !channel.isActive
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+
+    private static func isComplete(_ text: String) -> Bool {
+        guard let end = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<end.lowerBound].lowercased()
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return false }
+        return text[end.upperBound...].utf8.count >= length
+    }
+
+    private final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let collected: NIOLockedValueBox<[UInt8]>
+        init(collected: NIOLockedValueBox<[UInt8]>) { self.collected = collected }
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            collected.withLockedValue { $0 += Array(buffer.readableBytesView) }
+        }
+        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+    }
+}
