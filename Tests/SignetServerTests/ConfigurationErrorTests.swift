@@ -97,4 +97,33 @@ import Testing
         let missing = try #require(Self.refusal(#"{"listen": {"port": 1}}"#))
         #expect(missing.kind == .missingKey && missing.message == "upstream: missing" && missing.line == 1 && missing.column == 1)
     }
+
+    @Test func aSecretThatIsNotBase64IsPlacedAtItsKey() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("signet-secret-\(UUID().uuidString).json")
+        try Data(
+            """
+            {
+              "upstream": "http://127.0.0.1:9000",
+              "sharedSecrets": [
+                {"keyId": "bank-v1", "secretBase64": "not base64!"}
+              ]
+            }
+            """.utf8
+        ).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let error = try #require(#expect(throws: ConfigurationError.self) { try GatewayConfiguration.load(file: file.path, environment: [:]) })
+        #expect(error.path == "sharedSecrets[0].secretBase64")
+        #expect(error.description.hasPrefix("\(file.path):4:"), "\(error)")
+    }
+
+    @Test(arguments: [
+        (#"{"upstream": "http://x", "requestTimeoutSeconds": 0}"#, "requestTimeoutSeconds"),
+        (#"{"upstream": "http://x", "maxConnections": 0}"#, "maxConnections"),
+        (#"{"upstream": "http://x", "maxConnectionsPerClient": 0}"#, "maxConnectionsPerClient"),
+    ])
+    func connectionAndDeadlineSettingsAreBounded(_ text: String, _ path: String) throws {
+        let configuration = try GatewayConfiguration.decode(Data(text.utf8))
+        let error = try #require(#expect(throws: ConfigurationError.self) { try configuration.validate() })
+        #expect(error.path == path, "\(error)")
+    }
 }

@@ -110,6 +110,24 @@ import Testing
         #expect(table("POST", "/attested") == "app-attest")
     }
 
+    /// HEAD runs GET's handler: it follows GET's rule, as nginx's `limit_except GET` does, and an
+    /// unsigned HEAD cannot fall to a looser rule below.
+    @Test func headFollowsTheRuleOfGet() throws {
+        let table = try RouteTableProbe.make([
+            .init(prefix: "/reports", methods: ["GET"], access: .deviceKey),
+            .init(prefix: "/", access: .open),
+        ])
+        #expect(table("HEAD", "/reports/2026") == "device-key")
+        #expect(table("POST", "/reports/2026") == "open")
+        let twice = #expect(throws: ConfigurationError.self) {
+            try RouteTableProbe.make([
+                .init(prefix: "/reports", methods: ["GET"], access: .deviceKey),
+                .init(prefix: "/reports", methods: ["HEAD"], access: .open),
+            ])
+        }
+        #expect(twice?.message.contains("configured twice") == true)
+    }
+
     @Test(arguments: ["/signet", "/signet/v1/devices", "/healthz", "/metrics/x", "/readyz", "/METRICS", "/Signet/admin", "/HealthZ", "/a/../b", "/a//b", "/a;b", "/:id", "/a/*", "/{x}", "a"])
     func prefixesTheTrieCannotHoldOrTheGatewayOwnsAreRefused(_ prefix: String) {
         let error = #expect(throws: ConfigurationError.self) { try RouteTableProbe.make([.init(prefix: prefix, access: .open)]) }

@@ -268,13 +268,15 @@ import Testing
             "X-Cluster-Client-IP: 6.6.6.6", "Fastly-Client-IP: 6.6.6.6", "X-Forwarded: for=6.6.6.6",
             "X-HTTP-Method-Override: DELETE", "X_HTTP_Method: DELETE", "X-Method-Override: DELETE",
             "X-Original-URL: /transfers/1", "X-Rewrite-URL: /transfers/1",
+            "Front-End-Https: on", "X-Original-Uri: /transfers/1", "X-Host: evil.example",
         ].map { $0 + "\r\n" }.joined()
         let overridden = try await RawHTTP.exchange(port: port, Self.get("/public/y", redirecting))
         #expect(RawHTTP.status(overridden) == 200, "\(overridden)")
         let afterOverride = try #require(upstream.seen.last)
         let leaked = afterOverride.headers.map { $0.0.lowercased() }.filter {
             $0.contains("client-ip") || $0.contains("override") || $0.contains("method") || $0.contains("url")
-                || $0 == "x-forwarded" || $0.contains("connecting")
+                || $0 == "x-forwarded" || $0.contains("connecting") || $0 == "front-end-https" || $0 == "x-original-uri"
+                || $0 == "x-host"
         }
         #expect(leaked.isEmpty, "\(leaked)")
 
@@ -299,6 +301,21 @@ import Testing
         #expect(last.values("Signet-Device") == [device.deviceID])
         #expect(last.values("Signet-Key-Id") == [device.keyID])
         #expect(last.headers.filter { $0.0.lowercased().hasPrefix("signet") }.count == 3)
+
+        // An uncovered `_` twin of a covered field: CGI-style servers would read it in its place.
+        var amount = try HTTPMessage.request(method: "POST", uri: harness.base + "/items", fields: [("Content-Type", "application/json"), ("X-Amount", "1")], body: Array("{}".utf8))
+        amount = try device.signer.sign(
+            amount,
+            components: [.method, .targetURI, .contentDigest, "content-type", "x-amount"],
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        amount.fields.append(name: "X_Amount", value: "1000")
+        let twin = try await RawHTTP.exchange(port: port, Self.raw(amount))
+        #expect(RawHTTP.status(twin) == 200, "\(twin)")
+        let afterTwin = try #require(upstream.seen.last)
+        #expect(afterTwin.values("X-Amount") == ["1"])
+        #expect(afterTwin.headers.allSatisfy { !$0.0.contains("_") }, "\(afterTwin.headers)")
     }
 
     /// The legacy scheme: the upstream gets the query rebuilt from what verified, so a second `msg`

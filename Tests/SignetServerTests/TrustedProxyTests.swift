@@ -61,6 +61,14 @@ import Testing
         #expect(answer.status == 200)
         #expect(upstream.seen.last?.values("X-Forwarded-For") == ["203.0.113.5"])
         #expect(upstream.seen.last?.values("Forwarded") == ["for=203.0.113.5;proto=http;host=\"127.0.0.1:\(harness.port)\""])
+        // An IPv4-mapped address is named as the IPv4 address it is, never in hex.
+        let mapped = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/public/x",
+            headers: [("X-Forwarded-For", "::ffff:203.0.113.7")]
+        )
+        #expect(mapped.status == 200)
+        #expect(upstream.seen.last?.values("X-Forwarded-For") == ["203.0.113.7"])
     }
 
     @Test func failedAdminCredentialsLockOneClientNotTheBalancer() async throws {
