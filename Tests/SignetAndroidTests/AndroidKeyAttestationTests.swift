@@ -144,6 +144,10 @@ import X509
         #expect(inspection.verified?.packageNames == ["com.google.attestationexample"])
         // Signed by the 2019 Google root.
         #expect(try Certificate(derEncoded: chain[6]) == GoogleAttestationRoots.certificates[1])
+        // Leaked keys are counted under the attestation keys and the device's TEE key, never under
+        // Google's remote provisioning CAs (Droid CA3, CA2), which vouch for every such device.
+        let counted = try #require(inspection.verified?.issuers)
+        #expect(counted == (try [1, 2, 3].map { try Certificate(derEncoded: chain[$0]) }))
     }
 
     static func selfSignedRoot() throws -> Certificate {

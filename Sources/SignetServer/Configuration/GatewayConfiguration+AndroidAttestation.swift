@@ -100,6 +100,11 @@ extension GatewayConfiguration {
                 public var decodeUrl: String?
                 /// The key file's `token_uri`, or Google's, by default.
                 public var tokenUrl: String?
+                /// Standard tokens this gateway has Google decode per minute on `play-integrity`
+                /// routes, all clients together: Google's default quota is 10,000 a day, and
+                /// unattested keys cost a client nothing to make. 6 (8,640 a day) when absent.
+                public var decodesPerMinute: Int?
+                var decodeBudget: Int { decodesPerMinute ?? 6 }
 
                 public init(serviceAccountFile: String, packageName: String, decodeUrl: String? = nil, tokenUrl: String? = nil) {
                     self.serviceAccountFile = serviceAccountFile
@@ -178,6 +183,9 @@ extension GatewayConfiguration.AndroidAttestation {
                 // The service account's access token travels there: plain HTTP only to this machine.
                 guard let url, !Self.isSecureOrLocal(url) else { continue }
                 throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.\(name)", "androidAttestation.playIntegrity.standard.\(name) is https (plain http only to this machine)")
+            }
+            if let budget = play.standard?.decodesPerMinute, budget < 1 {
+                throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.decodesPerMinute", "androidAttestation.playIntegrity.standard.decodesPerMinute is at least 1")
             }
             if let package = play.standard?.packageName,
                 package.isEmpty || !package.utf8.allSatisfy({ byte in

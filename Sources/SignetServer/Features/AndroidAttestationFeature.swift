@@ -25,6 +25,9 @@ struct AndroidAttestationFeature: GatewayFeature {
     /// The revocation list as last fetched or read; `nil` when none is configured.
     let status: AttestationStatusCache?
     let dependencies: FeatureDependencies
+    /// Standard decodes on `play-integrity` routes, all clients together (one key, "all"), and
+    /// per client address; kept by a reload that keeps the budget.
+    let decodes: (overall: SourceRateLimiter, perSource: SourceRateLimiter)
 
     /// - Parameter previous: The running gateway's, at a reload: its fetched list (the fetcher,
     ///   started with the gateway, keeps feeding that one) is kept.
@@ -32,6 +35,12 @@ struct AndroidAttestationFeature: GatewayFeature {
         guard let settings = dependencies.configuration.androidAttestation else { return nil }
         self.settings = settings
         self.dependencies = dependencies
+        let budget = settings.playIntegrity?.standard?.decodeBudget ?? 0
+        if let previous, previous.decodes.overall.limit == budget {
+            decodes = previous.decodes
+        } else {
+            decodes = (SourceRateLimiter(limit: budget), SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute))
+        }
         let policy = try settings.policy()
         roots = policy.roots
         var status: AttestationStatusCache?
@@ -130,7 +139,9 @@ struct AndroidAttestationFeature: GatewayFeature {
             check: check,
             metrics: dependencies.metrics,
             clock: dependencies.clock,
-            limiter: SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute)
+            limiter: SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute),
+            perSource: decodes.perSource,
+            overall: decodes.overall
         )
     }
 
