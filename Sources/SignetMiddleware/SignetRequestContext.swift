@@ -18,6 +18,9 @@ public struct SignetRequestState: Sendable {
     /// The client's address as established behind trusted proxies (`TrustedProxies`); `nil` when
     /// nobody established one, and the peer is the client.
     public var clientAddress: String?
+    /// The body was read whole, and the head screened, before routing (the gateway's
+    /// `RequestCompletionResponder`): a gate screens no head a second time.
+    public var isComplete = false
     /// Where this request's access log line is gathered; `nil` when nobody logs access.
     public var accessRecord: AccessRecord?
 

@@ -58,13 +58,17 @@ public struct SignetRequestVerifier: Sendable {
     /// `clock` is read, so a request held open is judged — window, nonce claim, counter — when it
     /// ends, never when it began. A sender whose head cannot verify is refused before the body is
     /// read (``screen(_:receivedTarget:requirement:now:)``).
+    ///
+    /// - Parameter screened: The head was screened and the body read already (the gateway does
+    ///   both before routing): nothing is screened twice.
     public func verifyWhenComplete(
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
+        screened: Bool = false,
         clock: @Sendable () -> Date
     ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
-        try await screen(request, receivedTarget: receivedTarget, requirement: requirement, now: clock())
+        if !screened { try await screen(request, receivedTarget: receivedTarget, requirement: requirement, now: clock()) }
         let message = try await message(for: &request, receivedTarget: receivedTarget)
         return (try await verify(message: message, requirement: requirement, now: clock()), message)
     }

@@ -51,6 +51,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
             &request,
             receivedTarget: context.signet.receivedTarget,
             requirement: requirement,
+            screened: context.signet.isComplete,
             clock: clock
         )
         metrics?.recordVerification(ContinuousClock.now - started)

@@ -194,7 +194,7 @@ enum RawHTTP {
         return (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["reason"] as? String
     }
 
-    private final class Collector: ChannelInboundHandler, Sendable {
+    final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let collected: NIOLockedValueBox<[UInt8]>
         init(collected: NIOLockedValueBox<[UInt8]>) { self.collected = collected }

@@ -183,7 +183,7 @@ final class RawConnection: Sendable {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(collected: collected))
+                    try channel.pipeline.syncOperations.addHandler(RawHTTP.Collector(collected: collected))
                 }
             }
             .connect(host: "127.0.0.1", port: port).get()
@@ -226,16 +226,5 @@ final class RawConnection: Sendable {
             let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
         else { return false }
         return text[end.upperBound...].utf8.count >= length
-    }
-
-    private final class Collector: ChannelInboundHandler, Sendable {
-        typealias InboundIn = ByteBuffer
-        let collected: NIOLockedValueBox<[UInt8]>
-        init(collected: NIOLockedValueBox<[UInt8]>) { self.collected = collected }
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let buffer = unwrapInboundIn(data)
-            collected.withLockedValue { $0 += Array(buffer.readableBytesView) }
-        }
-        func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
     }
 }

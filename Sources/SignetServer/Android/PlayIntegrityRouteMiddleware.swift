@@ -58,7 +58,9 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
         default: throw SignetError(.malformedHeader, "Signet-Integrity-Token-Type is classic or standard")
         }
         let started = ContinuousClock.now
-        try await verifier.screen(request, receivedTarget: context.signet.receivedTarget, requirement: .trustLevel(.deviceKey), now: clock())
+        if !context.signet.isComplete {
+            try await verifier.screen(request, receivedTarget: context.signet.receivedTarget, requirement: .trustLevel(.deviceKey), now: clock())
+        }
         let message = try await verifier.message(for: &request, receivedTarget: context.signet.receivedTarget)
         // Judged when the body is complete: window, nonce claim and the token's age alike.
         let now = clock()

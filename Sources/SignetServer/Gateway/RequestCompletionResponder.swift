@@ -61,6 +61,8 @@ struct RequestCompletionResponder: HTTPResponder {
         } catch {
             return refuse(Self.refusal(error, channel: context.channel), request, context)
         }
+        var context = context
+        context.signet.isComplete = true
         return try await judging.respond(to: request, context: context)
     }
 
@@ -75,7 +77,9 @@ struct RequestCompletionResponder: HTTPResponder {
                 ? maximumBodyBytes : Self.ownEndpointBodyBytes
         } else {
             limit = maximumBodyBytes
-            if let routes, let requirement = Self.signatureRequirement(routes.requirement(method: request.method.rawValue, path: routed)) {
+            // A request without a body has nothing to hold back: its gate judges it at once.
+            let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
+            if hasBody, let routes, let requirement = Self.signatureRequirement(routes.requirement(method: request.method.rawValue, path: routed)) {
                 try await verifier.screen(
                     request,
                     receivedTarget: routed == received ? nil : received,
