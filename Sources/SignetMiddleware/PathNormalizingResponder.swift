@@ -24,7 +24,7 @@ where Inner.Context: SignetRequestContextProtocol {
         let received = request.head.path ?? "/"
         let normalized: String
         do {
-            normalized = try RoutingPath.normalize(received)
+            normalized = try context.signet.routedPath ?? RoutingPath.normalize(received)
         } catch let error as SignetError {
             // The path is what was refused: kept cut to its first 256 bytes, never its query
             // (legacy MACs and tokens travel there).

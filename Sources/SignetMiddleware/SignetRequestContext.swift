@@ -21,6 +21,9 @@ public struct SignetRequestState: Sendable {
     /// The body was read whole, and the head screened, before routing (the gateway's
     /// `RequestCompletionResponder`): a gate screens no head a second time.
     public var isComplete = false
+    /// The `RoutingPath`-normalised target of this request, when a stage before routing made it
+    /// already (the gateway's completion stage); path normalisation does not do it again.
+    public var routedPath: String?
     /// Where this request's access log line is gathered; `nil` when nobody logs access.
     public var accessRecord: AccessRecord?
 

@@ -56,21 +56,22 @@ struct RequestCompletionResponder: HTTPResponder {
 
     private func complete(_ request: Request, context: Context) async throws -> Response {
         var request = request
+        var context = context
         do {
-            try await collect(&request, context: context)
+            context.signet.routedPath = try await collect(&request, context: context)
         } catch {
             return refuse(Self.refusal(error, channel: context.channel), request, context)
         }
-        var context = context
         context.signet.isComplete = true
         return try await judging.respond(to: request, context: context)
     }
 
-    /// Screens the head, then reads the body whole.
-    private func collect(_ request: inout Request, context: Context) async throws {
+    /// Screens the head, then reads the body whole; returns the routed path (normalised once,
+    /// here, for the judging stage too).
+    private func collect(_ request: inout Request, context: Context) async throws -> String? {
         let received = request.head.path ?? "/"
         // A path that does not normalise is refused by the judging stage, body unread.
-        guard let routed = try? RoutingPath.normalize(received) else { return }
+        guard let routed = try? RoutingPath.normalize(received) else { return nil }
         let limit: Int
         if let first = routed.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
             limit = routed.lowercased() == ObliviousGatewayResponder<RouterResponder<Context>>.requestPath
@@ -89,6 +90,7 @@ struct RequestCompletionResponder: HTTPResponder {
             }
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")
+        return routed
     }
 
     /// What a route's signature must meet, for the routes that take one.

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-import Synchronization
 import SignetMiddleware
 
 /// Open connections per client address on one listener: past `perClient`, a new connection from
@@ -12,7 +11,7 @@ import SignetMiddleware
 final class ConnectionLimits: Sendable {
     let perClient: Int
     private let trusted: TrustedProxies?
-    private let open = Mutex<[String: Int]>([:])
+    private let open = ClientCounts()
 
     init(perClient: Int, trusted: TrustedProxies?) {
         self.perClient = perClient
@@ -31,25 +30,11 @@ final class ConnectionLimits: Sendable {
     /// Counts a connection from `peer`, or refuses it past the limit (nothing counted then).
     func admit(peer: String?) -> Admission {
         guard let peer, !(trusted?.isTrusted(peer) ?? false) else { return .uncounted }
-        let key = IPAddress.sourceKey(peer)
-        return open.withLock { open in
-            let count = open[key, default: 0]
-            guard count < perClient else { return .refused }
-            open[key] = count + 1
-            return .counted(key)
-        }
+        return open.enter(peer, limit: perClient).map(Admission.counted) ?? .refused
     }
 
     /// Releases a connection ``admit(peer:)`` counted under `key`.
     func release(_ key: String) {
-        open.withLock { open in
-            let count = open[key, default: 1] - 1
-            open[key] = count > 0 ? count : nil
-        }
-    }
-
-    /// Connections counted now (for tests and the console).
-    func count(peer: String) -> Int {
-        open.withLock { $0[IPAddress.sourceKey(peer), default: 0] }
+        open.leave(key)
     }
 }
