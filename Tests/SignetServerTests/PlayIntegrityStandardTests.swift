@@ -134,6 +134,24 @@ import _CryptoExtras
         #expect(statuses == Array(repeating: 200, count: 10) + [429], "\(statuses)")
         #expect(last?.reason == "rate_limited")
 
+        // A fresh key costs nothing to make: from the same address it gets no fresh allowance.
+        let secondDevice = AndroidGatewayTests.android()
+        let secondChallenge = try await harness.challenge()
+        try await teach(["std-enrol-2": verdict(requestHash: secondChallenge)])
+        let secondEnrolled = try await harness.attestAndroid(secondDevice, challenge: secondChallenge, integrityToken: "std-enrol-2", integrityTokenType: "standard")
+        let secondKeyID = try #require(secondEnrolled.json["keyid"] as? String, "\(secondEnrolled.text)")
+        var fresh = try AndroidGatewayTests.signer(secondDevice, keyID: secondKeyID).sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/fresh"),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let freshBase = try SignatureBase(message: fresh, parameters: try SignatureFields(fresh.fields).entries[0].parameters).bytes
+        try await teach(["route-fresh": verdict(requestHash: Base64.urlEncode(Array(SHA256.hash(data: freshBase))))])
+        fresh.fields.append(name: "Signet-Integrity-Token", value: "route-fresh")
+        fresh.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
+        let perSource = try await GatewayHarness.send(fresh)
+        #expect(perSource.status == 429 && perSource.reason == "rate_limited", "\(perSource.text)")
+
         // Google unreachable: 503, the service's fault, not the app's.
         google.stop()
         // (Within the call's 10 s timeout: a connection kept from earlier calls is dead too.)

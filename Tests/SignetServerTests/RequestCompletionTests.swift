@@ -149,6 +149,30 @@ import Testing
         #expect(!logs.all.contains { $0.level >= .error })
     }
 
+    /// Behind a trusted balancer every connection is the balancer's: each client's requests in
+    /// progress are what is bounded.
+    @Test func behindTrustedProxiesAClientPastItsLimitIsRefusedAndOthersServed() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.trustedProxies = ["127.0.0.1/32"]
+            $0.maxConnectionsPerClient = 1
+        }
+        Cleanup.after { try await harness.stop() }
+        func head(_ client: String, length: Int) -> [UInt8] {
+            Array("GET /scores/top HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: \(client)\r\nContent-Length: \(length)\r\nConnection: close\r\n\r\n".utf8)
+        }
+        let slow = try await RawConnection.open(port: harness.port)
+        try await slow.send(head("203.0.113.9", length: 10))
+        try await Task.sleep(for: .milliseconds(200))
+        let again = try await RawConnection.open(port: harness.port)
+        try await again.send(head("203.0.113.9", length: 0))
+        let refused = try await again.response()
+        #expect(RawHTTP.status(refused) == 429 && RawHTTP.reason(refused) == "connection_limit", "\(refused)")
+        let other = try await RawConnection.open(port: harness.port)
+        try await other.send(Array("GET /scores/top HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.10\r\nConnection: close\r\n\r\n".utf8))
+        #expect(RawHTTP.status(try await other.response()) == 200)
+        await slow.close()
+    }
+
     @Test func connectionsPastAClientsLimitAreClosedAndOthersStillServed() async throws {
         let harness = try await GatewayHarness.start { $0.maxConnectionsPerClient = 4 }
         Cleanup.after { try await harness.stop() }
