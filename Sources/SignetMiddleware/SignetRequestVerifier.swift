@@ -59,8 +59,14 @@ public struct SignetRequestVerifier: Sendable {
     /// ends, never when it began. A sender whose head cannot verify is refused before the body is
     /// read (``screen(_:receivedTarget:requirement:now:)``).
     ///
-    /// - Parameter screened: The head was screened and the body read already (the gateway does
-    ///   both before routing): nothing is screened twice.
+    /// - Parameters:
+    ///   - request: The request; its body is read (bounded) and left in it.
+    ///   - receivedTarget: The target as the client sent it, when routing normalised it
+    ///     (``SignetRequestState/receivedTarget``).
+    ///   - requirement: What the route asks of the key, checked before any cryptography.
+    ///   - screened: The head was screened and the body read already (the gateway does both
+    ///     before routing): nothing is screened twice.
+    ///   - clock: Read once for the screen and again when the body is complete.
     public func verifyWhenComplete(
         _ request: inout Request,
         receivedTarget: String? = nil,

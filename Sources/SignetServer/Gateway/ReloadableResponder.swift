@@ -5,7 +5,7 @@ import Synchronization
 
 /// One stage of the gateway's responder, replaceable while it serves: a reload builds a new stage
 /// from the new configuration and swaps the reference in one step; no connection is touched. A
-/// listener has two (``SignetGateway/ListenerResponders``): the entry, which a request takes when
+/// listener has two (`SignetGateway.ListenerResponders`): the entry, which a request takes when
 /// its head arrives, and the judging stage, which it takes when it is complete.
 public final class ReloadableResponder: HTTPResponder, Sendable {
     public typealias Context = SignetRequestContext
