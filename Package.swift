@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "SignetTrust", targets: ["SignetTrust"]),
         .executable(name: "signet", targets: ["SignetCLI"]),
         .executable(name: "signet-bench", targets: ["SignetBench"]),
+        .executable(name: "signet-fuzz", targets: ["SignetFuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -270,6 +271,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // One fuzz target per parser of untrusted bytes, each with the property its inputs must hold
+        // and seeds from the test vectors; replayed by the tests, fuzzed by scripts/fuzz.sh.
+        .target(
+            name: "SignetFuzzTargets",
+            dependencies: [
+                "SignetCore", "SignetAppAttest", "SignetAndroid", "SignetSimulator", "SignetTrust", "SignetMiddleware", "SignetServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strict
+        ),
+        // libFuzzer's driver, declared (CLibFuzzer.h); defined only in a -sanitize=fuzzer link.
+        .target(name: "CLibFuzzer"),
+        // `signet-fuzz`: replays and seeds corpora; built with -sanitize=fuzzer, the fuzzer itself.
+        .executableTarget(
+            name: "SignetFuzz",
+            dependencies: ["SignetFuzzTargets", "CLibFuzzer"],
+            swiftSettings: strict
+        ),
         // What the test targets share: the awaited clean-up scope, the one harness that starts the
         // example backend and gateways (plain or TLS) and stops them, the `signet` and Python runners.
         .target(
@@ -379,6 +401,12 @@ let package = Package(
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: strict
+        ),
+        // Every fuzz target's committed corpus (Fuzz/corpus) holds its property.
+        .testTarget(
+            name: "SignetFuzzTests",
+            dependencies: ["SignetFuzzTargets"],
             swiftSettings: strict
         ),
         // Runs the built `signet` binary and the Python interop peer as separate processes.

@@ -159,7 +159,7 @@ public struct DevelopmentReceiptSigner: Sendable {
     }
 
     /// The field set, in field order.
-    static func payload(_ fields: AppAttestReceipt) throws -> [UInt8] {
+    package static func payload(_ fields: AppAttestReceipt) throws -> [UInt8] {
         var entries: [(AppAttestReceipt.Field, [UInt8])] = [
             (.appID, Array(fields.appID.utf8)),
             (.attestedPublicKey, fields.attestedCertificate),

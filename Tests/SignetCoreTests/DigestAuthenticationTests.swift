@@ -93,6 +93,14 @@ import Testing
         }
     }
 
+    /// A quote followed by a combining mark is one Swift `Character`: escaping by Character left the
+    /// quote bare and the field unreadable. Escaped by scalar, it reads back.
+    @Test func aQuoteBeforeACombiningMarkIsEscaped() throws {
+        let value = "a\"\u{301}b\\\u{301}"
+        let field = HTTPAuthentication.fieldValue(scheme: "Digest", [.init("realm", value)])
+        #expect(try HTTPAuthentication(credentials: field)["realm"] == value)
+    }
+
     // MARK: Refusals
 
     static let zeros: String = String(repeating: "0", count: 64)

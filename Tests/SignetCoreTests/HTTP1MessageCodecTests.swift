@@ -22,6 +22,26 @@ import Testing
         #expect(again == message)
     }
 
+    /// Found by the `http1-message` fuzz target (each was read, then written as another message).
+    @Test(arguments: [
+        "POST =c HTTP/1.1\r\nX: 1\r\n\r\n",  // authority form without CONNECT, and no Host
+        "GET /a HTTP/1.1\r\nX: 1\r\n\r\n",  // origin form without Host
+        "POST example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",  // authority form for POST
+        "GET https://example.com@evil.example/ HTTP/1.1\r\n\r\n",  // userinfo
+        "HTTP/1.1 +20 OK\r\n\r\n", "HTTP/1.1 -01 X\r\n\r\n",  // a sign in the status
+    ])
+    func messagesTheRFCDoesNotAllowAreRefused(_ text: String) {
+        #expect(throws: SignetError.self) { try HTTP1MessageCodec().decode(Array(text.utf8)) }
+    }
+
+    @Test func connectAndAnEmptyAbsolutePathAreReadAsTheyAreWritten() throws {
+        let connect = try HTTP1MessageCodec().decode(Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8))
+        #expect(connect.target?.form == .authority)
+        let empty = try HTTP1MessageCodec().decode(Array("GET https://example.com HTTP/1.1\r\n\r\n".utf8))
+        #expect(empty.target?.path == "/")
+        #expect(try HTTP1MessageCodec().decode(HTTP1MessageCodec().encode(empty)) == empty)
+    }
+
     @Test func absoluteFormResponsesAndATrailingEditorNewline() throws {
         let absolute = try HTTP1MessageCodec().decode(Array("GET http://h:8080/p HTTP/1.1\n\n".utf8))
         #expect(absolute.target?.normalizedAuthority == "h:8080")

@@ -60,6 +60,27 @@ import Testing
         #expect(error.message.contains(said), "\(error)")
     }
 
+    /// Found by the `configuration` fuzz target: keys are compared as Foundation reads them, escapes
+    /// decoded, and a string must be UTF-8.
+    @Test func anEscapedDuplicateKeyAndAStringThatIsNotUTF8AreRefused() throws {
+        let escaped = try #require(Self.refusal(#"{"upstream": "http://x", "deb\u0075g": true, "debug": false}"#))
+        #expect(error(escaped, contains: #""debug" is given twice"#))
+        let pair = try #require(Self.refusal(#"{"upstream": "http://x", "x\ud83d\ude00": 1, "x😀": 2}"#))
+        #expect(error(pair, contains: "is given twice"))
+        let lone = try #require(Self.refusal(#"{"upstream": "http://x", "x\ud83d": 1}"#))
+        #expect(error(lone, contains: "lone surrogate"))
+        let bytes = Array(#"{"upstream": "http://x", "x": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)
+        #expect {
+            try GatewayConfiguration.decode(Data(bytes))
+        } throws: { error in
+            (error as? ConfigurationError).map { $0.kind == .syntax && $0.message.contains("not UTF-8") && $0.line == 1 } ?? false
+        }
+    }
+
+    private func error(_ error: ConfigurationError, contains said: String) -> Bool {
+        error.kind == .syntax && error.message.contains(said)
+    }
+
     @Test func aFileTooLargeToBeAConfigurationIsRefusedUnread() throws {
         let huge = #"{"upstream": ""# + String(repeating: "a", count: 4 << 20) + #""}"#
         let error = try #require(Self.refusal(huge))

@@ -73,7 +73,7 @@ public struct AppAttestReceipt: Sendable, Hashable {
 
     /// Reads the payload (`eContent`). Unknown fields are skipped; a repeated or malformed known field,
     /// or a missing required one, is `receipt_invalid`.
-    init(payload: [UInt8], bytes: [UInt8]) throws {
+    package init(payload: [UInt8], bytes: [UInt8]) throws {
         var fields: [Field: [UInt8]] = [:]
         do {
             let root = try BER.parse(payload)

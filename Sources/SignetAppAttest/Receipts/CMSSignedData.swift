@@ -8,9 +8,9 @@ import X509
 /// Apple sends receipts with indefinite lengths and a chunked content octet string, which DER
 /// readers (swift-certificates' CMS among them) refuse; swift-asn1's BER parser reads them, bounded
 /// in depth. One signer, ECDSA with SHA-256, content type `id-data`: anything else is refused.
-struct CMSSignedData: Sendable {
+package struct CMSSignedData: Sendable {
     /// The signed content (`eContent`), the receipt's payload.
-    var content: [UInt8]
+    package var content: [UInt8]
     /// The certificates the object carries, in order (leaf first in Apple's receipts).
     var certificates: [Certificate]
     var signer: Signer
@@ -39,7 +39,7 @@ struct CMSSignedData: Sendable {
 }
 
 extension CMSSignedData {
-    init(berEncoded bytes: [UInt8]) throws {
+    package init(berEncoded bytes: [UInt8]) throws {
         guard bytes.count <= Self.maximumSize else {
             throw SignetError(.receiptInvalid, "a receipt of \(bytes.count) bytes is larger than \(Self.maximumSize)")
         }

@@ -114,7 +114,10 @@ public struct HTTP1MessageCodec: Sendable {
     private func decodeHead(_ line: String, fields: MessageFields) throws -> HTTPMessage.Head {
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         if parts[0].hasPrefix("HTTP/") {
-            guard parts.count >= 2, parts[1].count == 3, let status = Int(parts[1]) else {
+            // Three digits (RFC 9112 §4): `Int` alone would take "+20" and "-01".
+            guard parts.count >= 2, parts[1].utf8.count == 3, parts[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let status = Int(parts[1])
+            else {
                 throw SignetError(.malformedMessage, "invalid status line \(line.debugDescription)")
             }
             return .response(status: status)
@@ -122,6 +125,13 @@ public struct HTTP1MessageCodec: Sendable {
         guard parts.count == 3, parts[2].hasPrefix("HTTP/"), !parts[0].isEmpty, parts[0].utf8.allSatisfy(\.isTChar)
         else { throw SignetError(.malformedMessage, "invalid request line \(line.debugDescription)") }
         let target = try RequestTarget(requestTarget: parts[1], host: fields["host"], scheme: defaultScheme)
+        // RFC 9112 §3.2: every HTTP/1.1 request has a Host field, and only CONNECT names just an authority.
+        guard target.form == .absolute || fields.contains("host") else {
+            throw SignetError(.malformedMessage, "request has no Host field")
+        }
+        guard (target.form == .authority) == (parts[0] == "CONNECT") else {
+            throw SignetError(.malformedMessage, "invalid request target \(parts[1].debugDescription) for \(parts[0])")
+        }
         return .request(method: parts[0], target: target)
     }
 

@@ -42,8 +42,14 @@ public struct RequestTarget: Sendable, Hashable {
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = String(rest[..<authorityEnd])
         guard !authority.isEmpty else { throw SignetError(.malformedMessage, "URI has no authority") }
+        // RFC 9110 §4.2.4: userinfo is deprecated in http(s) URIs, and `a@b` names host b to one
+        // reader and a to another: refused, not signed as an authority.
+        guard !authority.contains("@") else {
+            throw SignetError(.malformedMessage, "URI has userinfo (\"@\" in the authority): \(uri.debugDescription)")
+        }
         let (path, query) = Self.splitPathAndQuery(String(rest[authorityEnd...]))
-        self.init(scheme: scheme, authority: authority, path: path, query: query, form: .absolute)
+        // An empty path is "/" (RFC 9110 §4.2.3): one target, one spelling.
+        self.init(scheme: scheme, authority: authority, path: path.isEmpty ? "/" : path, query: query, form: .absolute)
     }
 
     /// Builds the target from an HTTP/1.1 request line's target and the `Host` field.

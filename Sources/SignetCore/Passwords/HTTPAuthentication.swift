@@ -250,12 +250,13 @@ public struct HTTPAuthentication: Sendable, Hashable {
     public static func list(_ parameters: [Parameter]) -> String {
         parameters.map { parameter in
             guard parameter.quoted else { return parameter.name + "=" + parameter.value }
-            var escaped = ""
-            for character in parameter.value {
-                if character == "\"" || character == "\\" { escaped.append("\\") }
-                escaped.append(character)
+            // By scalar, not Character: a quote followed by a combining mark is one Character.
+            var escaped = String.UnicodeScalarView()
+            for scalar in parameter.value.unicodeScalars {
+                if scalar == "\"" || scalar == "\\" { escaped.append("\\") }
+                escaped.append(scalar)
             }
-            return parameter.name + "=\"" + escaped + "\""
+            return parameter.name + "=\"" + String(escaped) + "\""
         }.joined(separator: ", ")
     }
 }

@@ -86,7 +86,7 @@ public struct SignatureFields: Sendable {
     }
 
     /// The general path: both fields through ``StructuredFieldParser``.
-    static func parse(input: String, signature: String, limits: Limits = .standard) throws -> [Entry] {
+    package static func parse(input: String, signature: String, limits: Limits = .standard) throws -> [Entry] {
         let inputs = try StructuredFieldParser.parseDictionary(input, limits: limits.parser)
         let signatures = try StructuredFieldParser.parseDictionary(signature, limits: limits.parser)
         var entries: [Entry] = []

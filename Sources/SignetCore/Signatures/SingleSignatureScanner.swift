@@ -10,13 +10,13 @@
 /// ``SignatureFields/Entry`` the general path would. Anything else — several members, unusual
 /// spacing, any doubt — answers `nil`, and the general parser decides, with its error messages.
 /// Differential tests hold the two together.
-struct SingleSignatureScanner {
+package struct SingleSignatureScanner {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    static func entry(input: String, signature: String, limits: SignatureFields.Limits = .standard) -> SignatureFields.Entry? {
+    package static func entry(input: String, signature: String, limits: SignatureFields.Limits = .standard) -> SignatureFields.Entry? {
         var input = input
         var signature = signature
         return input.withUTF8 { inputBytes in

@@ -4,7 +4,7 @@ import SignetMiddleware
 /// The PROXY protocol header (HAProxy's "The PROXY protocol", versions 1 and 2) a balancer sends at
 /// the start of a connection to say whose it is: the source address the gateway then counts the
 /// client under.
-enum ProxyProtocolHeader: Equatable {
+package enum ProxyProtocolHeader: Equatable {
     /// The header, `length` bytes long; `source` is `nil` for `LOCAL` (v2) and `UNKNOWN` (v1): the
     /// balancer's own connection, a health check.
     case header(source: IPAddress?, length: Int)
@@ -13,11 +13,11 @@ enum ProxyProtocolHeader: Equatable {
     /// Not a PROXY header, or a malformed one.
     case invalid(String)
 
-    static let v2Signature: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A]
+    package static let v2Signature: [UInt8] = [0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A]
     /// v1 is at most 107 bytes (§2.1); v2 addresses and TLVs are bounded here to 4 KiB.
-    static let maximumLength = 16 + 4096
+    package static let maximumLength = 16 + 4096
 
-    static func parse(_ bytes: some Collection<UInt8>) -> ProxyProtocolHeader {
+    package static func parse(_ bytes: some Collection<UInt8>) -> ProxyProtocolHeader {
         let bytes = Array(bytes.prefix(maximumLength))
         if bytes.count < 12 {
             let v1 = Array("PROXY ".utf8)

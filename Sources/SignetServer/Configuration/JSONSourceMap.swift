@@ -5,8 +5,8 @@
 /// syntax check: it refuses what `JSONSerialization` lets through or reports without a position — a
 /// trailing comma, a key given twice (the second would silently win), a control character in a
 /// string — with the line and column where the text goes wrong.
-struct JSONSourceMap: Sendable {
-    struct Position: Sendable, Equatable {
+package struct JSONSourceMap: Sendable {
+    package struct Position: Sendable, Equatable {
         var line: Int
         var column: Int
     }
@@ -15,9 +15,9 @@ struct JSONSourceMap: Sendable {
     static let maximumBytes = 4 << 20
     static let maximumDepth = 64
 
-    private(set) var positions: [String: Position] = [:]
+    package private(set) var positions: [String: Position] = [:]
 
-    init(_ bytes: [UInt8]) throws {
+    package init(_ bytes: [UInt8]) throws {
         guard bytes.count <= Self.maximumBytes else {
             throw ConfigurationError(.syntax, at: "", "the file is over \(Self.maximumBytes >> 20) MiB: not a configuration")
         }
@@ -159,6 +159,8 @@ struct JSONSourceMap: Sendable {
             }
         }
 
+        /// A string, escapes decoded (`"a\u0062"` is the key `ab`: a duplicate of `"ab"`), refused
+        /// unless it is UTF-8 — as Foundation, which reads the values, would refuse it.
         mutating func string() throws -> String {
             advance()
             var text: [UInt8] = []
@@ -166,20 +168,22 @@ struct JSONSourceMap: Sendable {
                 guard let byte = current else { throw error("a string that does not end") }
                 switch byte {
                 case UInt8(ascii: "\""):
+                    guard let string = String(validating: text, as: UTF8.self) else { throw error("a string that is not UTF-8") }
                     advance()
-                    return String(decoding: text, as: UTF8.self)
+                    return string
                 case UInt8(ascii: "\\"):
                     advance()
-                    guard let escaped = current, Array(#""\/bfnrtu"#.utf8).contains(escaped) else {
-                        throw error("an unknown escape in a string")
+                    guard let escaped = current else { throw error("a string that does not end") }
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
+                    case UInt8(ascii: "b"): text.append(0x08)
+                    case UInt8(ascii: "f"): text.append(0x0C)
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    case UInt8(ascii: "u"): text += try unicodeEscape()
+                    default: throw error("an unknown escape in a string")
                     }
-                    if escaped == UInt8(ascii: "u") {
-                        for _ in 0..<4 {
-                            advance()
-                            guard let digit = current, digit.isHexDigit else { throw error("\\u needs four hex digits") }
-                        }
-                    }
-                    text.append(escaped)  // enough to tell keys apart; the values are decoded elsewhere
                     advance()
                 case 0..<0x20:
                     throw error("a control character (a line break?) inside a string")
@@ -188,6 +192,36 @@ struct JSONSourceMap: Sendable {
                     advance()
                 }
             }
+        }
+
+        /// `\uXXXX` (the scanner on the `u`), a surrogate pair as one: the scalar's UTF-8, ending on
+        /// the last hex digit. A lone surrogate is refused, as Foundation refuses it.
+        private mutating func unicodeEscape() throws -> [UInt8] {
+            var value = try hexQuad()
+            if (0xD800..<0xDC00).contains(value) {
+                advance()
+                guard current == UInt8(ascii: "\\") else { throw error("a lone surrogate in a \\u escape") }
+                advance()
+                guard current == UInt8(ascii: "u") else { throw error("a lone surrogate in a \\u escape") }
+                let low = try hexQuad()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("a lone surrogate in a \\u escape") }
+                value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(value) else { throw error("a lone surrogate in a \\u escape") }
+            return Array(String(Character(scalar)).utf8)
+        }
+
+        /// Four hex digits after the current byte, the scanner left on the last.
+        private mutating func hexQuad() throws -> UInt32 {
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                advance()
+                guard let digit = current, digit.isHexDigit, let nibble = UInt32(String(UnicodeScalar(digit)), radix: 16) else {
+                    throw error("\\u needs four hex digits")
+                }
+                value = value << 4 | nibble
+            }
+            return value
         }
 
         mutating func literal(_ word: String) throws {
