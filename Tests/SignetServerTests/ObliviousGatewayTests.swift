@@ -10,8 +10,13 @@ import Testing
 /// Requests encrypted to the gateway (RFC 9458 over RFC 9292), through the same pipeline as plain
 /// ones, over real HTTP on loopback.
 @Suite(.awaitsCleanups) struct ObliviousGatewayTests {
-    static func start(failuresPerMinute: Int = 30, requestsPerMinute: Int? = nil) async throws -> GatewayHarness {
+    static func start(
+        failuresPerMinute: Int = 30,
+        requestsPerMinute: Int? = nil,
+        _ change: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayHarness {
         try await GatewayHarness.start { configuration in
+            change(&configuration)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-ohttp-\(UUID().uuidString)")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var ohttp = GatewayConfiguration.OHTTP(keys: [
@@ -219,6 +224,38 @@ import Testing
         let third = try await Self.post(try ObliviousClientRequest(encapsulating: message, to: key).bytes, to: harness)
         #expect(third.status == 429 && third.reason == "rate_limited", "\(third.text)")
         #expect(window.admits(third.headers.first(name: "Retry-After").flatMap { Int($0) }))
+    }
+
+    /// Behind a load balancer, an encapsulated request is its client's, not the balancer's (issue 36
+    /// §4): one client's challenges inside OHTTP do not use up another's, and the upstream is told
+    /// the client's address.
+    @Test func anEncapsulatedRequestKeepsItsClientsAddressBehindTrustedProxies() async throws {
+        let harness = try await Self.start {
+            $0.trustedProxies = ["127.0.0.1/32"]
+            $0.challengesPerSourcePerMinute = 2
+            $0.routes.insert(.init(prefix: "/echo", access: .open), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let key = try #require(try await Self.keys(harness).first)
+        func send(_ message: HTTPMessage, from client: String) async throws -> BinaryHTTPMessage? {
+            let sent = try ObliviousClientRequest(encapsulating: Self.binary(message), to: key)
+            let outer = try await GatewayHarness.send(
+                method: "POST", url: harness.base + "/signet/v1/ohttp",
+                headers: [("Content-Type", "message/ohttp-req"), ("X-Forwarded-For", client)], body: sent.bytes)
+            try #require(outer.status == 200, "\(outer.text)")
+            return try BinaryHTTPMessage(decoding: try sent.openResponse(outer.body))
+        }
+        let challenge = try HTTPMessage.request(method: "POST", uri: harness.base + "/signet/v1/challenges")
+        for _ in 0..<2 { #expect(try await send(challenge, from: "203.0.113.1")?.head == .response(status: 201)) }
+        let third = try await send(challenge, from: "203.0.113.1")
+        #expect(third?.head == .response(status: 429) && Self.reason(third) == "rate_limited")
+        // Another client behind the same balancer still gets its first challenge.
+        #expect(try await send(challenge, from: "203.0.113.2")?.head == .response(status: 201))
+        // And the upstream hears of the client, not of the balancer.
+        let echoed = try await send(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/client"), from: "198.51.100.7")
+        #expect(echoed?.head == .response(status: 200))
+        let echo = try JSONDecoder().decode(ScoresBackend.Echo.self, from: Data(try #require(echoed).content))
+        #expect(echo.headers["x-forwarded-for"] == "198.51.100.7", "\(echo.headers)")
     }
 
     @Test func keysAreCreatedOnceAndSharedConfigurationsAreChecked() throws {

@@ -42,6 +42,8 @@ import _CryptoExtras
             )
             // Above the per-key bound, so the per-key bound is what the route loop meets.
             $0.androidAttestation?.playIntegrity?.standard?.decodesPerMinute = 12
+            // Behind a balancer: the clients below are told apart by X-Forwarded-For.
+            $0.trustedProxies = ["127.0.0.1/32"]
             $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
         }
         Cleanup.after {
@@ -151,6 +153,26 @@ import _CryptoExtras
         fresh.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
         let perSource = try await GatewayHarness.send(fresh)
         #expect(perSource.status == 429 && perSource.reason == "rate_limited", "\(perSource.text)")
+
+        // Other clients behind the balancer have allowances of their own, until the gateway's
+        // decodes for the minute (12 here; 10 were spent above) are gone for every client.
+        var others: [GatewayHarness.Answer] = []
+        for index in 0..<3 {
+            var message = try AndroidGatewayTests.signer(secondDevice, keyID: secondKeyID).sign(
+                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/other-\(index)"),
+                created: Date(),
+                nonce: Nonce.random()
+            )
+            let base = try SignatureBase(message: message, parameters: try SignatureFields(message.fields).entries[0].parameters).bytes
+            try await teach(["route-other-\(index)": verdict(requestHash: Base64.urlEncode(Array(SHA256.hash(data: base))))])
+            message.fields.append(name: "Signet-Integrity-Token", value: "route-other-\(index)")
+            message.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
+            message.fields.append(name: "X-Forwarded-For", value: "203.0.113.\(10 + index)")
+            others.append(try await GatewayHarness.send(message))
+        }
+        #expect(others.map(\.status) == [200, 200, 429], "\(others.map(\.text))")
+        #expect(others.last?.reason == "rate_limited" && others.last?.text.contains("decodes for this minute are spent") == true)
+        #expect(others.last?.headers.first(name: "Retry-After") != nil)
 
         // Google unreachable: 503, the service's fault, not the app's.
         google.stop()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SignetAndroid
 import SignetCore
 import SignetServer
 import SignetTestSupport
@@ -117,6 +118,46 @@ import Testing
             #expect(ratio <= Self.budget, "\(name) costs \(ratio)× an unsigned request (\(Self.median(samples)) vs \(unit))")
         }
         #expect(upstream.seen.isEmpty)
+    }
+
+    /// A refused Android registration — ten self-issued RSA-8192 certificates that chain to no
+    /// Google root — stays within the same budget: the root is checked before any signature.
+    @Test func aRegistrationWithAnAttackersChainCostsNoMoreThanEightUnsignedRequests() async throws {
+        let upstream = try await MisbehavingUpstream.start(.echo)
+        let harness = try await GatewayHarness.start(store: .sqlite) {
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.debug = false
+            $0.challengesPerSourcePerMinute = 1000
+        }
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        let port = harness.port
+        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/android/self-issued-rsa8192-chain.pem")
+        let chain = try AndroidAttestationChain.derCertificates(pem: String(contentsOf: vectors, encoding: .utf8))
+        #expect(chain.count == 10)
+        func registration() async throws -> String {
+            let challenge = try await harness.challenge()
+            let body = try JSONSerialization.data(withJSONObject: ["challenge": challenge, "chain": chain.map { Base64.encode($0) }])
+            return [
+                "POST /signet/v1/devices/android HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json",
+                "Content-Length: \(body.count)", "Connection: close", "", String(decoding: body, as: UTF8.self),
+            ].joined(separator: "\r\n")
+        }
+        let unsigned = Self.request([])
+        for _ in 0..<20 { _ = try await RawHTTP.exchange(port: port, unsigned) }
+        for _ in 0..<3 { _ = try await RawHTTP.exchange(port: port, try await registration()) }
+        var baseline: [Duration] = []
+        var costs: [Duration] = []
+        for _ in 0..<25 {
+            let raw = try await registration()
+            baseline.append(try await Self.time(port: port, unsigned))
+            let started = ContinuousClock.now
+            let answer = try await RawHTTP.exchange(port: port, raw)
+            costs.append(ContinuousClock.now - started)
+            #expect(answer.contains("attestation_root_unknown"), "\(answer.prefix(300))")
+        }
+        let ratio = Self.median(costs) / Self.median(baseline)
+        #expect(ratio <= Self.budget, "a refused registration costs \(ratio)× an unsigned request")
     }
 
     static func time(port: Int, _ raw: String) async throws -> Duration {
