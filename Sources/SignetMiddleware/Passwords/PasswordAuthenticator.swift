@@ -153,6 +153,33 @@ public final class PasswordAuthenticator: Sendable {
     /// sent it (``SignetRequestState/receivedTarget`` when routing normalised it), its peer as the
     /// source, and for `auth-int` its body (read up to `maximumBodyBytes` and kept in `request`:
     /// a Hummingbird body can be read once, and whoever handles the request next reads it there).
+    ///
+    /// The clock is read once the request is complete: for `auth-int` the body is read first, so a
+    /// request held open is judged — nonce age, lockout windows — when it ends, not when it began.
+    public func authenticate(
+        _ request: inout Request,
+        context: some SignetRequestContextProtocol,
+        route: PasswordRouteOptions,
+        maximumBodyBytes: Int,
+        clock: () -> Date
+    ) async throws -> PasswordLogin {
+        let authorization = request.headers[values: .authorization]
+        if Self.coversTheBody(authorization) {
+            _ = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
+        }
+        return try await authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, now: clock())
+    }
+
+    /// Whether `authorization` is Digest with `qop=auth-int` (whose response covers the body).
+    static func coversTheBody(_ authorization: [String]) -> Bool {
+        guard authorization.count == 1, let credentials = try? HTTPAuthentication(credentials: authorization[0]),
+            credentials.isScheme("Digest")
+        else { return false }
+        return credentials["qop"]?.lowercased() == "auth-int"
+    }
+
+    /// ``authenticate(_:context:route:maximumBodyBytes:clock:)`` at a time taken by the caller:
+    /// for `auth-int`, take it after the body is complete.
     public func authenticate(
         _ request: inout Request,
         context: some SignetRequestContextProtocol,

@@ -67,7 +67,7 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         var request = request
         let login: PasswordLogin
         do {
-            login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, now: clock())
+            login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, clock: clock)
         } catch var error as SignetError where signatures != nil && error.code == .credentialsMissing {
             // Either way in: a device may sign instead.
             error.challenges.append("Signature")

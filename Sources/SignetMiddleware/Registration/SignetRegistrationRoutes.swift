@@ -327,7 +327,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             context: context,
             route: PasswordRouteOptions(),
             maximumBodyBytes: maximumBodyBytes,
-            now: clock()
+            clock: clock
         )
     }
 
