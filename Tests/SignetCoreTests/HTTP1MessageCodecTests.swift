@@ -34,6 +34,14 @@ import Testing
         #expect(throws: SignetError.self) { try HTTP1MessageCodec().decode(Array(text.utf8)) }
     }
 
+    /// Found by the `http1-message` fuzz target: a fold onto an empty value kept a leading space,
+    /// which the next read trimmed.
+    @Test func aFoldOntoAnEmptyValueAddsNoSpace() throws {
+        let message = try HTTP1MessageCodec().decode(Array("GET /a HTTP/1.1\r\nHost: h\r\nX:\r\n  1 folded\r\nY: a\r\n \r\n\r\n".utf8))
+        #expect(message.fields["x"] == "1 folded" && message.fields["y"] == "a")
+        #expect(try HTTP1MessageCodec().decode(HTTP1MessageCodec().encode(message)) == message)
+    }
+
     @Test func connectAndAnEmptyAbsolutePathAreReadAsTheyAreWritten() throws {
         let connect = try HTTP1MessageCodec().decode(Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8))
         #expect(connect.target?.form == .authority)

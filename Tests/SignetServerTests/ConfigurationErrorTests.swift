@@ -67,6 +67,8 @@ import Testing
         #expect(error(escaped, contains: #""debug" is given twice"#))
         let pair = try #require(Self.refusal(#"{"upstream": "http://x", "x\ud83d\ude00": 1, "x😀": 2}"#))
         #expect(error(pair, contains: "is given twice"))
+        let huge = try #require(Self.refusal(#"{"upstream": "http://x", "maxBodyBytes": 3E400}"#))
+        #expect(error(huge, contains: "too large to be represented") && huge.column == 42, "\(huge)")
         let lone = try #require(Self.refusal(#"{"upstream": "http://x", "x\ud83d": 1}"#))
         #expect(error(lone, contains: "lone surrogate"))
         let bytes = Array(#"{"upstream": "http://x", "x": ""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8)

@@ -92,8 +92,10 @@ public struct HTTP1MessageCodec: Sendable {
                 guard !fields.isEmpty else {
                     throw SignetError(.malformedMessage, "continuation line before any field")
                 }
-                // obs-fold: the fold and surrounding whitespace become one SP.
-                fields[fields.count - 1].value = fields[fields.count - 1].value.trimmingOWS + " " + line.trimmingOWS
+                // obs-fold: the fold and surrounding whitespace become one SP (none at either end:
+                // folded onto an empty value, or an empty continuation, adds no space to trim later).
+                let folded = [fields[fields.count - 1].value.trimmingOWS, line.trimmingOWS].filter { !$0.isEmpty }
+                fields[fields.count - 1].value = folded.joined(separator: " ")
                 continue
             }
             guard let colon = line.firstIndex(of: ":") else {

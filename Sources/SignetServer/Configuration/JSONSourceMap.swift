@@ -231,7 +231,10 @@ package struct JSONSourceMap: Sendable {
             }
         }
 
+        /// A number, refused where Foundation refuses it too: beyond what a Double holds (`1E400`).
         mutating func number() throws {
+            let start = index
+            let outOfRange = error("a number too large to be represented")
             if current == UInt8(ascii: "-") { advance() }
             guard let first = current, first.isDigit else { throw error("expected a digit") }
             advance()
@@ -246,6 +249,9 @@ package struct JSONSourceMap: Sendable {
                 if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { advance() }
                 guard current?.isDigit == true else { throw error("expected a digit in the exponent") }
                 while current?.isDigit == true { advance() }
+            }
+            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+                throw outOfRange
             }
         }
     }
