@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // SPDX-License-Identifier: Apache-2.0
 import PackageDescription
 

@@ -3,6 +3,7 @@
 import Foundation
 import Security
 import SignetCore
+import SwiftASN1
 import X509
 
 /// The operating system's trust decision on Apple platforms, where swift-certificates'

@@ -27,7 +27,7 @@ public struct TrustKeys: Sendable {
             case .p256:
                 await es256.add(ecdsa: try ES256PublicKey(pem: pem), kid: JWKIdentifier(string: kid))
             case .ed25519:
-                await eddsa.add(eddsa: try EdDSA.PublicKey(backing: key.ed25519PublicKey!), kid: JWKIdentifier(string: kid))
+                await eddsa.add(eddsa: EdDSA.PublicKey(backing: key.ed25519PublicKey!), kid: JWKIdentifier(string: kid))
             default:
                 throw SignetError(.invalidKey, "a trust key is P-256 (ES256) or Ed25519 (EdDSA), not \(key.type.rawValue)")
             }

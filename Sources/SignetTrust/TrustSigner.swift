@@ -15,7 +15,7 @@ public struct TrustSigner: Sendable {
         if let p256 = key.p256PrivateKey {
             await keys.add(ecdsa: try ES256PrivateKey(backing: p256), kid: JWKIdentifier(string: kid))
         } else if let ed25519 = key.ed25519PrivateKey {
-            await keys.add(eddsa: try EdDSA.PrivateKey(backing: ed25519), kid: JWKIdentifier(string: kid))
+            await keys.add(eddsa: EdDSA.PrivateKey(backing: ed25519), kid: JWKIdentifier(string: kid))
         } else {
             throw SignetError(.invalidKey, "a trust key is P-256 (ES256) or Ed25519 (EdDSA), not \(key.type.rawValue)")
         }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Compiles every module an app links for iOS (arm64e-apple-ios17.0) against Apple's SDK, with the
+# Linux build's upcoming features and strictness, warnings as errors in Signet's own modules; then
+# type-checks against them the docs' Swift snippets (docs/ios.md, docs/transport.md, the README) and
+# the example app's sources (Examples/iOSApp). Leaves each module's iOS .swiftmodule in OUT, so other
+# Swift files can be checked with -I OUT.
+#
+#   scripts/check-apple.sh [--sdk DIR] [--out DIR]     (default: ../shared/apple-sdk/iPhoneOS26.2.sdk, .build/apple)
+#
+# Needs the SDK (never in this repository) and ../shared/tools/apple-typecheck; .ci/run skips this
+# when they are absent. Nothing is linked or run: objects are thrown away.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+sdk="$root/../shared/apple-sdk/iPhoneOS26.2.sdk"
+out="$root/.build/apple"
+tool="$root/../shared/tools/apple-typecheck"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sdk) sdk="$(cd "$2" && pwd)"; shift 2 ;;
+    --out) mkdir -p "$2"; out="$(cd "$2" && pwd)"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "check-apple: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -d "$sdk" ] || { echo "check-apple: no Apple SDK at $sdk" >&2; exit 2; }
+[ -x "$tool" ] || { echo "check-apple: no $tool" >&2; exit 2; }
+
+# The modules an app links (the client products and what they import of Signet's).
+modules=SignetCore,SignetTrust,SignetClient,SignetAppAttest,SignetAndroid,SignetSimulator
+
+# The compile reads each module's flags from SwiftPM's Linux plan.
+swift build --build-tests >/dev/null
+
+snippets="$out/snippets"
+rm -rf "$snippets"
+mapfile -t scripts < <(python3 scripts/apple/swift-snippets.py "$snippets" docs/ios.md docs/transport.md README.md)
+mapfile -t example < <(find Examples/iOSApp -name '*.swift' | sort)
+
+# From a scratch folder: the compiler leaves partial module files in its working directory.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd "$scratch" && python3 "$tool" --project "$root" --sdk "$sdk" --out "$out" --full "$modules" --werror \
+  --check "${example[@]/#/$root/}" --script "${scripts[@]}")
