@@ -21,12 +21,15 @@ final class ScoresAPI: Sendable {
     private let session: URLSession
     private let reports = PinReportQueue()
 
-    init(registration: DeviceRegistration) throws {
+    /// - Parameter signer: The device's signer (``DeviceRegistration/signer``), to sign a request
+    ///   redirected within the origin again for its new target.
+    init(registration: DeviceRegistration, signer: (any RequestSigning)?) throws {
         self.registration = registration
         let reports = self.reports
         let delegate = SignetURLSessionDelegate(
             origins: [try Origin(AppSecurity.apiOrigin)],
-            liveTrust: registration.client.liveTrust  // follows newer trust documents
+            liveTrust: registration.client.liveTrust,  // follows newer trust documents
+            signer: signer
         ) { report in
             Task { await reports.add(report.json) }
         }

@@ -4,9 +4,12 @@ import Foundation
 import Security
 import SignetCore
 
-/// The same trust decision as ``SignetClient`` for apps that keep `URLSession`: the system
-/// evaluates the chain and hostname (`SecTrustEvaluateWithError`), then the pin sets decide; only
-/// configured origins are answered, and redirects elsewhere are dropped before they are followed.
+/// The same trust decision as ``SignetClient`` for apps that keep `URLSession`: for the configured
+/// origins the system evaluates the chain and hostname (`SecTrustEvaluateWithError`), then the pin
+/// sets decide; other hosts the session reaches (analytics, a CDN) get the system's default
+/// handling, as without the delegate. A redirect to another origin is not followed; a signed
+/// request redirected within its origins is signed again for its new target by `signer`, or not
+/// followed without one (its signature covers the old target).
 ///
 /// ```swift
 /// let delegate = SignetURLSessionDelegate(origins: [try Origin("https://api.example.com")],
@@ -24,27 +27,33 @@ public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @
     private let liveTrust: LiveTrust
     private let clientCredential: URLCredential?
     private let report: @Sendable (PinFailureReport) -> Void
+    private let signer: (any RequestSigning)?
 
     /// - Parameters:
     ///   - clientIdentity: For mutual TLS, a `SecIdentity` (from the Keychain) and its chain.
+    ///   - signer: Signs a request redirected within the origins again for its new target.
     ///   - report: Receives failure reports, for the app to send to its own server.
     public convenience init(
         origins: [Origin],
         pinSets: [PinSet],
         clientIdentity: (identity: SecIdentity, chain: [SecCertificate])? = nil,
+        signer: (any RequestSigning)? = nil,
         report: @escaping @Sendable (PinFailureReport) -> Void = { _ in }
     ) {
-        self.init(origins: origins, liveTrust: LiveTrust(pinSets: pinSets), clientIdentity: clientIdentity, report: report)
+        self.init(origins: origins, liveTrust: LiveTrust(pinSets: pinSets), clientIdentity: clientIdentity, signer: signer, report: report)
     }
 
     /// - Parameters:
     ///   - liveTrust: The pins in force (``SignetClient/liveTrust``), read on every handshake.
+    ///   - signer: Signs a request redirected within the origins again for its new target.
     public init(
         origins: [Origin],
         liveTrust: LiveTrust,
         clientIdentity: (identity: SecIdentity, chain: [SecCertificate])? = nil,
+        signer: (any RequestSigning)? = nil,
         report: @escaping @Sendable (PinFailureReport) -> Void = { _ in }
     ) {
+        self.signer = signer
         self.origins = origins
         self.liveTrust = liveTrust
         self.clientCredential = clientIdentity.map {
@@ -59,9 +68,10 @@ public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @
         didReceive challenge: URLAuthenticationChallenge
     ) async -> (URLSession.AuthChallengeDisposition, URLCredential?) {
         let space = challenge.protectionSpace
+        // Another host the app's session talks to is the system's to judge, as without this delegate.
         guard let origin = try? Origin(scheme: space.protocol ?? "https", host: space.host, port: space.port),
             origins.contains(origin)
-        else { return (.cancelAuthenticationChallenge, nil) }
+        else { return (.performDefaultHandling, nil) }
         switch space.authenticationMethod {
         case NSURLAuthenticationMethodServerTrust:
             return evaluate(space)
@@ -100,10 +110,7 @@ public final class SignetURLSessionDelegate: NSObject, URLSessionTaskDelegate, @
         willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest
     ) async -> URLRequest? {
-        guard let url = request.url, let origin = try? Origin(url.absoluteString), origins.contains(origin) else {
-            return nil
-        }
-        return request
+        await SignedRedirect.next(request, origins: origins, signer: signer, now: Date())
     }
 }
 #endif
