@@ -35,7 +35,9 @@ swift build --build-tests >/dev/null
 
 snippets="$out/snippets"
 rm -rf "$snippets"
-mapfile -t scripts < <(python3 scripts/apple/swift-snippets.py "$snippets" docs/ios.md docs/transport.md README.md)
+mkdir -p "$out"
+python3 scripts/apple/swift-snippets.py "$snippets" docs/ios.md docs/transport.md README.md >"$out/snippets.txt"
+mapfile -t scripts <"$out/snippets.txt"
 mapfile -t example < <(find Examples/iOSApp -name '*.swift' | sort)
 
 # From a scratch folder: the compiler leaves partial module files in its working directory.

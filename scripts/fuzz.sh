@@ -34,7 +34,7 @@ swift build --build-path .build/fuzz --product signet-fuzz \
 binary=.build/fuzz/debug/signet-fuzz
 
 if [ ${#targets[@]} -eq 0 ]; then
-  mapfile -t targets < <(ls Fuzz/corpus)
+  mapfile -t targets < <(find Fuzz/corpus -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort)
 fi
 if [ -n "$runs" ]; then budget=(-runs="$runs"); else budget=(-max_total_time="$seconds"); fi
 
@@ -46,7 +46,8 @@ for target in "${targets[@]}"; do
   mkdir -p ".build/fuzz/work/$target"
   log=".build/fuzz/logs/$target.log"
   status=0
-  SWIFT_BACKTRACE=enable=no SIGNET_FUZZ_TARGET="$target" "$binary" ".build/fuzz/work/$target" "Fuzz/corpus/$target" \
+  # Deterministic hashing: with --seed, the same inputs and the same paths every run.
+  SWIFT_DETERMINISTIC_HASHING=1 SWIFT_BACKTRACE=enable=no SIGNET_FUZZ_TARGET="$target" "$binary" ".build/fuzz/work/$target" "Fuzz/corpus/$target" \
     "${budget[@]}" "${seed[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
     -artifact_prefix=".build/fuzz/crashes/$target-" >"$log" 2>&1 || status=$?
   inputs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -58,7 +59,7 @@ for target in "${targets[@]}"; do
   if [ "$status" -eq 0 ]; then result=ok; else result="FAILED ($log)"; failed=1; fi
   printf '%-22s %12s %10s %8s %8s %8s  %s\n' "$target" "${inputs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corpus:-?}" "$result"
   if [ "$status" -ne 0 ]; then
-    grep -E 'Fatal error|ERROR: |SUMMARY|Test unit written' "$log" | head -5 | sed 's/^/    /'
+    { grep -E 'Fatal error|ERROR: |SUMMARY|Test unit written' "$log" || tail -3 "$log"; } | head -5 | sed 's/^/    /'
     for crash in .build/fuzz/crashes/"$target"-*; do
       [ -e "$crash" ] && echo "    replay: swift run signet-fuzz replay $target $crash"
     done

@@ -155,9 +155,11 @@ public struct CBORDecoder {
                     throw CBORDecoder.fail("map longer than the input")
                 }
                 var entries: [(key: CBORValue, value: CBORValue)] = []
+                // A set: a search of the entries for each key was quadratic in a map of 2,048 keys.
+                var keys = Set<CBORValue>()
                 for _ in 0..<count {
                     let key = try item(depth: depth + 1)
-                    guard !entries.contains(where: { $0.key == key }) else {
+                    guard keys.insert(key).inserted else {
                         throw CBORDecoder.fail("duplicate map key")
                     }
                     entries.append((key, try item(depth: depth + 1)))

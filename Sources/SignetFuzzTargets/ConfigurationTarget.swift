@@ -7,11 +7,10 @@ extension FuzzTarget {
     static let configuration = FuzzTarget(
         "configuration",
         property: "the scanner accepts only JSON that Foundation reads too, and places every key Foundation reads",
-        seeds: { vectors in
-            let sample = vectors.folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/signet.sample.json")
-            return [
-                Array(try Data(contentsOf: sample)),
-                Array(#"{"routes":[{"path":"/api","access":"signature"}],"store":{"sqlite":"signet.db"},"x":[1.5e3,-0,true,null,"\u00e9"]}"#.utf8),
+        // The docs' sample configuration is in the corpus too, committed once (not a seed: it changes).
+        seeds: { _ in
+            [
+                Array(#"{"routes":[{"path":"/api","access":"signature"}],"store":{"sqlite":"signet.db"},"x":[1.5e3,-0,true,null,"\u00e9"]}"#.utf8)
             ]
         },
         check: { bytes in

@@ -65,7 +65,11 @@ public struct TrustDocument: JWTPayload, Equatable {
         guard let bytes = Base64.urlDecode(ohttpKeys) else {
             throw SignetError(.trustDocumentInvalid, "ohttpKeys is not base64url")
         }
-        return try OHTTPKeyConfiguration.decodeList(bytes)
+        do {
+            return try OHTTPKeyConfiguration.decodeList(bytes)
+        } catch let error as SignetError {
+            throw SignetError(.trustDocumentInvalid, "ohttpKeys: \(error.reason)")
+        }
     }
 }
 

@@ -40,7 +40,7 @@ for doc in docs:
         if skip:
             print(f'# {doc} block {count}: not compiled ({skip.group(1)})', file=sys.stderr)
             continue
-        declared = set(re.findall(r'\b(?:let|var|func|struct|class|enum)\s+(\w+)', block))
+        declared = set(re.findall(r'\b(?:let|var|func|struct|class|enum|actor|protocol|typealias)\s+(\w+)', block))
         used = set(re.findall(r'\b(\w+)\b', block))
         # The givens the block uses, and those they use in turn.
         needed = {name for name, _ in givens if name in used and name not in declared}
