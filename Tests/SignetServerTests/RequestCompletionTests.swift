@@ -193,37 +193,48 @@ import Testing
 
     /// What one unauthenticated connection may cost (docs/operations.md): a head and the body bytes it
     /// has sent, nothing more — held here for 200 connections, each a head announcing 1 MiB on an
-    /// open route and one byte of it, measured as the gateway process's resident memory.
+    /// open route and one byte of it, measured as the resident memory of a `signet serve` process
+    /// (its own: other tests share this one).
     @Test func anUnauthenticatedConnectionCostsItsHeadAndTheBytesItSent() async throws {
-        let harness = try await GatewayHarness.start {
-            $0.maxConnectionsPerClient = 1000
-            $0.routes.insert(.init(prefix: "/echo", access: .open), at: 0)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-rss-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config: [String: Any] = [
+            "upstream": "http://127.0.0.1:9",
+            "listen": ["host": "127.0.0.1", "port": 0],
+            "store": ["sqlite": folder.appendingPathComponent("signet.sqlite").path],
+            "routes": [["prefix": "/echo", "access": "open"]],
+            "maxConnectionsPerClient": 1000,
+        ]
+        let configPath = folder.appendingPathComponent("signet.json").path
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
+        let serve = try await ServeProcess(config: configPath, folder: folder)
+        Cleanup.after {
+            serve.kill()
+            try? FileManager.default.removeItem(at: folder)
         }
-        Cleanup.after { try await harness.stop() }
         let head = Array("POST /echo/upload HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 1048576\r\n\r\nx".utf8)
         // Warm up: the allocator's arenas and the event loops' buffers exist before the measurement.
         var warm: [RawConnection] = []
-        for _ in 0..<50 { warm.append(try await RawConnection.open(port: harness.port)) }
+        for _ in 0..<50 { warm.append(try await RawConnection.open(port: serve.port)) }
         for connection in warm { try await connection.send(head) }
         try await Task.sleep(for: .milliseconds(300))
         for connection in warm { await connection.close() }
         try await Task.sleep(for: .milliseconds(300))
-        let before = Self.residentBytes()
+        let before = Self.residentBytes(of: serve.process.processIdentifier)
         var open: [RawConnection] = []
-        for _ in 0..<200 { open.append(try await RawConnection.open(port: harness.port)) }
+        for _ in 0..<200 { open.append(try await RawConnection.open(port: serve.port)) }
         for connection in open { try await connection.send(head) }
         try await Task.sleep(for: .milliseconds(500))
-        let perConnection = (Self.residentBytes() - before) / open.count
-        #expect(perConnection <= Self.unauthenticatedConnectionBudget, "\(perConnection) bytes per connection")
+        let perConnection = (Self.residentBytes(of: serve.process.processIdentifier) - before) / open.count
+        #expect(before > 0 && perConnection <= Self.unauthenticatedConnectionBudget, "\(perConnection) bytes per connection")
         for connection in open { await connection.close() }
     }
 
-    /// The figure docs/operations.md states (measured 2026-11-27: 32–33 KiB, the test's own client side
-    /// of each connection included).
+    /// The figure docs/operations.md states (measured 2026-11-27, a `signet serve` debug build).
     static let unauthenticatedConnectionBudget = 48 * 1024
 
-    static func residentBytes() -> Int {
-        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    static func residentBytes(of process: Int32) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
     }
