@@ -29,6 +29,7 @@ import Testing
         "POST example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",  // authority form for POST
         "GET https://example.com@evil.example/ HTTP/1.1\r\n\r\n",  // userinfo
         "HTTP/1.1 +20 OK\r\n\r\n", "HTTP/1.1 -01 X\r\n\r\n",  // a sign in the status
+        "HTTP/1.1 043 OK\r\n\r\n", "HTTP/1.1 600 X\r\n\r\n",  // outside 100-599
     ])
     func messagesTheRFCDoesNotAllowAreRefused(_ text: String) {
         #expect(throws: SignetError.self) { try HTTP1MessageCodec().decode(Array(text.utf8)) }

@@ -116,9 +116,10 @@ public struct HTTP1MessageCodec: Sendable {
     private func decodeHead(_ line: String, fields: MessageFields) throws -> HTTPMessage.Head {
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         if parts[0].hasPrefix("HTTP/") {
-            // Three digits (RFC 9112 §4): `Int` alone would take "+20" and "-01".
+            // Three digits, 100 to 599 (RFC 9112 §4, RFC 9110 §15): `Int` alone would take "+20",
+            // "-01" and "043", which would be written back as another status line.
             guard parts.count >= 2, parts[1].utf8.count == 3, parts[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                let status = Int(parts[1])
+                let status = Int(parts[1]), (100...599).contains(status)
             else {
                 throw SignetError(.malformedMessage, "invalid status line \(line.debugDescription)")
             }
