@@ -15,11 +15,13 @@ extension GatewayConfiguration {
         /// PEM file of extra trusted roots (the simulator's, in development). Apple's root is used
         /// when this is absent; when present, only these roots are trusted.
         public var trustedRootsFile: String?
-        /// How many counters below the highest may still arrive, each once (an app signing
-        /// requests concurrently delivers them out of order); 0, the default, is strict. At most 63.
+        /// How many counters below the highest may still arrive, each once: an app signing
+        /// requests concurrently (HTTP/2 sends them in parallel) delivers them out of order. 16 by
+        /// default; 0 is strict. At most 63.
         public var counterWindow: Int?
-        /// `counterWindow` in force: strict (0) when absent.
-        var counterWidth: Int { counterWindow ?? 0 }
+        /// `counterWindow` in force: 16 when absent (issue 37: strict counters refused an app's
+        /// parallel requests as `counter_not_increasing`).
+        var counterWidth: Int { counterWindow ?? 16 }
         /// The highest App Attest risk metric a device may have (Apple's count of keys attested for
         /// the app on that device lately); unchecked when absent. Known once a receipt was exchanged.
         public var maxRiskMetric: Int?
