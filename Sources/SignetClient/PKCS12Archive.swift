@@ -16,6 +16,9 @@ public enum PKCS12Archive {
     /// PBKDF2 and MAC iterations: swift-crypto's floor for PBKDF2 (OpenSSL writes 2048; a higher
     /// count costs an importer a fraction of a second once and a password guesser that per guess).
     public static let iterations = 210_000
+    /// The MAC's and the key's salt length: OpenSSL's (`PKCS12_SALT_LEN`, `PKCS5_SALT_LEN`), the
+    /// shape `SecPKCS12Import` is known to read; a 16-byte MAC salt was reported refused by it.
+    public static let saltLength = 8
 
     /// - Parameters:
     ///   - chainPEM: The certificate chain, leaf first.
@@ -61,7 +64,7 @@ public enum PKCS12Archive {
         )
         let authenticatedSafe = sequence(data(sequence(certBags)) + data(sequence(keyBag)))
 
-        let macSalt = randomBytes(16)
+        let macSalt = randomBytes(saltLength)
         let macKey = pkcs12KDF(password: password, salt: macSalt, id: 3, iterations: iterations, length: 32)
         let mac = Array(HMAC<SHA256>.authenticationCode(for: authenticatedSafe, using: SymmetricKey(data: macKey)))
         let macData = sequence(
@@ -74,7 +77,7 @@ public enum PKCS12Archive {
     // MARK: Pieces
 
     private static func encryptedPrivateKeyInfo(_ keyInfo: [UInt8], password: String) throws -> [UInt8] {
-        let salt = randomBytes(16)
+        let salt = randomBytes(saltLength)
         let iv = AES._CBC.IV()
         let key = try KDF.Insecure.PBKDF2.deriveKey(
             from: Array(password.utf8),

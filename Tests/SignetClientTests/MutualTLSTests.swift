@@ -230,6 +230,16 @@ import X509
         let keyPEM = String(key[key.range(of: "-----BEGIN PRIVATE KEY-----")!.lowerBound...])
         #expect(try P256.Signing.PrivateKey(pemRepresentation: keyPEM).rawRepresentation == provider.privateKey.rawRepresentation)
 
+        // A second importer reads it too: Python's cryptography, the key and every certificate.
+        let read2 = try await PythonPeer.run("pkcs12_peer.py", [file.path, "correct horse"]).split(separator: "\n").map(String.init)
+        #expect(read2.first == Hex.encode(provider.privateKey.publicKey.x963Representation))
+        let chainDigests = try PEMDocument.parseMultiple(pemString: chainPEM).map { Hex.encode(SHA256.hash(data: $0.derBytes)) }
+        #expect(Array(read2.dropFirst()) == chainDigests)
+        // OpenSSL's shape, which SecPKCS12Import reads: 8-byte salts for the MAC and the key.
+        let info = try await SignetProcess.run("openssl", ["pkcs12", "-in", file.path, "-passin", "pass:correct horse", "-info", "-noout"]).stderr
+        #expect(info.contains("MAC: sha256, Iteration \(PKCS12Archive.iterations)"), "\(info)")
+        #expect(info.contains("MAC length: 32, salt length: 8"), "\(info)")
+
         // A wrong password fails the MAC.
         await #expect(throws: OpenSSL.Failure.self) {
             _ = try await OpenSSL.run(["pkcs12", "-in", file.path, "-passin", "pass:wrong", "-nokeys"])
