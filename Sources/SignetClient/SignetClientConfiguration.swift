@@ -37,8 +37,18 @@ public struct SignetClientConfiguration: Sendable {
     public var appTokenRenewal: Duration = .seconds(60)
     /// Where the client says what it does, at `debug`: connections, requests (method, origin and
     /// path — never a field value, a key, a token or a password), answers, registrations, trust
-    /// updates. Silent at the default `info`.
-    public var logger = Logger(label: "signet.client")
+    /// updates. Silent at the default `info`. On Apple platforms it writes to the unified log
+    /// (subsystem `signet`, category `signet.client`: Console, Xcode) rather than standard error.
+    public var logger = SignetClientConfiguration.defaultLogger
+
+    /// The unified log on Apple platforms (``OSLogHandler``), swift-log's bootstrap elsewhere.
+    static var defaultLogger: Logger {
+        #if canImport(os) && canImport(Darwin)
+        Logger(label: "signet.client") { OSLogHandler(subsystem: "signet", category: $0) }
+        #else
+        Logger(label: "signet.client")
+        #endif
+    }
     /// What carries the requests: `URLSession` on Apple platforms, the client's own SwiftNIO
     /// connections elsewhere (``SignetTransport/platformDefault``).
     public var transport: SignetTransport = .platformDefault
