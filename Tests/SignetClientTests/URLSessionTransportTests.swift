@@ -4,13 +4,17 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import SignetClient
+@testable import SignetClient
 import SignetCore
 import SignetServer
 import SignetSimulator
 import SignetTestSupport
 import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `SignetClient` over `URLSession` (FoundationNetworking here, Apple's on a device): the same
 /// signing, redirects within the origins, signed answers and registration as over SwiftNIO, against
@@ -136,5 +140,22 @@ import Testing
         await #expect(throws: SignetError(.requestTimeout, "")) {
             _ = try await impatient.send("POST", harness.base + "/signet/v1/challenges", sign: false)
         }
+    }
+}
+
+/// A background `URLSession` configuration hands tasks to the system, which sends them later —
+/// after their signatures' window — and takes no completion handlers: the client refuses it with
+/// its own reason code instead of crashing or sending expired signatures (issue 37 §2). Background
+/// configurations exist only on Apple platforms: the decision is tested here on the identifier
+/// that marks one, and a foreground configuration goes on.
+@Suite struct BackgroundSessionTests {
+    @Test func aBackgroundConfigurationIsRefusedAndAForegroundOneTaken() throws {
+        #expect {
+            try URLSessionTransport.refuseBackground(identifier: "com.example.scores.uploads")
+        } throws: { error in
+            (error as? SignetError).map { $0.code == .transportUnsupported && $0.reason.contains("background") } ?? false
+        }
+        try URLSessionTransport.refuseBackground(identifier: URLSessionConfiguration.ephemeral.identifier)
+        try URLSessionTransport.refuseBackground(identifier: URLSessionConfiguration.default.identifier)
     }
 }

@@ -42,6 +42,18 @@ final class URLSessionTransport: ClientTransport {
         )
     }
 
+    /// A background session (a configuration with an identifier) hands its tasks to the system,
+    /// which sends them later — after the signatures' window — and takes no completion handlers:
+    /// refused (`transport_unsupported`), not crashed on.
+    static func refuseBackground(identifier: String?) throws {
+        if let identifier {
+            throw SignetError(
+                .transportUnsupported,
+                "a background URLSessionConfiguration (\(identifier)) cannot carry the client's signed requests; use .ephemeral or .default"
+            )
+        }
+    }
+
     /// Refuses what this platform's `URLSession` cannot do as configured.
     static func checkSupported(origins: [Origin], identity: ClientIdentity?) throws {
         #if !(canImport(Security) && canImport(Darwin))
@@ -63,6 +75,7 @@ final class URLSessionTransport: ClientTransport {
         identity: ClientIdentity?,
         check: @escaping ServedChainCheck
     ) throws -> Session {
+        try refuseBackground(identifier: configuration.identifier)
         let delegate = URLSessionTransportDelegate(
             origins: origins,
             clientCredential: try identity.map(URLSessionTransportDelegate.credential(for:)),

@@ -187,6 +187,9 @@ extension SignetError.Code {
     public static let requestTimeout = Self("request_timeout", 504)
     /// A response that had to be signed was not, or its signature did not verify.
     public static let responseSignatureInvalid = Self("response_signature_invalid", 502)
+    /// The client's transport cannot carry its requests as configured (a background `URLSession`
+    /// configuration, which sends them after their signatures' window); nothing was sent.
+    public static let transportUnsupported = Self("transport_unsupported", 500)
 
     /// Every code above, by name.
     public static let all: [Self] = [
@@ -210,7 +213,7 @@ extension SignetError.Code {
         .tokenKeysUnavailable,
         .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
-        .connectionFailed, .requestTimeout, .responseSignatureInvalid,
+        .connectionFailed, .requestTimeout, .responseSignatureInvalid, .transportUnsupported,
     ]
 
     static let catalogue: [String: Self] = Dictionary(all.map { ($0.rawValue, $0) }, uniquingKeysWith: { a, _ in a })
