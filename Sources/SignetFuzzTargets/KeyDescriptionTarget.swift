@@ -11,7 +11,7 @@ extension FuzzTarget {
         property: "a parsed KeyDescription encodes to DER that parses to the same record",
         seeds: { vectors in
             try ["android/ec-tee-chain.pem", "android/attest-key-chain.pem"].flatMap { path in
-                try vectors.pemBlocks(path).compactMap { der in
+                try AndroidAttestationChain.derCertificates(pem: vectors.text(path)).compactMap { der in
                     (try? Certificate(derEncoded: der))?.extensions[oid: KeyDescription.extensionOID].map { Array($0.value) }
                 }
             }

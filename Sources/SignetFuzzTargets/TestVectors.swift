@@ -28,22 +28,6 @@ struct TestVectors {
             .filter { $0.hasSuffix(suffix) }.sorted().map { path + "/" + $0 }
     }
 
-    /// The DER of each block of a PEM file.
-    func pemBlocks(_ path: String) throws -> [[UInt8]] {
-        var blocks: [[UInt8]] = []
-        var body = ""
-        for line in try text(path).split(whereSeparator: \.isNewline) {
-            if line.hasPrefix("-----BEGIN") {
-                body = ""
-            } else if line.hasPrefix("-----END") {
-                if let der = Base64.decode(body) { blocks.append(der) }
-            } else {
-                body += line.trimmingCharacters(in: .whitespaces)
-            }
-        }
-        return blocks
-    }
-
     /// The App Attest fixtures' CBOR objects (attestations and assertions), decoded from base64.
     func appAttestObjects() throws -> [[UInt8]] {
         try files(in: "appattest", suffix: ".json").compactMap { path in

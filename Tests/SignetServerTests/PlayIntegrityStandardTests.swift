@@ -117,20 +117,28 @@ import _CryptoExtras
         try await teach(["std-enrol": verdict(requestHash: enrolment)])
         let enrolled = try await harness.attestAndroid(device, challenge: enrolment, integrityToken: "std-enrol", integrityTokenType: "standard")
         let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
-        var statuses: [Int] = []
-        var last: GatewayHarness.Answer?
-        for index in 0..<11 {
+        /// A purchase signed by `device`, with a standard token Google is taught to decode into a
+        /// verdict bound to its signature base; from `client` behind the balancer when given.
+        func purchase(_ device: SimulatedAndroidDevice, keyID: String, token: String, from client: String? = nil) async throws
+            -> GatewayHarness.Answer
+        {
             var message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(
-                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/\(index)"),
+                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/\(token)"),
                 created: Date(),
                 nonce: Nonce.random()
             )
             let parameters = try SignatureFields(message.fields).entries[0].parameters
             let digest = Base64.urlEncode(Array(SHA256.hash(data: try SignatureBase(message: message, parameters: parameters).bytes)))
-            try await teach(["route-\(index)": verdict(requestHash: digest)])
-            message.fields.append(name: "Signet-Integrity-Token", value: "route-\(index)")
+            try await teach([token: verdict(requestHash: digest)])
+            message.fields.append(name: "Signet-Integrity-Token", value: token)
             message.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
-            last = try await GatewayHarness.send(message)
+            if let client { message.fields.append(name: "X-Forwarded-For", value: client) }
+            return try await GatewayHarness.send(message)
+        }
+        var statuses: [Int] = []
+        var last: GatewayHarness.Answer?
+        for index in 0..<11 {
+            last = try await purchase(device, keyID: keyID, token: "route-\(index)")
             statuses.append(last?.status ?? 0)
         }
         #expect(statuses == Array(repeating: 200, count: 10) + [429], "\(statuses)")
@@ -142,33 +150,14 @@ import _CryptoExtras
         try await teach(["std-enrol-2": verdict(requestHash: secondChallenge)])
         let secondEnrolled = try await harness.attestAndroid(secondDevice, challenge: secondChallenge, integrityToken: "std-enrol-2", integrityTokenType: "standard")
         let secondKeyID = try #require(secondEnrolled.json["keyid"] as? String, "\(secondEnrolled.text)")
-        var fresh = try AndroidGatewayTests.signer(secondDevice, keyID: secondKeyID).sign(
-            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/fresh"),
-            created: Date(),
-            nonce: Nonce.random()
-        )
-        let freshBase = try SignatureBase(message: fresh, parameters: try SignatureFields(fresh.fields).entries[0].parameters).bytes
-        try await teach(["route-fresh": verdict(requestHash: Base64.urlEncode(Array(SHA256.hash(data: freshBase))))])
-        fresh.fields.append(name: "Signet-Integrity-Token", value: "route-fresh")
-        fresh.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
-        let perSource = try await GatewayHarness.send(fresh)
+        let perSource = try await purchase(secondDevice, keyID: secondKeyID, token: "route-fresh")
         #expect(perSource.status == 429 && perSource.reason == "rate_limited", "\(perSource.text)")
 
         // Other clients behind the balancer have allowances of their own, until the gateway's
         // decodes for the minute (12 here; 10 were spent above) are gone for every client.
         var others: [GatewayHarness.Answer] = []
         for index in 0..<3 {
-            var message = try AndroidGatewayTests.signer(secondDevice, keyID: secondKeyID).sign(
-                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/other-\(index)"),
-                created: Date(),
-                nonce: Nonce.random()
-            )
-            let base = try SignatureBase(message: message, parameters: try SignatureFields(message.fields).entries[0].parameters).bytes
-            try await teach(["route-other-\(index)": verdict(requestHash: Base64.urlEncode(Array(SHA256.hash(data: base))))])
-            message.fields.append(name: "Signet-Integrity-Token", value: "route-other-\(index)")
-            message.fields.append(name: "Signet-Integrity-Token-Type", value: "standard")
-            message.fields.append(name: "X-Forwarded-For", value: "203.0.113.\(10 + index)")
-            others.append(try await GatewayHarness.send(message))
+            others.append(try await purchase(secondDevice, keyID: secondKeyID, token: "route-other-\(index)", from: "203.0.113.\(10 + index)"))
         }
         #expect(others.map(\.status) == [200, 200, 429], "\(others.map(\.text))")
         #expect(others.last?.reason == "rate_limited" && others.last?.text.contains("decodes for this minute are spent") == true)

@@ -233,8 +233,7 @@ package struct JSONSourceMap: Sendable {
 
         /// A number, refused where Foundation refuses it too: beyond what a Double holds (`1E400`).
         mutating func number() throws {
-            let start = index
-            let outOfRange = error("a number too large to be represented")
+            let (start, startLine, startColumn) = (index, line, column)
             if current == UInt8(ascii: "-") { advance() }
             guard let first = current, first.isDigit else { throw error("expected a digit") }
             advance()
@@ -251,6 +250,8 @@ package struct JSONSourceMap: Sendable {
                 while current?.isDigit == true { advance() }
             }
             guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+                var outOfRange = error("a number too large to be represented")
+                (outOfRange.line, outOfRange.column) = (startLine, startColumn)
                 throw outOfRange
             }
         }
