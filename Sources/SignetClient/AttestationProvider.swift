@@ -7,8 +7,48 @@ import SignetCore
 public protocol AttestationProvider: Sendable {
     /// The registration route and JSON body answering a one-time server challenge.
     func registration(challenge: String) async throws -> RegistrationRequest
+    /// The same, with what the client knows of the challenge (its expiry): a provider that keeps
+    /// a proof across a failed delivery (``AppAttestLifecycle``) needs it. By default
+    /// ``registration(challenge:)``.
+    func registration(for challenge: IssuedChallenge) async throws -> RegistrationRequest
     /// The signer for later requests, once the server registered the key under `device`.
     func signer(for device: RegisteredDevice) async throws -> any RequestSigning
+    /// The server refused the last registration (`error` carries its reason code): a proof kept
+    /// for it is spent. By default nothing.
+    func registrationRefused(_ error: SignetError) async
+}
+
+extension AttestationProvider {
+    public func registration(for challenge: IssuedChallenge) async throws -> RegistrationRequest {
+        try await registration(challenge: challenge.value)
+    }
+
+    public func registrationRefused(_ error: SignetError) async {}
+}
+
+/// A provider that keeps its registration across launches, so a client restores it at launch
+/// (``SignetClient/start(with:)``) and registers again, inside the client, when the key is gone
+/// (a reinstall, a restore onto another phone, an erased Secure Enclave).
+public protocol PersistentAttestationProvider: AttestationProvider {
+    /// The signer of the device this install registered, if it did; `nil` before the first
+    /// registration and after ``reset()``.
+    func restoredSigner() async throws -> (any RequestSigning)?
+    /// Forgets the key and the device: the next registration makes a new key.
+    func reset() async throws
+}
+
+/// A registration challenge as the client received it.
+public struct IssuedChallenge: Sendable, Hashable {
+    /// The challenge, as the gateway wrote it.
+    public var value: String
+    /// When the gateway stops taking it, on this device's clock (corrected by the offset the
+    /// client learned from the gateway's `Date`); `nil` when the gateway did not say.
+    public var expiresAt: Date?
+
+    public init(value: String, expiresAt: Date? = nil) {
+        self.value = value
+        self.expiresAt = expiresAt
+    }
 }
 
 /// A registration to post: `/signet/v1/devices` or `/signet/v1/devices/attest` and its body.

@@ -25,7 +25,7 @@ extension SignetClient {
     public func appToken(origin: Origin? = nil, limitedUse: Bool = false) async throws -> AppToken {
         let origin = origin ?? configuration.origins[0]
         if limitedUse { return try await fetchAppToken(origin: origin, limitedUse: true) }
-        if let cached = appTokens[origin], cached.expiresAt.timeIntervalSince(clock()) > configuration.appTokenRenewal.seconds {
+        if let cached = appTokens[origin], cached.expiresAt.timeIntervalSince(gatewayNow) > configuration.appTokenRenewal.seconds {
             return cached
         }
         if let pending = appTokenFetches[origin] { return try await pending.value }

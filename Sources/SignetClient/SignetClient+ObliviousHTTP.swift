@@ -17,7 +17,7 @@ extension SignetClient {
         body: [UInt8] = []
     ) async throws -> ClientResponse {
         let message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
-        let signed = signer != nil ? try await signer!.sign(message, now: clock()) : message
+        let signed = signer != nil ? try await signer!.sign(message, now: gatewayNow) : message
         let target = signed.target!
         let origin = try allowedOrigin(target)
         let binary = BinaryHTTPMessage(

@@ -20,9 +20,19 @@ public actor SignetClient {
     private var transportInUse: (any ClientTransport)?
     private var clientIdentity: ClientIdentity?
     /// The signer used for requests (set by `register(using:)` or ``useSigner(_:)``).
-    public private(set) var signer: (any RequestSigning)?
+    public internal(set) var signer: (any RequestSigning)?
     /// The device registered by `register(using:)`.
-    public private(set) var device: RegisteredDevice?
+    public internal(set) var device: RegisteredDevice?
+    /// The provider that registers again when the key is gone (``start(with:)``).
+    var persistentProvider: (any PersistentAttestationProvider)?
+    /// A registration under way: concurrent callers (two requests finding the key gone) share it.
+    var registrationInFlight: Task<RegisteredDevice, any Error>?
+    /// Counts registrations, so requests that find the key gone together register again once.
+    var registrationGeneration = 0
+    /// How far the gateway's clock is ahead of this device's (seconds), learned from the `Date` of
+    /// its answers when the two differ by more than ``ClockOffset/tolerance``; signatures are made
+    /// at ``gatewayNow``.
+    public internal(set) var clockOffset: TimeInterval = 0
     /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).
     public internal(set) var pendingPinReports: [[UInt8]] = []
     /// The last pin evaluation per origin, for apps that want to see `needsRefresh`.
@@ -142,7 +152,11 @@ public actor SignetClient {
         throw SignetError(.connectionFailed, "redirect loop")
     }
 
-    /// Signs (when asked and a signer is set) and sends `message` with a password `authorization`.
+    /// Signs (when asked and a signer is set) and sends `message` with a password `authorization`;
+    /// each try signed anew at ``gatewayNow``. Sent again: after a failure or answer
+    /// ``SignetClientConfiguration/retry`` says is worth it; once, at once, when the answer taught
+    /// the client a new clock offset and refused the signature's time; once, after registering
+    /// again, when the key is gone (``start(with:)``).
     private func transmit(
         _ message: HTTPMessage,
         authorization: (String, DigestCredentials?)?,
@@ -150,13 +164,69 @@ public actor SignetClient {
     ) async throws -> (ClientResponse, DigestCredentials?) {
         var message = message
         if let (value, _) = authorization { message.fields.set(name: "Authorization", value: value) }
-        let signed = sign && signer != nil ? try await signer!.sign(message, now: clock()) : message
-        return (try await transmit(signed), authorization?.1)
+        let method = message.method ?? "GET"
+        var failures = 0
+        var clockCorrected = false
+        var registeredAgain = false
+        while true {
+            let offset = clockOffset
+            let generation = registrationGeneration
+            let response: ClientResponse
+            do {
+                let signed = sign && signer != nil ? try await signer!.sign(message, now: gatewayNow) : message
+                response = try await deliver(signed)
+            } catch let error as SignetError where error.code == .invalidKey && sign && !registeredAgain {
+                // The signer's key is gone (App Attest after a reinstall, an erased enclave).
+                guard try await registerAgain(after: generation) else { throw error }
+                registeredAgain = true
+                continue
+            } catch {
+                guard let failure = ClientTransportFailure(error) else { throw error }
+                failures += 1
+                guard let wait = configuration.retry.wait(afterFailure: failure, method: method, failures: failures) else {
+                    throw failure.error
+                }
+                configuration.logger.debug("retrying", metadata: ["after": "\(failure.error.code)", "wait": "\(wait)"])
+                try await Task.sleep(for: wait)
+                continue
+            }
+            if sign, signer != nil, !clockCorrected, clockOffset != offset, response.status == 401,
+                [SignetError.Code.createdInFuture, .createdTooOld, .expired].contains(where: { $0.rawValue == response.reason })
+            {
+                clockCorrected = true
+                continue
+            }
+            if sign, signer != nil, !registeredAgain, saysKeyIsGone(response), try await registerAgain(after: generation) {
+                registeredAgain = true
+                continue
+            }
+            failures += 1
+            if let wait = configuration.retry.wait(after: response, method: method, failures: failures) {
+                configuration.logger.debug("retrying", metadata: ["after": "\(response.status)", "wait": "\(wait)"])
+                try await Task.sleep(for: wait)
+                continue
+            }
+            return (response, authorization?.1)
+        }
     }
+
+    /// The device's clock moved onto the gateway's by the learned ``clockOffset``: the time
+    /// signatures are made at.
+    public var gatewayNow: Date { clock().addingTimeInterval(clockOffset) }
 
     /// Sends `message` exactly as given (already signed, or deliberately unsigned). The origin
     /// check still applies.
     public func transmit(_ message: HTTPMessage) async throws -> ClientResponse {
+        do {
+            return try await deliver(message)
+        } catch let failure as ClientTransportFailure {
+            throw failure.error
+        }
+    }
+
+    /// One exchange: the origin check, the transport, the clock learned from the answer, its
+    /// signature checked, pin reports delivered. Transport failures stay classified for retries.
+    private func deliver(_ message: HTTPMessage) async throws -> ClientResponse {
         guard let target = message.target, let method = message.method else {
             throw SignetError(.malformedMessage, "not a request")
         }
@@ -168,7 +238,14 @@ public actor SignetClient {
             fields: message.fields.lines.map { ($0.name, $0.value) },
             body: message.body
         )
-        var response = try await exchange(request)
+        let sent = clock()
+        var response = try await exchangeClassified(request)
+        if let date = response.fields["date"], let offset = ClockOffset.estimate(date: date, sent: sent, received: clock()),
+            offset != clockOffset
+        {
+            configuration.logger.debug("clock offset", metadata: ["seconds": "\(offset)", "origin": "\(origin)"])
+            clockOffset = offset
+        }
         response.signature = try await verifyResponseSignature(response, request: message)
         await deliverPinReports()
         return response
@@ -176,6 +253,14 @@ public actor SignetClient {
 
     /// Sends one request over the transport, logging what it does (never a field value).
     func exchange(_ request: TransportRequest) async throws -> ClientResponse {
+        do {
+            return try await exchangeClassified(request)
+        } catch let failure as ClientTransportFailure {
+            throw failure.error
+        }
+    }
+
+    private func exchangeClassified(_ request: TransportRequest) async throws -> ClientResponse {
         // The path without its query: a query may carry a token or a legacy MAC.
         let path = request.path.prefix { $0 != "?" }
         let log: Logger.Metadata = ["method": "\(request.method)", "origin": "\(request.origin)", "path": "\(path)"]
@@ -228,46 +313,6 @@ public actor SignetClient {
         }
     }
 
-    // MARK: Registration
-
-    /// Challenge → registration (with `provider`'s proof) → the signer for later requests.
-    @discardableResult
-    public func register(using provider: any AttestationProvider, origin: Origin? = nil) async throws
-        -> RegisteredDevice
-    {
-        let base = (origin ?? configuration.origins[0]).description
-        let challenge = try await send("POST", base + "/signet/v1/challenges", sign: false)
-        guard challenge.status == 201, let value = challenge.json?["challenge"] as? String else {
-            throw SignetError(.malformedMessage, "no challenge: \(challenge.status) \(challenge.text)")
-        }
-        let registration = try await provider.registration(challenge: value)
-        let answer = try await send(
-            "POST",
-            base + registration.path,
-            fields: [("Content-Type", "application/json")],
-            body: registration.body,
-            sign: false
-        )
-        guard answer.status == 201, let object = answer.json, let deviceID = object["deviceId"] as? String,
-            let keyID = object["keyid"] as? String
-        else {
-            throw SignetError(
-                answer.reason.flatMap(SignetError.Code.init(rawValue:)) ?? .registrationFailed,
-                "registration refused: \(answer.status) \(answer.text)"
-            )
-        }
-        var registered = RegisteredDevice(
-            deviceID: deviceID,
-            keyID: keyID,
-            certificateChainPEM: object["certificate"] as? String
-        )
-        registered.user = object["user"] as? String
-        signer = try await provider.signer(for: registered)
-        device = registered
-        configuration.logger.debug("registered", metadata: ["device": "\(deviceID)", "keyid": "\(keyID)"])
-        return registered
-    }
-
     // MARK: Helpers
 
     func allowedOrigin(_ target: RequestTarget) throws -> Origin {
@@ -289,7 +334,7 @@ public actor SignetClient {
             return nil
         }
         let message = HTTPMessage.response(status: response.status, fields: response.fields, body: response.body)
-        return try await ResponseSignatureVerifier(keys: keys).verify(message, for: request, now: clock())
+        return try await ResponseSignatureVerifier(keys: keys).verify(message, for: request, now: gatewayNow)
     }
 
 }

@@ -33,6 +33,14 @@ public struct SignetClientConfiguration: Sendable {
     /// there carry `Signet-Token` instead of a signature, the token fetched, cached and renewed by
     /// the client (``SignetClient/appToken(origin:limitedUse:)``).
     public var appTokenPaths: [String] = []
+    /// When requests are sent again: failures to reach the gateway, `503`, `Retry-After`, with
+    /// backoff and jitter, never a request that may have been executed unless its method is
+    /// idempotent (``RequestRetry``).
+    public var retry = RequestRetry()
+    /// Register again and resend when the gateway answers `key_revoked` (a client started with
+    /// ``SignetClient/start(with:)``): for apps whose operators revoke devices to make them
+    /// re-attest, not to lock them out. Off by default: a revocation then reaches the app.
+    public var reregisterRevokedDevices = false
     /// How long before its expiry a cached app token is replaced.
     public var appTokenRenewal: Duration = .seconds(60)
     /// Where the client says what it does, at `debug`: connections, requests (method, origin and

@@ -10,8 +10,9 @@ import Testing
 
 /// App Attest's key lifecycle against a real gateway, with the simulated service standing in for
 /// `DCAppAttestService` (each `DCError` scripted as Apple documents it): first launch, relaunch,
-/// `serverUnavailable` then success, `invalidKey` then recovery, an unsupported device, concurrent
-/// requests, and a key that stopped being valid.
+/// reinstall, restore, `serverUnavailable` then success, every other error, an app extension, an
+/// unsupported device, concurrent registrations and requests, an attestation kept across a failed
+/// delivery, and a key that stopped being valid.
 @Suite(.awaitsCleanups) struct AppAttestLifecycleTests {
     static func gateway(counterWindow: Int = 0) async throws -> GatewayHarness {
         try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
@@ -107,20 +108,19 @@ import Testing
         }
     }
 
-    @Test func aKeyThatStoppedBeingValidIsForgottenAndTheAppRegistersAgain() async throws {
+    @Test func aKeyThatStoppedBeingValidIsForgottenAndTheClientRegistersAgainAndResends() async throws {
         let harness = try await Self.gateway()
         Cleanup.after { try await harness.stop() }
         let service = Self.service()
         let keychain = MemoryValueStore()
         let lifecycle = AppAttestLifecycle(service: service, store: keychain)
         let client = try harness.client()
-        try await client.register(using: lifecycle)
+        let first = try await client.register(using: lifecycle)
         service.forgetKeys()  // a restore onto a new phone: the Keychain came along, the key did not
-        let error = await #expect(throws: SignetError.self) { _ = try await Self.post(client, harness.base) }
-        #expect(error?.code == .invalidKey)
-        #expect(try await lifecycle.registeredDevice() == nil)
-        try await client.register(using: lifecycle)
         #expect(try await Self.post(client, harness.base).status == 201)
+        let second = try #require(try await lifecycle.registeredDevice())
+        #expect(second.keyID != first.keyID && service.keyCount == 1)
+        #expect(service.calls == [.generateKey, .attestKey, .generateAssertion, .generateKey, .attestKey, .generateAssertion])
         // A registration that never reached the server leaves an attested key: the next one makes a new key.
         func challenge() async throws -> String {
             let answer = try await client.send("POST", harness.base + "/signet/v1/challenges", sign: false)
@@ -208,5 +208,264 @@ import Testing
             try await harness.client().register(using: AppAttestLifecycle(service: stranger, store: MemoryValueStore()))
         }
         #expect(error?.code == .attestationChainInvalid)
+    }
+}
+
+/// The lifecycle's answers to what happens to phones: launches, reinstalls and restores, errors,
+/// extensions, and many things at once.
+@Suite(.awaitsCleanups) struct AppAttestLifecycleEventsTests {
+    /// `DCAppAttestService` whose every call takes a little time, counting how many run at once:
+    /// the actor alone would let them overlap at every `await`.
+    final class OverlapProbe: AppAttestService {
+        let inner: SimulatedAppAttestService
+        private let running = Mutex<(now: Int, most: Int)>((0, 0))
+        init(_ inner: SimulatedAppAttestService) { self.inner = inner }
+        var mostAtOnce: Int { running.withLock { $0.most } }
+        var isSupported: Bool { inner.isSupported }
+        private func around<T>(_ body: () async throws -> T) async throws -> T {
+            running.withLock {
+                $0.now += 1
+                $0.most = max($0.most, $0.now)
+            }
+            defer { running.withLock { $0.now -= 1 } }
+            try await Task.sleep(for: .milliseconds(3))
+            return try await body()
+        }
+        func generateKey() async throws -> String { try await around { try await inner.generateKey() } }
+        func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
+            try await around { try await inner.attestKey(keyID, clientDataHash: clientDataHash) }
+        }
+        func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
+            try await around { try await inner.generateAssertion(keyID, clientDataHash: clientDataHash) }
+        }
+    }
+
+    /// A copy of a Keychain, as a backup restored onto another phone carries it.
+    static func copy(_ keychain: MemoryValueStore) async throws -> MemoryValueStore {
+        let copy = MemoryValueStore()
+        try await copy.set(try await keychain.value(for: "signet.app-attest.state"), for: "signet.app-attest.state")
+        return copy
+    }
+
+    @Test func startRegistersAtTheFirstLaunchAndRestoresAtEveryLaunchAfter() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        let keychain = MemoryValueStore()
+        let first = try harness.client()
+        try await first.start(with: AppAttestLifecycle(service: service, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(first, harness.base).status == 201)
+        let relaunched = try harness.client()
+        try await relaunched.start(with: AppAttestLifecycle(service: service, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(relaunched, harness.base).status == 201)
+        #expect(service.keyCount == 1 && service.calls == [.generateKey, .attestKey, .generateAssertion, .generateAssertion])
+    }
+
+    /// A reinstall keeps the Keychain (iOS does) but not the App Attest key; a restore onto another
+    /// phone brings the Keychain to a device that never had the key. Either way the first request
+    /// finds the key gone, and the client registers again and sends it, once, without the app.
+    @Test(arguments: ["reinstall", "restore"])
+    func afterAReinstallOrARestoreTheFirstRequestRegistersAgainInsideTheClient(_ event: String) async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let original = AppAttestLifecycleTests.service()
+        let keychain = MemoryValueStore()
+        let before = try harness.client()
+        try await before.start(with: AppAttestLifecycle(service: original, store: keychain))
+        let device = try #require(await before.device)
+
+        let service: SimulatedAppAttestService
+        let kept: MemoryValueStore
+        if event == "reinstall" {
+            original.forgetKeys()
+            (service, kept) = (original, keychain)
+        } else {
+            (service, kept) = (AppAttestLifecycleTests.service(), try await Self.copy(keychain))
+        }
+        let calls = service.calls.count
+        let after = try harness.client()
+        let lifecycle = AppAttestLifecycle(service: service, store: kept)
+        try await after.start(with: lifecycle)
+        #expect(service.calls.count == calls, "the launch restores without calling App Attest")
+        #expect(try await AppAttestLifecycleTests.post(after, harness.base, score: 3).status == 201)
+        #expect(Array(service.calls.dropFirst(calls)) == [.generateAssertion, .generateKey, .attestKey, .generateAssertion])
+        let registered = try #require(try await lifecycle.registeredDevice())
+        #expect(registered.deviceID != device.deviceID)
+        // The next request signs with the new key at once.
+        #expect(try await AppAttestLifecycleTests.post(after, harness.base, score: 4).status == 201)
+    }
+
+    /// Every error but `serverUnavailable` discards the key: the next try starts clean, rather
+    /// than failing the same way at every launch (firebase-ios-sdk#12468).
+    @Test(arguments: [AppAttestServiceError.Kind.invalidInput, .systemFailure, .unsupported])
+    func everyOtherErrorWhileAttestingDiscardsTheKey(_ kind: AppAttestServiceError.Kind) async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        service.fail(.attestKey, with: kind)
+        let keychain = MemoryValueStore()
+        let lifecycle = AppAttestLifecycle(service: service, store: keychain)
+        let client = try harness.client()
+        await #expect(throws: AppAttestServiceError(kind)) { try await client.register(using: lifecycle) }
+        #expect(try await keychain.value(for: "signet.app-attest.state") == nil, "nothing kept")
+        try await client.register(using: lifecycle)
+        #expect(service.keyCount == 2 && service.calls == [.generateKey, .attestKey, .generateKey, .attestKey])
+        #expect(try await AppAttestLifecycleTests.post(client, harness.base).status == 201)
+    }
+
+    @Test(arguments: [AppAttestServiceError.Kind.invalidKey, .invalidInput, .systemFailure])
+    func everyErrorButServerUnavailableWhileAssertingRegistersAgain(_ kind: AppAttestServiceError.Kind) async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        let client = try harness.client()
+        try await client.start(with: AppAttestLifecycle(service: service, store: MemoryValueStore()))
+        service.fail(.generateAssertion, with: kind)
+        #expect(try await AppAttestLifecycleTests.post(client, harness.base).status == 201)
+        #expect(service.calls == [.generateKey, .attestKey, .generateAssertion, .generateKey, .attestKey, .generateAssertion])
+
+        // Once per request: a key that cannot assert twice in a row reaches the app.
+        service.fail(.generateAssertion, with: kind, kind)
+        let error = await #expect(throws: SignetError.self) { _ = try await AppAttestLifecycleTests.post(client, harness.base) }
+        #expect(error?.code == .invalidKey)
+    }
+
+    @Test func concurrentRegistrationsAttestOnceAndNoTwoServiceCallsOverlap() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway(counterWindow: 16)
+        Cleanup.after { try await harness.stop() }
+        let probe = OverlapProbe(AppAttestLifecycleTests.service())
+        let lifecycle = AppAttestLifecycle(service: probe, store: MemoryValueStore())
+        let client = try harness.client(timeout: .seconds(60))
+        // Two parts of the app register at launch, at once.
+        let devices = try await withThrowingTaskGroup(of: RegisteredDevice.self) { group in
+            for _ in 0..<4 { group.addTask { try await client.register(using: lifecycle) } }
+            return try await group.reduce(into: Set<RegisteredDevice>()) { $0.insert($1) }
+        }
+        #expect(devices.count == 1)
+        #expect(probe.inner.calls == [.generateKey, .attestKey])
+        // Requests at once: assertions one at a time, every one accepted within the window.
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<8 {
+                group.addTask { try await AppAttestLifecycleTests.post(client, harness.base, score: index).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 201, count: 8))
+        // Registrations, assertions and a reset called at once on the lifecycle itself.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    if index == 3 { try await lifecycle.reset() }
+                    _ = try await lifecycle.registration(challenge: "challenge-\(index)")
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(probe.mostAtOnce == 1)
+    }
+
+    /// A made attestation is not thrown away because its POST did not get through: the key is
+    /// attested once, so the same attestation and challenge go again while the challenge is valid.
+    @Test func anAttestationIsKeptAcrossAFailedDeliveryWhileItsChallengeIsValid() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        let keychain = MemoryValueStore()
+        let client = try harness.client()
+        func challenge() async throws -> String {
+            let answer = try await client.send("POST", harness.base + "/signet/v1/challenges", sign: false)
+            return try #require(answer.json?["challenge"] as? String)
+        }
+        let lifecycle = AppAttestLifecycle(service: service, store: keychain)
+        let made = try await lifecycle.registration(for: IssuedChallenge(value: try await challenge(), expiresAt: Date() + 300))
+        // The POST failed (no network) and the app was killed; at the next launch, a new challenge.
+        let relaunched = AppAttestLifecycle(service: service, store: keychain)
+        let again = try await relaunched.registration(for: IssuedChallenge(value: try await challenge(), expiresAt: Date() + 300))
+        #expect(again.body == made.body && again.path == made.path)
+        #expect(service.calls == [.generateKey, .attestKey])
+        let answer = try await client.send(
+            "POST", harness.base + again.path, fields: [("Content-Type", "application/json")], body: again.body, sign: false)
+        #expect(answer.status == 201)
+
+        // Past its challenge's life (less the time to travel), a new key: never a proof the gateway refuses.
+        let late = AppAttestLifecycle(service: service, store: MemoryValueStore(), now: { Date() + 295 })
+        let old = try await late.registration(for: IssuedChallenge(value: "spent", expiresAt: Date() + 300))
+        let fresh = try await late.registration(for: IssuedChallenge(value: try await challenge(), expiresAt: Date() + 600))
+        #expect(old.body != fresh.body && service.keyCount == 3)
+        // A refusal spends it too.
+        let refused = AppAttestLifecycle(service: service, store: MemoryValueStore())
+        let first = try await refused.registration(for: IssuedChallenge(value: "one", expiresAt: Date() + 300))
+        await refused.registrationRefused(SignetError(.challengeUnknown, "used"))
+        #expect(try await refused.registration(for: IssuedChallenge(value: "two", expiresAt: Date() + 300)).body != first.body)
+    }
+
+    /// App Attest cannot generate keys in an app extension, whatever `isSupported` says; and an
+    /// extension sharing the app's Keychain group must never wipe the app's registration.
+    @Test func anAppExtensionNeitherRegistersNorWritesTheAppsState() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        let keychain = MemoryValueStore()
+        let app = AppAttestLifecycle(service: service, store: keychain)
+        let device = try await harness.client().register(using: app)
+        let kept = try await keychain.value(for: "signet.app-attest.state")
+
+        let extensionLifecycle = AppAttestLifecycle(service: service, store: keychain, inAppExtension: true)
+        let refused = await #expect(throws: SignetError.self) { try await harness.client().register(using: extensionLifecycle) }
+        #expect(refused?.code == .algUnsupported)
+        await #expect(throws: SignetError.self) { try await extensionLifecycle.reset() }
+        // The extension signs with the app's key; when that fails, it throws and keeps the state.
+        let client = try harness.client()
+        await client.useSigner(try #require(try await extensionLifecycle.restoredSigner()))
+        #expect(try await AppAttestLifecycleTests.post(client, harness.base).status == 201)
+        service.fail(.generateAssertion, with: .invalidKey)
+        let error = await #expect(throws: SignetError.self) { _ = try await AppAttestLifecycleTests.post(client, harness.base) }
+        #expect(error?.code == .invalidKey)
+        #expect(try await keychain.value(for: "signet.app-attest.state") == kept)
+        #expect(try await app.registeredDevice() == device)
+    }
+
+    /// An erased and restored phone brings back the Keychain's Secure Enclave key blob, which the
+    /// new enclave cannot open: a new key and a new registration, not an error at every launch.
+    @Test func aDeviceKeyThatNoLongerOpensLeadsToANewKey() async throws {
+        let harness = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS)
+        Cleanup.after { try await harness.stop() }
+        let factory = ErasableKeyFactory()
+        let keychain = MemoryValueStore()
+        let first = try harness.client()
+        try await first.start(with: DeviceKeyProvider(factory: factory, store: keychain))
+        let device = try #require(await first.device)
+        #expect(try await AppAttestLifecycleTests.post(first, harness.base).status == 201)
+
+        factory.erase()
+        let relaunched = try harness.client()
+        try await relaunched.start(with: DeviceKeyProvider(factory: factory, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(relaunched, harness.base).status == 201)
+        #expect(try #require(await relaunched.device).keyID != device.keyID)
+        // And at the launch after that, the new key restores.
+        let third = try harness.client()
+        try await third.start(with: DeviceKeyProvider(factory: factory, store: keychain))
+        #expect(await third.device == nil, "restored, not registered")
+        #expect(try await AppAttestLifecycleTests.post(third, harness.base).status == 201)
+    }
+}
+
+/// Software keys whose kept blobs stop opening after ``erase()``, as a Secure Enclave's do after
+/// an erase and restore.
+final class ErasableKeyFactory: DeviceKeyFactory {
+    private let erased = Mutex<Set<Data>>([])
+    private let made = Mutex<Set<Data>>([])
+
+    func erase() { erased.withLock { $0.formUnion(made.withLock { $0 }) } }
+
+    func make() throws -> (key: any DeviceSigningKey, kept: Data) {
+        let key = try SoftwareKeyFactory().make()
+        made.withLock { _ = $0.insert(key.kept) }
+        return key
+    }
+
+    func restore(_ kept: Data) throws -> any DeviceSigningKey {
+        guard !erased.withLock({ $0.contains(kept) }) else { throw SignetError(.invalidKey, "the enclave cannot open this key") }
+        return try SoftwareKeyFactory().restore(kept)
     }
 }

@@ -16,7 +16,9 @@ extension GatewayHarness {
     func client(
         identity: ClientIdentity? = nil,
         obliviousKeys: [OHTTPKeyConfiguration] = [],
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        retry: RequestRetry = RequestRetry(),
+        clock: @escaping @Sendable () -> Date = Date.init
     ) throws -> SignetClient {
         let chain = try require(gateway.tls).chain
         // The served chain's pins plus a backup, as a real pin set has.
@@ -32,7 +34,8 @@ extension GatewayHarness {
             timeout: timeout
         )
         configuration.obliviousKeys = obliviousKeys
-        return try SignetClient(configuration: configuration)
+        configuration.retry = retry
+        return try SignetClient(configuration: configuration, clock: clock)
     }
 }
 

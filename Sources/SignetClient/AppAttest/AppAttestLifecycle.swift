@@ -8,28 +8,37 @@ import SignetCore
 /// ``SecureValueStore`` — the Keychain, this device only — and restored at every launch, so the
 /// app never attests again (each attestation of a new key raises the device's risk metric).
 ///
+/// - **One operation at a time**, for real: registrations, assertions and resets pass an
+///   ``AsyncSerialGate`` (an actor alone is reentrant at every `await`), so two registrations at
+///   launch attest once and assertions are generated in counter order.
 /// - A new install generates a key and stores its id before attesting it: a crash in between
 ///   reuses the key, never leaves one behind.
 /// - `serverUnavailable` is retried with the same key and the same client data hash, with backoff.
-/// - `invalidKey` (a reinstall restored the Keychain, a key attested already) discards the key and
-///   starts over, once.
+/// - `invalidKey` while attesting (a reinstall restored the Keychain, a key attested already)
+///   discards the key and starts over, once. **Every other error but `serverUnavailable`
+///   discards the key** too, so the next try starts clean rather than failing the same way at
+///   every launch (firebase-ios-sdk#12468).
+/// - An attestation whose delivery failed (no network) is kept with its challenge while the
+///   challenge is valid, and sent again: a key is attested once.
+/// - An assertion the key cannot make any more (a reinstall or a restore: the Keychain came
+///   along, the key did not) forgets the key and the device and throws `invalid_key`; a client
+///   started with ``SignetClient/start(with:)`` then registers again and resends, once.
+/// - In an app extension `generateKey` fails whatever `isSupported` says: registration is
+///   refused there, and nothing an extension does writes the state it may share with the app
+///   through a Keychain group.
 /// - Where App Attest is not supported, ``Fallback`` decides: refuse, or register another provider
 ///   (a ``DeviceKeyProvider`` over a Secure Enclave key).
-/// - Assertions are made one at a time, so their counters are generated in order. They can still
-///   arrive out of order when the app sends several requests at once over several connections
-///   (`URLSession`), so such an app's gateway needs `appAttest.counterWindow` (16 is plenty).
+///
+/// Assertions are generated in order but can still arrive out of order when the app sends several
+/// requests at once (`URLSession` opens several connections, HTTP/2 multiplexes): the gateway's
+/// `appAttest.counterWindow` (16 by default) takes that.
 ///
 /// ```swift
 /// let attest = AppAttestLifecycle(service: DeviceCheckAppAttestService(),
-///                                 store: KeychainValueStore(service: "com.example.app.signet"),
-///                                 fallback: .provider(try DeviceKeyProvider.preferringSecureEnclave(store: …, allowSoftwareKey: false)))
-/// if let signer = try await attest.restoredSigner() {
-///     await client.useSigner(signer)            // every launch after the first
-/// } else {
-///     try await client.register(using: attest)  // the first: attest once, register, keep
-/// }
+///                                 store: KeychainValueStore(service: "com.example.app.signet"))
+/// try await client.start(with: attest)  // restores the kept registration, or attests once and registers
 /// ```
-public actor AppAttestLifecycle: AttestationProvider {
+public actor AppAttestLifecycle: PersistentAttestationProvider {
     /// What to do where App Attest is not supported.
     public enum Fallback: Sendable {
         /// Refuse (`alg_unsupported`): the app requires attested devices.
@@ -59,122 +68,221 @@ public actor AppAttestLifecycle: AttestationProvider {
         var fallback = false
         var deviceID: String?
         var deviceKeyID: String?
+        /// The attestation of `keyID` made for a registration that has not been answered yet.
+        var pending: PendingAttestation?
+    }
+
+    /// An attestation and the challenge it answers, until the gateway answers its registration.
+    struct PendingAttestation: Codable, Equatable {
+        var challenge: String
+        var attestation: String
+        var expiresAt: Date
     }
 
     static let storeName = "signet.app-attest.state"
+    /// A kept attestation is sent again only while its challenge has this long left to travel.
+    static let deliveryMargin: TimeInterval = 10
+
+    /// Whether this process is an app extension (its bundle is an `.appex`).
+    public static var isRunningInAppExtension: Bool {
+        Bundle.main.bundleURL.pathExtension == "appex"
+    }
 
     private let service: any AppAttestService
     private let store: any SecureValueStore
     private let fallback: Fallback
     private let retry: Retry
+    private let inAppExtension: Bool
     private let sleep: @Sendable (Duration) async throws -> Void
+    private let now: @Sendable () -> Date
+    private let gate = AsyncSerialGate()
 
+    /// - Parameters:
+    ///   - inAppExtension: Refuse registration and never write the kept state (an extension may
+    ///     share the app's Keychain group). Found from the bundle by default.
+    ///   - sleep, now: The backoff's wait and the clock a kept attestation's challenge is judged
+    ///     by (tests replace them).
     public init(
         service: any AppAttestService,
         store: any SecureValueStore,
         fallback: Fallback = .refuse,
         retry: Retry = Retry(),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        inAppExtension: Bool = AppAttestLifecycle.isRunningInAppExtension,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.service = service
         self.store = store
         self.fallback = fallback
         self.retry = retry
+        self.inAppExtension = inAppExtension
         self.sleep = sleep
+        self.now = now
     }
 
     // MARK: Launch
 
     /// The device this install registered, if it did (and its key was not discarded since).
     public func registeredDevice() async throws -> RegisteredDevice? {
-        let saved = try await load()
-        guard let deviceID = saved.deviceID, let keyID = saved.deviceKeyID else { return nil }
-        return RegisteredDevice(deviceID: deviceID, keyID: keyID)
+        try await gate.run { self.device(in: try await self.load()) }
     }
 
     /// The signer of the device this install registered, without attesting again; `nil` on the
     /// first launch (register then).
     public func restoredSigner() async throws -> (any RequestSigning)? {
-        guard let device = try await registeredDevice() else { return nil }
-        return try await signer(for: device)
+        try await gate.run {
+            let saved = try await self.load()
+            guard let device = self.device(in: saved) else { return nil }
+            return try await self.makeSigner(for: device, fallback: saved.fallback)
+        }
     }
 
     // MARK: AttestationProvider
 
-    /// The registration answering `challenge`: an attestation of this install's key (generated
-    /// now if there is none yet), or the fallback's registration where App Attest is unsupported.
     public func registration(challenge: String) async throws -> RegistrationRequest {
-        guard service.isSupported else {
-            guard case .provider(let provider) = fallback else {
-                throw SignetError(.algUnsupported, "App Attest is not supported on this device, and there is no fallback")
-            }
-            var saved = try await load()
-            saved.fallback = true
-            try await save(saved)
-            return try await provider.registration(challenge: challenge)
+        try await registration(for: IssuedChallenge(value: challenge))
+    }
+
+    /// The registration answering `challenge`: an attestation of this install's key (generated
+    /// now if there is none yet; the one kept from an undelivered registration while its challenge
+    /// is valid), or the fallback's registration where App Attest is unsupported.
+    public func registration(for challenge: IssuedChallenge) async throws -> RegistrationRequest {
+        try await gate.run { try await self.register(challenge) }
+    }
+
+    /// Keeps `device` and returns its signer: App Attest assertions, or the fallback's signer.
+    public func signer(for device: RegisteredDevice) async throws -> any RequestSigning {
+        try await gate.run {
+            var saved = try await self.load()
+            saved.deviceID = device.deviceID
+            saved.deviceKeyID = device.keyID
+            saved.pending = nil
+            try await self.save(saved)
+            return try await self.makeSigner(for: device, fallback: saved.fallback)
         }
-        let clientDataHash = Data(SHA256.hash(data: Array(challenge.utf8)))
+    }
+
+    /// The gateway refused the registration: a kept attestation is spent (its key was attested,
+    /// so the next registration makes a new key).
+    public func registrationRefused(_ error: SignetError) async {
+        try? await gate.run {
+            var saved = try await self.load()
+            guard saved.pending != nil else { return }
+            saved.pending = nil
+            try await self.save(saved)
+        }
+    }
+
+    /// Forgets the key and the device (the server revoked it, the user signed out): the next
+    /// registration attests a new key. Refused in an app extension.
+    public func reset() async throws {
+        try await gate.run {
+            guard !self.inAppExtension else {
+                throw SignetError(.algUnsupported, "an app extension does not reset the app's App Attest registration")
+            }
+            try await self.save(Saved())
+        }
+    }
+
+    // MARK: Assertions
+
+    /// An assertion by `keyID`, one at a time, so counters are generated in order. A key that can
+    /// no longer assert (`invalidKey`, or any error but `serverUnavailable`) is forgotten with its
+    /// device — if it is still this install's — and `invalid_key` thrown: register again.
+    func assertion(keyID: String, clientDataHash: Data) async throws -> Data {
+        try await gate.run {
+            do {
+                return try await self.retrying {
+                    try await self.service.generateAssertion(keyID, clientDataHash: clientDataHash)
+                }
+            } catch let error as AppAttestServiceError where error.kind != .serverUnavailable {
+                if !self.inAppExtension, try await self.load().deviceKeyID == keyID {
+                    try await self.save(Saved())
+                }
+                throw SignetError(.invalidKey, "the App Attest key cannot make assertions (\(error.kind)): register again")
+            }
+        }
+    }
+
+    // MARK: Registration
+
+    private func register(_ challenge: IssuedChallenge) async throws -> RegistrationRequest {
+        guard !inAppExtension else {
+            throw SignetError(.algUnsupported, "App Attest keys cannot be generated in an app extension: register in the app")
+        }
+        guard service.isSupported else { return try await registerWithFallback(challenge) }
+        var saved = try await load()
+        if let keyID = saved.keyID, saved.attested, let pending = saved.pending,
+            pending.expiresAt.timeIntervalSince(now()) > Self.deliveryMargin
+        {
+            return try Self.request(keyID: keyID, attestation: pending.attestation, challenge: pending.challenge)
+        }
+        let clientDataHash = Data(SHA256.hash(data: Array(challenge.value.utf8)))
         var startedOver = false
         while true {
-            var saved = try await load()
+            saved = try await load()
             saved.fallback = false
             // A key attested already (for a registration that did not go through) cannot be
             // attested again: a new one, as Apple's guide has it.
             if saved.keyID == nil || saved.attested {
-                saved = Saved(keyID: try await service.generateKey())
+                do {
+                    saved = Saved(keyID: try await service.generateKey())
+                } catch let error as AppAttestServiceError where error.kind == .unsupported {
+                    // `isSupported` said yes (an extension, a device in a bad state): as unsupported.
+                    return try await registerWithFallback(challenge)
+                }
                 try await save(saved)
             }
             let keyID = saved.keyID!
             do {
                 let attestation = try await retrying { try await self.service.attestKey(keyID, clientDataHash: clientDataHash) }
                 saved.attested = true
+                saved.pending = challenge.expiresAt.map {
+                    PendingAttestation(challenge: challenge.value, attestation: attestation.base64EncodedString(), expiresAt: $0)
+                }
                 try await save(saved)
-                return try RegistrationRequest(
-                    path: "/signet/v1/devices/attest",
-                    json: ["keyId": keyID, "attestation": attestation.base64EncodedString(), "challenge": challenge]
-                )
+                return try Self.request(keyID: keyID, attestation: attestation.base64EncodedString(), challenge: challenge.value)
             } catch let error as AppAttestServiceError where error.kind == .invalidKey && !startedOver {
                 try await save(Saved())
                 startedOver = true
+            } catch let error as AppAttestServiceError where error.kind != .serverUnavailable {
+                try await save(Saved())
+                throw error
             }
         }
     }
 
-    /// Keeps `device` and returns its signer: App Attest assertions, or the fallback's signer.
-    public func signer(for device: RegisteredDevice) async throws -> any RequestSigning {
+    private func registerWithFallback(_ challenge: IssuedChallenge) async throws -> RegistrationRequest {
+        guard case .provider(let provider) = fallback else {
+            throw SignetError(.algUnsupported, "App Attest is not supported on this device, and there is no fallback")
+        }
         var saved = try await load()
-        saved.deviceID = device.deviceID
-        saved.deviceKeyID = device.keyID
+        saved.fallback = true
         try await save(saved)
-        if saved.fallback {
-            guard case .provider(let provider) = fallback else {
-                throw SignetError(.algUnsupported, "this install registered through a fallback that is no longer configured")
-            }
-            return try await provider.signer(for: device)
-        }
-        return AppAttestAssertionSigner(keyID: device.keyID, lifecycle: self)
+        return try await provider.registration(for: challenge)
     }
 
-    /// Forgets the key and the device (the server revoked it, the user signed out): the next
-    /// registration attests a new key.
-    public func reset() async throws {
-        try await save(Saved())
+    private static func request(keyID: String, attestation: String, challenge: String) throws -> RegistrationRequest {
+        try RegistrationRequest(
+            path: "/signet/v1/devices/attest",
+            json: ["keyId": keyID, "attestation": attestation, "challenge": challenge]
+        )
     }
 
-    // MARK: Assertions
-
-    /// One assertion at a time (the actor), so counters are generated in order. An `invalidKey`
-    /// forgets the key and the device: the app registers again.
-    func assertion(keyID: String, clientDataHash: Data) async throws -> Data {
-        do {
-            return try await retrying { try await self.service.generateAssertion(keyID, clientDataHash: clientDataHash) }
-        } catch let error as AppAttestServiceError where error.kind == .invalidKey {
-            try await save(Saved())
-            throw SignetError(.invalidKey, "the App Attest key is no longer valid: register again")
+    private func makeSigner(for device: RegisteredDevice, fallback usesFallback: Bool) async throws -> any RequestSigning {
+        guard usesFallback else { return AppAttestAssertionSigner(keyID: device.keyID, lifecycle: self) }
+        guard case .provider(let provider) = fallback else {
+            throw SignetError(.algUnsupported, "this install registered through a fallback that is no longer configured")
         }
+        return try await provider.signer(for: device)
     }
 
     // MARK: Helpers
+
+    private func device(in saved: Saved) -> RegisteredDevice? {
+        guard let deviceID = saved.deviceID, let keyID = saved.deviceKeyID else { return nil }
+        return RegisteredDevice(deviceID: deviceID, keyID: keyID)
+    }
 
     private func retrying<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         var delay = retry.initialDelay
@@ -194,7 +302,9 @@ public actor AppAttestLifecycle: AttestationProvider {
         return (try? JSONDecoder().decode(Saved.self, from: data)) ?? Saved()
     }
 
+    /// Writes the kept state; never from an app extension, which may share the app's Keychain.
     private func save(_ saved: Saved) async throws {
+        guard !inAppExtension else { return }
         try await store.set(saved == Saved() ? nil : try JSONEncoder().encode(saved), for: Self.storeName)
     }
 }

@@ -47,16 +47,32 @@ public struct DeviceKeyProvider: AttestationProvider {
     }
     #endif
 
-    /// The kept key, or a new one (kept before it is used).
-    func key() async throws -> any DeviceSigningKey {
-        if let kept = try await store.value(for: name) { return try factory.restore(kept) }
+    /// The kept key, or a new one (kept before it is used). A kept key that no longer opens (the
+    /// device was erased and restored: the Keychain came back, the enclave's key did not) is
+    /// discarded: registration makes a new one, a signer throws `invalid_key` so the client
+    /// registers again — never the same error at every launch.
+    func key(forSigning: Bool) async throws -> any DeviceSigningKey {
+        if let kept = try await store.value(for: name) {
+            do {
+                return try factory.restore(kept)
+            } catch {
+                try await store.set(nil, for: name)
+                try await store.set(nil, for: registrationName)
+                if forSigning {
+                    throw SignetError(.invalidKey, "the device key kept for this install no longer opens: register again")
+                }
+            }
+        }
         let (key, kept) = try factory.make()
         try await store.set(kept, for: name)
         return key
     }
 
+    /// Where the registered device is kept (beside the key).
+    var registrationName: String { name + ".registration" }
+
     public func registration(challenge: String) async throws -> RegistrationRequest {
-        let key = try await key()
+        let key = try await key(forSigning: false)
         let jwk = try VerificationKey(p256X963: key.publicKey.x963Representation).jwk
         return try RegistrationRequest(
             path: "/signet/v1/devices",
@@ -69,13 +85,27 @@ public struct DeviceKeyProvider: AttestationProvider {
         )
     }
 
+    /// Keeps `device` and signs with the kept key.
     public func signer(for device: RegisteredDevice) async throws -> any RequestSigning {
-        DeviceKeySigner(key: try await key(), keyID: device.keyID)
+        let signer = DeviceKeySigner(key: try await key(forSigning: true), keyID: device.keyID)
+        try await store.set(Data("\(device.deviceID)\n\(device.keyID)".utf8), for: registrationName)
+        return signer
+    }
+}
+
+extension DeviceKeyProvider: PersistentAttestationProvider {
+    /// The signer of the device registered with the kept key, if there is one.
+    public func restoredSigner() async throws -> (any RequestSigning)? {
+        guard let kept = try await store.value(for: registrationName) else { return nil }
+        let parts = String(decoding: kept, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard parts.count == 2 else { return nil }
+        return DeviceKeySigner(key: try await key(forSigning: true), keyID: parts[1])
     }
 
-    /// Forgets the key (the server revoked the device; the user signed out).
+    /// Forgets the key and the device (the server revoked the device; the user signed out).
     public func reset() async throws {
         try await store.set(nil, for: name)
+        try await store.set(nil, for: registrationName)
     }
 }
 

@@ -37,3 +37,31 @@ protocol ClientTransport: Sendable {
     /// Closes kept-alive connections; the next request opens a new one.
     func closeConnections() async
 }
+
+/// A transport failure, with what it says about the request: whether it may have reached the
+/// server (the client retries a request that may have been executed only when its method is
+/// idempotent, ``RequestRetry``). The client throws ``error`` to the app.
+struct ClientTransportFailure: Error {
+    var error: SignetError
+    var mayHaveBeenSent: Bool
+
+    /// No connection could be made: nothing was sent.
+    static func unsent(_ error: SignetError) -> Self { Self(error: error, mayHaveBeenSent: false) }
+
+    /// What a thrown error says: a connection or timeout failure may have been sent; anything
+    /// else (a refused chain, a pin, a body too large) is not a failure to retry.
+    init?(_ error: any Error) {
+        if let failure = error as? ClientTransportFailure {
+            self = failure
+        } else if let error = error as? SignetError, [.connectionFailed, .requestTimeout].contains(error.code) {
+            self.init(error: error, mayHaveBeenSent: true)
+        } else {
+            return nil
+        }
+    }
+
+    private init(error: SignetError, mayHaveBeenSent: Bool) {
+        self.error = error
+        self.mayHaveBeenSent = mayHaveBeenSent
+    }
+}

@@ -120,7 +120,7 @@ final class HTTP1Connection: Sendable {
                     }
                 }
         } catch {
-            throw SignetError(.connectionFailed, "cannot connect to \(origin): \(error)")
+            throw ClientTransportFailure.unsent(SignetError(.connectionFailed, "cannot connect to \(origin): \(error)"))
         }
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
         let connection = HTTP1Connection(jobs: continuation, trustFailure: trustFailure, channel: channel.channel)

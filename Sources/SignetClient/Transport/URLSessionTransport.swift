@@ -131,9 +131,17 @@ final class URLSessionTransport: ClientTransport {
             if let urlError = error as? URLError, urlError.code == .timedOut {
                 throw SignetError(.requestTimeout, "no answer from \(request.origin) within \(timeout)")
             }
-            throw SignetError(.connectionFailed, "cannot reach \(request.origin): \(error.localizedDescription)")
+            let failure = SignetError(.connectionFailed, "cannot reach \(request.origin): \(error.localizedDescription)")
+            if let urlError = error as? URLError, Self.nothingSent.contains(urlError.code) { throw ClientTransportFailure.unsent(failure) }
+            throw failure
         }
     }
+
+    /// Failures before a connection existed: the request was not sent (a retry is safe for any method).
+    static let nothingSent: Set<URLError.Code> = [
+        .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet,
+        .internationalRoamingOff, .dataNotAllowed, .callIsActive,
+    ]
 
     /// The request as `URLSession` takes it, sent exactly where the client signed it for: a path
     /// that would change the host (`@evil.example/…`) or be re-encoded is refused, not sent.
