@@ -113,7 +113,7 @@ public struct ServerTrustEvaluator: Sendable {
     }
 
     /// The pin check on a validated chain, where the host is pinned.
-    private func pinned(_ chain: [Certificate], servedChain: [[UInt8]], host: String, port: Int, now: Date)
+    func pinned(_ chain: [Certificate], servedChain: [[UInt8]], host: String, port: Int, now: Date)
         -> ServerTrustResult
     {
         guard let pinSet = pinSet(for: host) else { return ServerTrustResult(error: nil, pins: nil, chain: chain) }

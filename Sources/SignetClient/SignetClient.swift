@@ -287,9 +287,19 @@ public actor SignetClient {
     /// (chain, then pins), with the pin evaluation recorded for reports.
     private func makeTransport() throws -> any ClientTransport {
         let now = clock
-        let check: ServedChainCheck = { [weak self] chain, origin in
+        let check: ServedChainCheck = { [weak self] served, origin in
             guard let self else { return SignetError(.connectionFailed, "the client is gone") }
-            let result = await self.trust.evaluate(servedChain: chain, host: origin.host, port: origin.port, now: now())
+            let trust = await self.trust
+            let result: ServerTrustResult
+            #if canImport(Security) && canImport(Darwin)
+            if let handshake = served.trust {
+                result = trust.evaluate(serverTrust: handshake, servedChain: served.der, host: origin.host, port: origin.port, now: now())
+            } else {
+                result = await trust.evaluate(servedChain: served.der, host: origin.host, port: origin.port, now: now())
+            }
+            #else
+            result = await trust.evaluate(servedChain: served.der, host: origin.host, port: origin.port, now: now())
+            #endif
             if let evaluation = result.pins { await self.record(evaluation, for: origin) }
             return result.error
         }
@@ -303,11 +313,17 @@ public actor SignetClient {
                 check: check
             )
         case .urlSession(let sessionConfiguration):
+            let atsRefused = AppTransportSecurity(infoDictionary: Bundle.main.infoDictionary)
+                .refusedPrivateRoots(origins: configuration.origins, roots: configuration.trust.roots)
+            for origin in atsRefused {
+                configuration.logger.warning("\(AppTransportSecurity.exceptionNeeded(for: origin.host))")
+            }
             return try URLSessionTransport(
                 configuration: sessionConfiguration,
                 origins: configuration.origins,
                 identity: clientIdentity,
                 maximumResponseBytes: configuration.maximumResponseBytes,
+                atsRefused: Set(atsRefused),
                 check: check
             )
         }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import SignetCore
 
+#if canImport(Security) && canImport(Darwin)
+import Security
+#endif
+
 /// One exchange as a transport carries it: the origin, the method, the origin-form target, the
 /// fields (never `Host`, `Content-Length` or `Connection`: the transport writes those) and the body.
 struct TransportRequest: Sendable {
@@ -22,9 +26,25 @@ struct TransportRequest: Sendable {
     var framesBody: Bool { !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) }
 }
 
-/// Decides whether a served chain (DER, leaf first) may be talked to for `origin`: the reason to
-/// refuse, or `nil`. The client's ``ServerTrustEvaluator`` in force, whichever transport asks.
-typealias ServedChainCheck = @Sendable (_ chain: [[UInt8]], _ origin: Origin) async -> SignetError?
+/// A chain a server presented in a handshake: its certificates (DER, leaf first) and, on Apple
+/// platforms, the handshake's own `SecTrust`.
+struct ServedChain: @unchecked Sendable {  // SecTrust is not Sendable; one evaluation uses it, while the handshake waits
+    var der: [[UInt8]]
+    #if canImport(Security) && canImport(Darwin)
+    /// Evaluated in place, so the stapled OCSP response and the SCTs the server sent in TLS count
+    /// (a trust rebuilt from DER has neither, and fails Certificate Transparency for servers that
+    /// deliver SCTs only that way).
+    var trust: SecTrust?
+    #endif
+
+    init(der: [[UInt8]]) {
+        self.der = der
+    }
+}
+
+/// Decides whether a served chain may be talked to for `origin`: the reason to refuse, or `nil`.
+/// The client's ``ServerTrustEvaluator`` in force, whichever transport asks.
+typealias ServedChainCheck = @Sendable (_ chain: ServedChain, _ origin: Origin) async -> SignetError?
 
 /// What carries a ``SignetClient``'s requests: its own SwiftNIO connections (``NIOTransport``) or
 /// the system's `URLSession` (``URLSessionTransport``). Both leave redirects, signing and response

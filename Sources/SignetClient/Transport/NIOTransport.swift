@@ -91,7 +91,7 @@ actor NIOTransport: ClientTransport {
         let (group, maximumResponseBytes, check) = (self.group, self.maximumResponseBytes, self.check)
         let task = Task {
             try await HTTP1Connection.connect(origin: origin, tls: tls, group: group, maximumResponseBytes: maximumResponseBytes) {
-                await check($0, origin)
+                await check(ServedChain(der: $0), origin)
             }
         }
         connecting[origin] = task

@@ -11,12 +11,15 @@ import Security
 
 /// The Apple-only part of ``URLSessionTransport`` (not compiled on Linux; see docs/ios.md).
 extension URLSessionTransportDelegate {
-    /// The chain the server sent (DER, leaf first) and the credential that accepts it.
-    static func servedChain(_ space: URLProtectionSpace) -> ([[UInt8]], URLCredential)? {
+    /// The chain the server sent (DER, leaf first) with the handshake's own `SecTrust`, which the
+    /// client evaluates in place, and the credential that accepts it.
+    static func servedChain(_ space: URLProtectionSpace) -> (ServedChain, URLCredential)? {
         guard let trust = space.serverTrust else { return nil }
         let certificates = (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
         guard !certificates.isEmpty else { return nil }
-        return (certificates.map { Array(SecCertificateCopyData($0) as Data) }, URLCredential(trust: trust))
+        var served = ServedChain(der: certificates.map { Array(SecCertificateCopyData($0) as Data) })
+        served.trust = trust
+        return (served, URLCredential(trust: trust))
     }
 
     /// A `SecIdentity` for the PEM identity, through a PKCS #12 archive `SecPKCS12Import` reads

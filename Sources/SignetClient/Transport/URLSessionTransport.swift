@@ -24,17 +24,21 @@ final class URLSessionTransport: ClientTransport {
     private let maximumResponseBytes: Int
     private let check: ServedChainCheck
     private let current: NIOLockedValueBox<Session>
+    /// Origins whose private roots App Transport Security will refuse (no exception in Info.plist).
+    private let atsRefused: Set<Origin>
 
     init(
         configuration: @escaping @Sendable () -> URLSessionConfiguration,
         origins: [Origin],
         identity: ClientIdentity?,
         maximumResponseBytes: Int,
+        atsRefused: Set<Origin> = [],
         check: @escaping ServedChainCheck
     ) throws {
         try Self.checkSupported(origins: origins, identity: identity)
         self.makeConfiguration = configuration
         self.origins = origins
+        self.atsRefused = atsRefused
         self.maximumResponseBytes = maximumResponseBytes
         self.check = check
         self.current = NIOLockedValueBox(
@@ -131,10 +135,27 @@ final class URLSessionTransport: ClientTransport {
             if let urlError = error as? URLError, urlError.code == .timedOut {
                 throw SignetError(.requestTimeout, "no answer from \(request.origin) within \(timeout)")
             }
+            if let urlError = error as? URLError, let refusal = Self.atsRefusal(urlError, origin: request.origin, atsRefused: atsRefused) {
+                throw refusal
+            }
             let failure = SignetError(.connectionFailed, "cannot reach \(request.origin): \(error.localizedDescription)")
             if let urlError = error as? URLError, Self.nothingSent.contains(urlError.code) { throw ClientTransportFailure.unsent(failure) }
             throw failure
         }
+    }
+
+    /// A handshake that failed after the client accepted the chain, because App Transport Security
+    /// refused the private root (the origin has no exception, or the system said so): named, with
+    /// the Info.plist key that fixes it, rather than `connection_failed`.
+    static func atsRefusal(_ error: URLError, origin: Origin, atsRefused: Set<Origin>) -> SignetError? {
+        let tls: Set<URLError.Code> = [
+            .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+            .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+        ]
+        let streamError = error.userInfo["_kCFStreamErrorCodeKey"] as? Int
+        guard tls.contains(error.code), atsRefused.contains(origin) || streamError == SystemTrustFailure.atsCertificateTrustViolation
+        else { return nil }
+        return SignetError(.certificateUntrusted, AppTransportSecurity.exceptionNeeded(for: origin.host))
     }
 
     /// Failures before a connection existed: the request was not sent (a retry is safe for any method).
@@ -311,7 +332,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
 
     /// The client's decision on a served chain, and why it refused, for the error the request gets.
     func decide(
-        _ chain: [[UInt8]],
+        _ chain: ServedChain,
         from origin: Origin,
         for task: Int,
         accepting credential: URLCredential,
