@@ -7,6 +7,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Where the client carries requests over its own SwiftNIO connections: everywhere but Apple's
+/// platforms (`#if !canImport(Darwin)` in the sources).
+let nioTransportPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "signet",
     // The server modules use `Synchronization.Mutex` (macOS 15). The modules an app links
@@ -159,7 +163,8 @@ let package = Package(
             swiftSettings: strict
         ),
         // The client SDK: pinned TLS (swift-certificates Verifier, then pin sets) over SwiftNIO, configured
-        // origins only, request signing, registration, signed responses, pin reports; URLSession on Apple.
+        // origins only, request signing, registration, signed responses, pin reports; URLSession on Apple,
+        // with SwiftNIO not linked there.
         .target(
             name: "SignetClient",
             dependencies: [
@@ -169,13 +174,17 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The transport where URLSession cannot apply the client's trust; on Apple
+                // platforms the client sends through URLSession and links no SwiftNIO.
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: nioTransportPlatforms)),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: nioTransportPlatforms)),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: nioTransportPlatforms)),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(platforms: nioTransportPlatforms)),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: nioTransportPlatforms)),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // Apple's privacy manifest: what the client sends, for the app's privacy report.
+            resources: [.copy("PrivacyInfo.xcprivacy")],
             swiftSettings: strict
         ),
         // The gateway: reverse proxy, route table, configuration, TLS and device CA, registration

@@ -40,8 +40,23 @@ python3 scripts/apple/swift-snippets.py "$snippets" docs/ios.md docs/transport.m
 mapfile -t scripts <"$out/snippets.txt"
 mapfile -t example < <(find Examples/iOSApp -name '*.swift' | sort)
 
+# SwiftPM's plan is Linux's; Apple platforms build without the client's SwiftNIO transport
+# (Package.swift's platform conditions), so its Linux-only files leave the source lists, and the
+# modules compiled are the ones an app links. Modules of earlier runs are removed: none is stale.
+python3 scripts/apple/apple-plan.py .build/debug.yaml "$out/plan" >/dev/null
+rm -f "$out"/*.swiftmodule
+
 # From a scratch folder: the compiler leaves partial module files in its working directory.
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-(cd "$scratch" && python3 "$tool" --project "$root" --sdk "$sdk" --out "$out" --full "$modules" --werror \
-  --check "${example[@]/#/$root/}" --script "${scripts[@]}")
+(cd "$scratch" && python3 "$tool" --project "$root" --sdk "$sdk" --out "$out" --plan "$out/plan/debug.yaml" \
+  --full "$modules" --werror --check "${example[@]/#/$root/}" --script "${scripts[@]}") | tee "$out/summary.txt"
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+
+# The weight docs/ios.md states is the weight compiled here.
+compiled=$(sed -n 's/^apple-typecheck [^:]*: \([0-9]*\) modules.*/\1/p' "$out/summary.txt")
+stated=$(sed -n 's/.*compile as \*\*\([0-9]*\) modules\*\*.*/\1/p' docs/ios.md | head -1)
+if [ "$compiled" != "$stated" ]; then
+  echo "check-apple: the client products compile as $compiled modules for iOS; docs/ios.md says ${stated:-nothing}" >&2
+  exit 1
+fi

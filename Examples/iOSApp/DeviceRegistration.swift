@@ -17,17 +17,14 @@ final class DeviceRegistration: Sendable {
             store: keychain,
             // No App Attest (an older device, an enterprise build): a Secure Enclave key instead,
             // registered at the gateway's lower trust level, which routes can refuse.
-            fallback: .provider(try DeviceKeyProvider.preferringSecureEnclave(store: keychain, allowSoftwareKey: false))
+            fallback: .provider(DeviceKeyProvider.preferringSecureEnclave(store: keychain, allowSoftwareKey: false))
         )
     }
 
-    /// At launch: the signer kept from the first launch, or a registration now.
+    /// At launch: the signer kept from the first launch, or a registration now. From then on the
+    /// client registers again by itself when the key is gone (a reinstall, a restore).
     func start() async throws {
-        if let signer = try await lifecycle.restoredSigner() {
-            await client.useSigner(signer)
-        } else {
-            try await client.register(using: lifecycle)
-        }
+        try await client.start(with: lifecycle)
     }
 
     /// The signer for the app's own `URLSession` requests, once ``start()`` has run.

@@ -3,9 +3,9 @@ import Foundation
 import SignetClient
 import SignetCore
 
-/// The app's own requests, over its own `URLSession`: each signed by the device's key, the server's
-/// answer checked against the request it answers (an old answer cannot be replayed), the server
-/// trusted only with the pins in force.
+/// The app's own requests: through `SignetURLSession` (the drop-in), or over the app's own
+/// `URLSession`, each signed by the device's key, the server's answer checked against the request
+/// it answers (an old answer cannot be replayed), the server trusted only with the pins in force.
 final class ScoresAPI: Sendable {
     struct Score: Codable, Sendable {
         var name: String
@@ -36,7 +36,24 @@ final class ScoresAPI: Sendable {
         session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
     }
 
+    /// A score, through the drop-in session: signed, the answer's signature checked, the clock
+    /// corrected, retried where safe, the key registered again if it is gone; a refusal arrives as
+    /// a `SignetError` with its reason code.
     func submit(_ score: Score) async throws {
+        var request = URLRequest(url: URL(string: AppSecurity.apiOrigin + "/scores")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONEncoder().encode(score)
+        do {
+            _ = try await SignetURLSession(client: registration.client).data(for: request)
+        } catch let error as SignetError {
+            throw Failure.refused(status: error.code.httpStatus, reason: error.code.rawValue)
+        }
+    }
+
+    /// The same over the app's own `URLSession` (its delegate, its configuration): the app signs
+    /// and checks, the session sends.
+    func submitOverAppSession(_ score: Score) async throws {
         guard let signer = await registration.signer else { throw Failure.notRegistered }
         var request = URLRequest(url: URL(string: AppSecurity.apiOrigin + "/scores")!)
         request.httpMethod = "POST"

@@ -85,8 +85,10 @@ public actor SignetClient {
         switch configuration.transport.kind {
         case .urlSession:
             try URLSessionTransport.checkSupported(origins: configuration.origins, identity: configuration.clientIdentity)
+        #if !canImport(Darwin)
         case .nio:
             _ = try NIOTransport.makeTLSContext(identity: configuration.clientIdentity)
+        #endif
         }
     }
 
@@ -304,14 +306,16 @@ public actor SignetClient {
             return result.error
         }
         switch configuration.transport.kind {
-        case .nio(let group):
+        #if !canImport(Darwin)
+        case .nio(let loops):
             return try NIOTransport(
-                group: group,
+                group: loops.group,
                 identity: clientIdentity,
                 maximumResponseBytes: configuration.maximumResponseBytes,
                 logger: configuration.logger,
                 check: check
             )
+        #endif
         case .urlSession(let sessionConfiguration):
             let atsRefused = AppTransportSecurity(infoDictionary: Bundle.main.infoDictionary)
                 .refusedPrivateRoots(origins: configuration.origins, roots: configuration.trust.roots)

@@ -12,7 +12,7 @@ import SignetCore
 /// server's device record stays valid.
 ///
 /// ```swift
-/// let keys = try DeviceKeyProvider.preferringSecureEnclave(
+/// let keys = DeviceKeyProvider.preferringSecureEnclave(
 ///     store: KeychainValueStore(service: "com.example.app.signet"), allowSoftwareKey: false)
 /// try await client.register(using: keys)
 /// ```
@@ -29,19 +29,21 @@ public struct DeviceKeyProvider: AttestationProvider {
     }
 
     #if canImport(CryptoKit) && canImport(Darwin)
-    /// A Secure Enclave key; where there is no enclave, a software key if `allowSoftwareKey`, else
-    /// `alg_unsupported`.
+    /// A Secure Enclave key; where there is no enclave (the simulator, some Macs), a software key if
+    /// `allowSoftwareKey`, else a provider that refuses to register (`alg_unsupported`) — at
+    /// registration, where the app handles errors, not while it builds its providers, so the same
+    /// code runs in the simulator with the debug provider beside it.
     @available(iOS 13.0, macOS 10.15, tvOS 13.0, watchOS 6.0, *)
     public static func preferringSecureEnclave(
         store: any SecureValueStore,
         allowSoftwareKey: Bool,
         name: String = "signet.device-key"
-    ) throws -> DeviceKeyProvider {
+    ) -> DeviceKeyProvider {
         if SecureEnclaveKeyFactory.isAvailable {
             return DeviceKeyProvider(factory: SecureEnclaveKeyFactory(), store: store, name: name)
         }
         guard allowSoftwareKey else {
-            throw SignetError(.algUnsupported, "this device has no Secure Enclave, and a software key is not allowed")
+            return DeviceKeyProvider(factory: UnavailableKeyFactory(), store: store, name: name)
         }
         return DeviceKeyProvider(factory: SoftwareKeyFactory(), store: store, name: name)
     }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Crypto
 import Foundation
+import SignetCore
 
 /// A P-256 key that signs without giving its private key out: a Secure Enclave key on Apple
 /// devices (`SecureEnclaveKeyFactory`), a software key elsewhere (``SoftwareKeyFactory``).
@@ -42,5 +43,22 @@ public struct SoftwareKeyFactory: DeviceKeyFactory {
 
     public func restore(_ kept: Data) throws -> any DeviceSigningKey {
         Key(privateKey: try P256.Signing.PrivateKey(rawRepresentation: kept))
+    }
+}
+
+/// No key can be made here: a device without a Secure Enclave whose app allows no software key.
+/// Registering refuses with `alg_unsupported`; a key kept from elsewhere is not opened.
+public struct UnavailableKeyFactory: DeviceKeyFactory {
+    public init() {}
+
+    public func make() throws -> (key: any DeviceSigningKey, kept: Data) {
+        throw SignetError(
+            .algUnsupported,
+            "this device has no Secure Enclave (the simulator?) and the app allows no software key: use the debug provider there"
+        )
+    }
+
+    public func restore(_ kept: Data) throws -> any DeviceSigningKey {
+        try make().key
     }
 }

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import NIOCore
-import NIOPosix
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,17 +10,14 @@ import FoundationNetworking
 /// same over both.
 public struct SignetTransport: Sendable {
     enum Kind: Sendable {
-        case nio(any EventLoopGroup)
+        #if !canImport(Darwin)
+        /// ``nio(eventLoopGroup:)``, declared with the NIO transport (Linux only).
+        case nio(NIOEventLoops)
+        #endif
         case urlSession(@Sendable () -> URLSessionConfiguration)
     }
 
     let kind: Kind
-
-    /// The client's own HTTP/1.1 connections over SwiftNIO and BoringSSL, checked by the client's
-    /// ``ServerTrustEvaluator``: the transport on Linux, and for tests and tools.
-    public static func nio(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) -> SignetTransport {
-        SignetTransport(kind: .nio(eventLoopGroup))
-    }
 
     /// The system's `URLSession`: what Apple advises on its platforms (cellular bring-up, on-demand
     /// VPN, proxies, HTTP/2). Each TLS chain is still decided by the client's

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
-import NIOConcurrencyHelpers
 import SignetCore
 
 #if canImport(FoundationNetworking)
@@ -23,7 +22,7 @@ final class URLSessionTransport: ClientTransport {
     private let origins: [Origin]
     private let maximumResponseBytes: Int
     private let check: ServedChainCheck
-    private let current: NIOLockedValueBox<Session>
+    private let current: Locked<Session>
     /// Origins whose private roots App Transport Security will refuse (no exception in Info.plist).
     private let atsRefused: Set<Origin>
 
@@ -41,7 +40,7 @@ final class URLSessionTransport: ClientTransport {
         self.atsRefused = atsRefused
         self.maximumResponseBytes = maximumResponseBytes
         self.check = check
-        self.current = NIOLockedValueBox(
+        self.current = Locked(
             try Self.makeSession(configuration(), origins: origins, identity: identity, check: check)
         )
     }
@@ -113,7 +112,7 @@ final class URLSessionTransport: ClientTransport {
                     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ClientResponse, any Error>) in
                         // Made under the lock: a session replaced meanwhile (a new identity) is
                         // never asked for a task after it was invalidated.
-                        let task = current.withLockedValue { current in
+                        let task = current.withLock { current in
                             current.session.dataTask(with: urlRequest) { data, response, error in
                                 continuation.resume(with: Self.response(data: data, response: response, error: error, limit: limit))
                             }
@@ -129,7 +128,7 @@ final class URLSessionTransport: ClientTransport {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            let delegate = current.withLockedValue { $0.delegate }
+            let delegate = current.withLock { $0.delegate }
             if let id = handle.identifier, let refusal = delegate.takeRefusal(for: id) { throw refusal }
             if Task.isCancelled { throw CancellationError() }
             if let urlError = error as? URLError, urlError.code == .timedOut {
@@ -212,14 +211,14 @@ final class URLSessionTransport: ClientTransport {
     /// A new session with the same credential: kept-alive connections are not reused, so the
     /// next request's handshake meets the trust in force then.
     func closeConnections() {
-        let fresh = current.withLockedValue { current in
+        let fresh = current.withLock { current in
             Self.makeSession(makeConfiguration(), origins: origins, delegate: current.delegate.withSameCredential())
         }
         replace(with: fresh)
     }
 
     private func replace(with fresh: Session) {
-        let old = current.withLockedValue { current in
+        let old = current.withLock { current in
             defer { current = fresh }
             return current.session
         }
@@ -227,7 +226,7 @@ final class URLSessionTransport: ClientTransport {
     }
 
     deinit {
-        current.withLockedValue { $0.session }.finishTasksAndInvalidate()
+        current.withLock { $0.session }.finishTasksAndInvalidate()
     }
 }
 
@@ -269,7 +268,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
     private let clientCredential: URLCredential?
     private let check: ServedChainCheck
     /// Why a handshake was refused, per task: `URLSession` itself reports only "cancelled".
-    private let refusals = NIOLockedValueBox<[Int: SignetError]>([:])
+    private let refusals = Locked<[Int: SignetError]>([:])
 
     init(origins: [Origin], clientCredential: URLCredential?, check: @escaping ServedChainCheck) {
         self.origins = origins
@@ -278,7 +277,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
     }
 
     func takeRefusal(for task: Int) -> SignetError? {
-        refusals.withLockedValue { $0.removeValue(forKey: task) }
+        refusals.withLock { $0.removeValue(forKey: task) }
     }
 
     /// A delegate for a fresh session that presents the same client certificate.
@@ -311,7 +310,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
         switch space.authenticationMethod {
         case NSURLAuthenticationMethodServerTrust:
             guard let (chain, credential) = Self.servedChain(space) else {
-                refusals.withLockedValue { $0[task.taskIdentifier] = SignetError(.certificateUntrusted, "the server showed no certificate chain") }
+                refusals.withLock { $0[task.taskIdentifier] = SignetError(.certificateUntrusted, "the server showed no certificate chain") }
                 return completionHandler(.cancelAuthenticationChallenge, nil)
             }
             decide(chain, from: origin, for: task.taskIdentifier, accepting: credential, completionHandler)
@@ -341,7 +340,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionTaskDelegate, Senda
         let (check, refusals) = (self.check, self.refusals)
         Task {
             if let refusal = await check(chain, origin) {
-                refusals.withLockedValue { $0[task] = refusal }
+                refusals.withLock { $0[task] = refusal }
                 completionHandler(.cancelAuthenticationChallenge, nil)
             } else {
                 completionHandler(.useCredential, credential)

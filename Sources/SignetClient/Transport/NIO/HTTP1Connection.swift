@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// The transport where the client has no URLSession that asks about server trust (Linux): on
+// Apple platforms this file is empty and SwiftNIO is not linked (Package.swift, docs/ios.md).
+#if !canImport(Darwin)
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -231,3 +234,4 @@ final class HTTP1Connection: Sendable {
         return SignetError(.connectionFailed, "\(error)")
     }
 }
+#endif

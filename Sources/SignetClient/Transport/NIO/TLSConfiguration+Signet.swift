@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// The transport where the client has no URLSession that asks about server trust (Linux): on
+// Apple platforms this file is empty and SwiftNIO is not linked (Package.swift, docs/ios.md).
+#if !canImport(Darwin)
 import NIOSSL
 
 extension TLSConfiguration {
@@ -10,3 +13,4 @@ extension TLSConfiguration {
         .rsaPkcs1Sha384, .rsaPssRsaeSha512, .rsaPkcs1Sha512, .ed25519,
     ]
 }
+#endif

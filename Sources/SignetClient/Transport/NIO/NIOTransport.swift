@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
+// The transport where the client has no URLSession that asks about server trust (Linux): on
+// Apple platforms this file is empty and SwiftNIO is not linked (Package.swift, docs/ios.md).
+#if !canImport(Darwin)
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -125,3 +128,18 @@ actor NIOTransport: ClientTransport {
         for connection in connections.values { connection.close() }
     }
 }
+
+/// The event loops the NIO transport runs on (``SignetTransport/nio(eventLoopGroup:)``).
+struct NIOEventLoops: Sendable {
+    let group: any EventLoopGroup
+}
+
+extension SignetTransport {
+    /// The client's own HTTP/1.1 connections over SwiftNIO and BoringSSL, checked by the client's
+    /// ``ServerTrustEvaluator``: the transport on Linux (and Android, Windows). Not on Apple
+    /// platforms, where `URLSession` asks about every chain and the client links no SwiftNIO.
+    public static func nio(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) -> SignetTransport {
+        SignetTransport(kind: .nio(NIOEventLoops(group: eventLoopGroup)))
+    }
+}
+#endif
