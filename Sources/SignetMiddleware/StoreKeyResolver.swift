@@ -9,11 +9,20 @@ public struct StoreKeyResolver: KeyResolver {
 
     /// Times the device lookups (`device_lookup`) when given.
     public let metrics: SignetMetrics?
+    /// Whether debug devices (``TrustLevel/debug``) are taken; when not, their requests are refused
+    /// `trust_level_insufficient`, so a store shared with a staging gateway lends production none.
+    public let acceptsDebugDevices: Bool
 
-    public init(devices: any DeviceStore, sharedSecrets: KeyRing = KeyRing(), metrics: SignetMetrics? = nil) {
+    public init(
+        devices: any DeviceStore,
+        sharedSecrets: KeyRing = KeyRing(),
+        metrics: SignetMetrics? = nil,
+        acceptsDebugDevices: Bool = false
+    ) {
         self.devices = devices
         self.sharedSecrets = sharedSecrets
         self.metrics = metrics
+        self.acceptsDebugDevices = acceptsDebugDevices
     }
 
     public func records(for keyID: String) async throws -> [KeyRecord] {
@@ -35,6 +44,9 @@ public struct StoreKeyResolver: KeyResolver {
             throw error
         }
         guard let device = found else { return [] }
+        if device.trustLevel == .debug, !acceptsDebugDevices {
+            throw SignetError(.trustLevelInsufficient, "this gateway takes no debug devices (allowDebugDevices)")
+        }
         var record = try device.keyRecord()
         record.owner = KeyOwner(
             deviceID: device.deviceID,

@@ -202,6 +202,42 @@ import Testing
         #expect(audit.contains("<code>device.revoke</code></td><td>\(device.deviceID)</td>"))
     }
 
+    /// The console's "Register a debug device": where the gateway allows them, a form that takes a
+    /// simulator's public key (JWK or PEM), with the session's form token, audited.
+    @Test func anOperatorRegistersADebugDeviceInTheConsole() async throws {
+        let closed = try await GatewayHarness.start()
+        Cleanup.after { try await closed.stop() }
+        let closedBrowser = Browser(base: closed.base)
+        _ = try await closedBrowser.signIn()
+        #expect(!(try await closedBrowser.get("/signet/admin/devices").text.contains("id=\"debug-device\"")))
+        let key = try SigningKey.generate(.p256).verificationKey
+        var answer = try await closedBrowser.post(
+            "/signet/admin/devices/debug", [("csrf", try await closedBrowser.csrf()), ("name", "sim"), ("publicKey", key.jwk.jsonString)])
+        #expect(answer.status == 403 && answer.text.contains("trust_level_insufficient"))
+
+        let harness = try await GatewayHarness.start { $0.allowDebugDevices = true }
+        Cleanup.after { try await harness.stop() }
+        let browser = Browser(base: harness.base)
+        _ = try await browser.signIn()
+        #expect(try await browser.get("/signet/admin/devices").text.contains("id=\"debug-device\""))
+        answer = try await browser.post("/signet/admin/devices/debug", [("name", "sim"), ("publicKey", key.jwk.jsonString)])
+        #expect(answer.status == 403 && answer.text.contains("csrf_invalid"))
+        answer = try await browser.post(
+            "/signet/admin/devices/debug", [("csrf", try await browser.csrf()), ("name", "sim"), ("publicKey", "garbage")])
+        #expect(answer.status == 400 && answer.text.contains("malformed_message"))
+        answer = try await browser.post(
+            "/signet/admin/devices/debug",
+            [("csrf", try await browser.csrf()), ("name", "Ana's simulator"), ("publicKey", key.pemRepresentation!)]
+        )
+        #expect(answer.status == 303, "\(answer.text)")
+        let page = try await browser.get(try #require(answer.headers.first(name: "Location")))
+        #expect(page.text.contains("<dt>Trust level</dt><dd>debug</dd>"))
+        #expect(page.text.contains("<dt>debug_name</dt><dd>Ana&#39;s simulator</dd>"), "\(page.text)")
+        #expect(page.text.contains(try key.jwk.thumbprint))
+        let audit = try await browser.get("/signet/admin/audit").text
+        #expect(audit.contains("<code>device.debug.add</code>"))
+    }
+
     @Test func whatAnAttackerSendsIsShownEscapedNeverRun() async throws {
         let harness = try await GatewayHarness.start()
         Cleanup.after { try await harness.stop() }

@@ -18,6 +18,11 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
     case attested
     /// A client certificate from Signet's device CA, over mutual TLS.
     case clientCertificate = "client-certificate"
+    /// A debug device an operator registered by its public key (the simulator, CI): where a gateway
+    /// allows them (`allowDebugDevices`), it stands in for an attested device of either platform
+    /// (`attested`, `device-key`, `verified` routes take it) and never for a named platform
+    /// (`app-attest`, `android-key-attestation` routes refuse it). The upstream sees `debug`.
+    case debug
 
     private var rank: Int {
         switch self {
@@ -25,12 +30,13 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
         case .sharedSecret: 0
         case .deviceKey: 1
         case .clientCertificate: 2
-        case .appAttest, .androidKeyAttestation, .attested: 3
+        case .appAttest, .androidKeyAttestation, .attested, .debug: 3
         }
     }
 
     /// Whether a key of this level meets what a route asks: a platform's attestation is met by that
-    /// platform's alone, ``attested`` by either, any other level by itself or anything stronger.
+    /// platform's alone, ``attested`` by either (or a ``debug`` device), any other level by itself
+    /// or anything stronger.
     public func satisfies(_ required: TrustLevel) -> Bool {
         switch required {
         case .appAttest, .androidKeyAttestation: self == required

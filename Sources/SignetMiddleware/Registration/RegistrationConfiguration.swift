@@ -7,6 +7,8 @@
 public struct RegistrationConfiguration: Sendable {
     /// Whether `POST /signet/v1/devices` takes device keys without an App Attest attestation.
     public var allowUnattestedDevices: Bool
+    /// Whether `POST /signet/v1/devices/debug` registers debug devices (an operator's, by public key).
+    public var allowDebugDevices: Bool
     /// How long an issued challenge can be used. Challenges are stateless: there is no cap on how
     /// many are outstanding, only ``challengesPerSourcePerMinute``.
     public var challengeTTLSeconds: Int
@@ -20,6 +22,7 @@ public struct RegistrationConfiguration: Sendable {
 
     public init(
         allowUnattestedDevices: Bool = true,
+        allowDebugDevices: Bool = false,
         challengeTTLSeconds: Int = 120,
         challengesPerSourcePerMinute: Int = 60,
         adminToken: String? = nil,
@@ -27,6 +30,7 @@ public struct RegistrationConfiguration: Sendable {
     ) {
         self.requirePasswordLogin = requirePasswordLogin
         self.allowUnattestedDevices = allowUnattestedDevices
+        self.allowDebugDevices = allowDebugDevices
         self.challengeTTLSeconds = challengeTTLSeconds
         self.challengesPerSourcePerMinute = challengesPerSourcePerMinute
         self.adminToken = adminToken

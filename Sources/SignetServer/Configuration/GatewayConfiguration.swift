@@ -95,6 +95,11 @@ public struct GatewayConfiguration: Codable, Sendable {
     public var sharedSecrets: [SharedSecret] = []
     /// Whether `POST /signet/v1/devices` registers keys that no attestation vouches for.
     public var allowUnattestedDevices = true
+    /// Whether operators may register debug devices by their public key (`POST
+    /// /signet/v1/devices/debug`, the console), and their requests are taken: the simulator's and
+    /// CI's stand-in for an attested device, at trust level `debug`, which `app-attest` and
+    /// `android-key-attestation` routes refuse. Off by default.
+    public var allowDebugDevices = false
     public var challengeTTLSeconds: Int = 120
     public var challengesPerSourcePerMinute: Int = 60
     public var maxBodyBytes: Int = 1 << 20
@@ -295,6 +300,7 @@ extension GatewayConfiguration {
     public var registration: RegistrationConfiguration {
         RegistrationConfiguration(
             allowUnattestedDevices: allowUnattestedDevices,
+            allowDebugDevices: allowDebugDevices,
             challengeTTLSeconds: challengeTTLSeconds,
             challengesPerSourcePerMinute: challengesPerSourcePerMinute,
             adminToken: adminToken,

@@ -155,6 +155,18 @@ enum ConsoleTemplates {
         </table>
         {{/hasDevices}}
         {{#next}}<p><a rel="next" href="/signet/admin/devices?{{next}}">Older devices</a></p>{{/next}}
+        {{#debugDevices}}
+        <form method="post" action="/signet/admin/devices/debug" id="debug-device">
+        <h2>Register a debug device</h2>
+        <p>A simulator's or a CI runner's key, as its app prints it (<code>DebugDeviceProvider</code>): its requests count as trust level <code>debug</code>, which <code>app-attest</code> and <code>android-key-attestation</code> routes refuse.</p>
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <label for="debug-name">Name</label>
+        <input id="debug-name" name="name" type="text" maxlength="80" required>
+        <label for="debug-key">Public key (JWK or PEM)</label>
+        <textarea id="debug-key" name="publicKey" rows="4" required></textarea>
+        <button type="submit">Register debug device</button>
+        </form>
+        {{/debugDevices}}
         {{/content}}{{/layout}}
         """
 

@@ -51,6 +51,7 @@ extension OperatorConsole {
             "devices",
             layout(session, "Devices", nav: "devices").merging([
                 "query": query, "hasDevices": !page.isEmpty, "devices": page.map(Self.deviceRow), "next": next ?? false,
+                "debugDevices": allowDebugDevices,
             ]) { $1 }
         )
     }

@@ -33,6 +33,8 @@ struct OperatorConsole: Sendable {
     let library: MustacheLibrary
     /// `maxPinReportGroups`: the pin-report page says when the store is full.
     let pinReportGroupLimit: Int
+    /// `allowDebugDevices`: the devices page offers the debug-device form.
+    let allowDebugDevices: Bool
     let clock: @Sendable () -> Date
 
     static let pageSize = 50
@@ -56,6 +58,7 @@ struct OperatorConsole: Sendable {
         metrics = dependencies.metrics
         library = try ConsoleTemplates.library()
         pinReportGroupLimit = dependencies.configuration.maxPinReportGroups
+        allowDebugDevices = dependencies.configuration.allowDebugDevices
         clock = dependencies.clock
     }
 
@@ -91,6 +94,7 @@ struct OperatorConsole: Sendable {
         console.get("/overview") { request, context in try await page(request, context, overview) }
         console.get("/devices") { request, context in try await page(request, context, devices) }
         console.get("/devices/:id") { request, context in try await page(request, context, device) }
+        console.post("/devices/debug") { request, context in try await addDebugDevice(request, context) }
         console.post("/devices/:id/revoke") { request, context in try await revoke(request, context) }
         console.get("/users") { request, context in try await page(request, context, users) }
         console.get("/refusals") { request, context in try await page(request, context, refusals) }
@@ -241,6 +245,27 @@ struct OperatorConsole: Sendable {
             }
             keyCache.invalidateAll()
             return Self.redirect("/signet/admin/devices/\(Self.segment(id))?revoked=1")
+        }
+    }
+
+    /// A debug device by its public key (`DebugDeviceProvider` prints it), where the gateway
+    /// allows them; audited as `device.debug.add`, like `POST /signet/v1/devices/debug`.
+    private func addDebugDevice(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
+        try await change(request, context) { session, form in
+            guard allowDebugDevices else {
+                return refuse(SignetError(.trustLevelInsufficient, "this gateway takes no debug devices (allowDebugDevices)"), request, context, session)
+            }
+            let device: DeviceRecord
+            do {
+                let registration = try DebugDeviceRegistration(name: form["name"] ?? "", publicKeyText: form["publicKey"] ?? "")
+                device = try registration.record(now: clock())
+                try await store.registerDevice(device)
+            } catch let error as SignetError {
+                return refuse(error, request, context, session)
+            }
+            try await audit(session, "device.debug.add", target: device.deviceID, context)
+            keyCache.invalidateAll()
+            return Self.redirect("/signet/admin/devices/\(Self.segment(device.deviceID))?added=1")
         }
     }
 

@@ -74,5 +74,7 @@ struct OperatorFeature: GatewayFeature {
             }
         }
         router.get("/signet/v1/pin-reports", use: elsewhere)
+        // Beside the apps' own POSTs under /signet/v1/devices/ (attest, android): an operator's.
+        router.post("/signet/v1/devices/debug", use: elsewhere)
     }
 }

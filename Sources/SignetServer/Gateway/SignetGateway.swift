@@ -112,7 +112,12 @@ public struct SignetGateway: Sendable {
         let secrets = try SharedSecretsFeature(configuration.sharedSecrets, metrics: metrics)
         let appAttest = try AppAttestFeature.make(configuration.appAttest)
         let keyCache = DeviceKeyCache(
-            StoreKeyResolver(devices: store, sharedSecrets: secrets.ring, metrics: metrics),
+            StoreKeyResolver(
+                devices: store,
+                sharedSecrets: secrets.ring,
+                metrics: metrics,
+                acceptsDebugDevices: configuration.allowDebugDevices
+            ),
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
         dependencies = FeatureDependencies(
