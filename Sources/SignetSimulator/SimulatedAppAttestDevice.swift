@@ -23,6 +23,23 @@ public final class SimulatedAppAttestDevice: Sendable {
         self.privateKey = P256.Signing.PrivateKey()
     }
 
+    /// A device kept from an earlier launch: its key and the last counter it used.
+    init(appID: String, environment: AppAttestPolicy.Environment, ca: DevelopmentAttestationCA, kept: Kept) throws {
+        self.appID = appID
+        self.environment = environment
+        self.ca = ca
+        self.privateKey = try P256.Signing.PrivateKey(rawRepresentation: kept.key)
+        counter.withLock { $0 = kept.counter }
+    }
+
+    /// What survives a relaunch (``SimulatedAppAttestService`` keeps it in a store).
+    struct Kept: Codable, Equatable {
+        var key: Data
+        var counter: UInt32
+    }
+
+    var kept: Kept { Kept(key: privateKey.rawRepresentation, counter: counter.withLock { $0 }) }
+
     /// The key id as `DCAppAttestService` gives it: base64 of SHA256 of the 65-byte point.
     public var keyID: String { Base64.encode(keyIDBytes) }
 

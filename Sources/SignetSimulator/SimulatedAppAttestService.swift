@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import SignetAppAttest
 import SignetClient
 import SignetCore
 
@@ -9,7 +10,9 @@ import SignetCore
 /// development gateway), and every `DCError` the lifecycle handles can be scripted.
 ///
 /// As Apple's service does: a key is attested at most once (again: `invalidKey`), an unknown or
-/// invalidated key is `invalidKey`, and nothing works where `isSupported` is false.
+/// invalidated key is `invalidKey`, and nothing works where `isSupported` is false. Given a store
+/// (the Keychain, in the simulator), its keys and counters survive a relaunch as the Secure
+/// Enclave's do; without one they live as long as the process.
 public final class SimulatedAppAttestService: AppAttestService {
     public enum Operation: Sendable, Hashable { case generateKey, attestKey, generateAssertion }
 
@@ -18,17 +21,30 @@ public final class SimulatedAppAttestService: AppAttestService {
         var attested: Set<String> = []
         var scripted: [Operation: [AppAttestServiceError.Kind]] = [:]
         var calls: [Operation] = []
+        /// Whether the kept keys were read from the store yet.
+        var restored = false
+    }
+
+    /// The keys as kept in the store.
+    private struct Kept: Codable {
+        var devices: [String: SimulatedAppAttestDevice.Kept] = [:]
+        var attested: Set<String> = []
     }
 
     public let appID: String
     public let ca: DevelopmentAttestationCA
     public let isSupported: Bool
+    /// Where the keys are kept across launches; `nil`: in memory only.
+    public let store: (any SecureValueStore)?
     private let state = Locked(State())
 
-    public init(appID: String, ca: DevelopmentAttestationCA, isSupported: Bool = true) {
+    static let storeName = "signet.simulated-app-attest"
+
+    public init(appID: String, ca: DevelopmentAttestationCA, isSupported: Bool = true, store: (any SecureValueStore)? = nil) {
         self.appID = appID
         self.ca = ca
         self.isSupported = isSupported
+        self.store = store
     }
 
     /// The next calls of `operation` fail with these errors, one each, in order.
@@ -37,9 +53,13 @@ public final class SimulatedAppAttestService: AppAttestService {
     }
 
     /// Every key is forgotten, as when a reinstall restores a Keychain whose key ids the Secure
-    /// Enclave no longer holds.
-    public func forgetKeys() {
-        state.withLock { $0.devices = [:] }
+    /// Enclave no longer holds (the kept ones too).
+    public func forgetKeys() async throws {
+        state.withLock {
+            $0.devices = [:]
+            $0.restored = true
+        }
+        try await store?.set(nil, for: Self.storeName)
     }
 
     /// The calls made so far, in order.
@@ -48,32 +68,61 @@ public final class SimulatedAppAttestService: AppAttestService {
     public var keyCount: Int { state.withLock { $0.devices.count } }
 
     public func generateKey() async throws -> String {
-        try begin(.generateKey)
+        try await begin(.generateKey)
         let device = SimulatedAppAttestDevice(appID: appID, ca: ca)
         state.withLock { $0.devices[device.keyID] = device }
+        try await keep()
         return device.keyID
     }
 
     public func attestKey(_ keyID: String, clientDataHash: Data) async throws -> Data {
-        try begin(.attestKey)
+        try await begin(.attestKey)
         let device = try state.withLock { state -> SimulatedAppAttestDevice in
             guard let device = state.devices[keyID], state.attested.insert(keyID).inserted else {
                 throw AppAttestServiceError(.invalidKey, "unknown key, or attested already")
             }
             return device
         }
+        try await keep()
         return Data(try device.attest(clientDataHash: Array(clientDataHash)))
     }
 
     public func generateAssertion(_ keyID: String, clientDataHash: Data) async throws -> Data {
-        try begin(.generateAssertion)
+        try await begin(.generateAssertion)
         guard let device = state.withLock({ $0.devices[keyID] }) else {
             throw AppAttestServiceError(.invalidKey, "unknown key")
         }
-        return Data(try device.assertion(clientDataHash: Array(clientDataHash)))
+        let assertion = Data(try device.assertion(clientDataHash: Array(clientDataHash)))
+        try await keep()
+        return assertion
     }
 
-    private func begin(_ operation: Operation) throws {
+    /// Reads the kept keys, once, before the first call uses them.
+    private func restore() async throws {
+        guard let store, !state.withLock({ $0.restored }) else { return }
+        let kept = try await store.value(for: Self.storeName).flatMap { try? JSONDecoder().decode(Kept.self, from: $0) } ?? Kept()
+        let devices = try kept.devices.mapValues {
+            try SimulatedAppAttestDevice(appID: appID, environment: .development, ca: ca, kept: $0)
+        }
+        state.withLock { state in
+            guard !state.restored else { return }
+            state.devices.merge(devices) { current, _ in current }
+            state.attested.formUnion(kept.attested)
+            state.restored = true
+        }
+    }
+
+    /// Writes the keys and counters to the store (after every change, as the enclave keeps them).
+    private func keep() async throws {
+        guard let store else { return }
+        let kept = state.withLock { state in
+            Kept(devices: state.devices.mapValues(\.kept), attested: state.attested)
+        }
+        try await store.set(try JSONEncoder().encode(kept), for: Self.storeName)
+    }
+
+    private func begin(_ operation: Operation) async throws {
+        try await restore()
         guard isSupported else { throw AppAttestServiceError(.unsupported, "App Attest is not supported here") }
         let failure = state.withLock { state -> AppAttestServiceError.Kind? in
             state.calls.append(operation)

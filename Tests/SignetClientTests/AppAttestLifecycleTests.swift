@@ -116,7 +116,7 @@ import Testing
         let lifecycle = AppAttestLifecycle(service: service, store: keychain)
         let client = try harness.client()
         let first = try await client.register(using: lifecycle)
-        service.forgetKeys()  // a restore onto a new phone: the Keychain came along, the key did not
+        try await service.forgetKeys()  // a restore onto a new phone: the Keychain came along, the key did not
         #expect(try await Self.post(client, harness.base).status == 201)
         let second = try #require(try await lifecycle.registeredDevice())
         #expect(second.keyID != first.keyID && service.keyCount == 1)
@@ -261,6 +261,32 @@ import Testing
         #expect(service.keyCount == 1 && service.calls == [.generateKey, .attestKey, .generateAssertion, .generateAssertion])
     }
 
+    /// The simulated service with a store (the simulator's Keychain) keeps its keys and counters
+    /// as the Secure Enclave does: a relaunch signs with the key attested at the first launch.
+    @Test func theSimulatedServiceKeepsItsKeysAcrossARelaunchGivenAStore() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let keychain = MemoryValueStore()
+        let first = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA, store: keychain)
+        let client = try harness.client()
+        try await client.start(with: AppAttestLifecycle(service: first, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(client, harness.base).status == 201)
+
+        // A new process: a new service over the same Keychain, no key made or attested.
+        let relaunched = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA, store: keychain)
+        let again = try harness.client()
+        try await again.start(with: AppAttestLifecycle(service: relaunched, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(again, harness.base, score: 2).status == 201)
+        #expect(try await AppAttestLifecycleTests.post(again, harness.base, score: 3).status == 201, "the counter went on from the kept one")
+        #expect(relaunched.calls == [.generateAssertion, .generateAssertion])
+        // Without a store, the keys die with the process: the lifecycle registers again.
+        let forgetful = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let third = try harness.client()
+        try await third.start(with: AppAttestLifecycle(service: forgetful, store: keychain))
+        #expect(try await AppAttestLifecycleTests.post(third, harness.base, score: 4).status == 201)
+        #expect(forgetful.calls == [.generateAssertion, .generateKey, .attestKey, .generateAssertion])
+    }
+
     /// A reinstall keeps the Keychain (iOS does) but not the App Attest key; a restore onto another
     /// phone brings the Keychain to a device that never had the key. Either way the first request
     /// finds the key gone, and the client registers again and sends it, once, without the app.
@@ -277,7 +303,7 @@ import Testing
         let service: SimulatedAppAttestService
         let kept: MemoryValueStore
         if event == "reinstall" {
-            original.forgetKeys()
+            try await original.forgetKeys()
             (service, kept) = (original, keychain)
         } else {
             (service, kept) = (AppAttestLifecycleTests.service(), try await Self.copy(keychain))

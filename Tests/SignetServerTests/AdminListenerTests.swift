@@ -89,7 +89,7 @@ import Testing
                 }
             }
         }
-        #expect(counted.admin == 5 && counted.client == 11, "\(counted)")
+        #expect(counted.admin == 6 && counted.client == 11, "\(counted)")
     }
 
     /// The admin token and the console's cookie never cross a network in clear: an admin listener
