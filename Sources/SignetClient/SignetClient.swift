@@ -30,7 +30,7 @@ public actor SignetClient {
     /// Counts registrations, so requests that find the key gone together register again once.
     var registrationGeneration = 0
     /// How far the gateway's clock is ahead of this device's (seconds), learned from the `Date` of
-    /// its answers when the two differ by more than ``ClockOffset/tolerance``; signatures are made
+    /// its answers when the two differ by more than 3 s (the rounding of `Date`); signatures are made
     /// at ``gatewayNow``.
     public internal(set) var clockOffset: TimeInterval = 0
     /// Pin failure reports not yet delivered (TrustKit/HPKP JSON).

@@ -24,7 +24,7 @@ import FoundationNetworking
 /// sent), with an in-memory body (a streamed body cannot be digested before it is sent).
 public struct SignetURLSession: Sendable {
     public let client: SignetClient
-    /// Throw the gateway's refusals as ``SignetError`` (its reason code and detail) rather than
+    /// Throw the gateway's refusals as `SignetError` (its reason code and detail) rather than
     /// return them as answers: `true` by default, so an app branches on `error.code`.
     public var throwsRefusals: Bool
 
@@ -35,7 +35,7 @@ public struct SignetURLSession: Sendable {
 
     /// Sends `request` as the client does and answers as `URLSession` does.
     ///
-    /// - Throws: ``SignetError``: `malformed_message` for a request that cannot be signed as it is,
+    /// - Throws: `SignetError`: `malformed_message` for a request that cannot be signed as it is,
     ///   `origin_not_allowed` for a URL off the configured origins, the transport's failures, and
     ///   with ``throwsRefusals`` the gateway's refusal.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {

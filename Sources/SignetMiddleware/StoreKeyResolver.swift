@@ -9,7 +9,7 @@ public struct StoreKeyResolver: KeyResolver {
 
     /// Times the device lookups (`device_lookup`) when given.
     public let metrics: SignetMetrics?
-    /// Whether debug devices (``TrustLevel/debug``) are taken; when not, their requests are refused
+    /// Whether debug devices (trust level `debug`) are taken; when not, their requests are refused
     /// `trust_level_insufficient`, so a store shared with a staging gateway lends production none.
     public let acceptsDebugDevices: Bool
 

@@ -7,7 +7,7 @@ import SignetClient
 import SignetCore
 
 /// The simulator's and CI's device, what Firebase App Check's debug provider is to App Check: a
-/// P-256 key made once and kept (a ``SecureValueStore`` — the Keychain, which the simulator keeps
+/// P-256 key made once and kept (a `SecureValueStore` — the Keychain, which the simulator keeps
 /// across relaunches), registered at the gateway by an operator rather than by the app, at trust
 /// level `debug` (`allowDebugDevices` on the gateway; `app-attest` and `android-key-attestation`
 /// routes refuse it).

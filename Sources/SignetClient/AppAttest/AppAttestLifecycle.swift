@@ -9,7 +9,7 @@ import SignetCore
 /// app never attests again (each attestation of a new key raises the device's risk metric).
 ///
 /// - **One operation at a time**, for real: registrations, assertions and resets pass an
-///   ``AsyncSerialGate`` (an actor alone is reentrant at every `await`), so two registrations at
+///   `AsyncSerialGate` (an actor alone is reentrant at every `await`), so two registrations at
 ///   launch attest once and assertions are generated in counter order.
 /// - A new install generates a key and stores its id before attesting it: a crash in between
 ///   reuses the key, never leaves one behind.
@@ -98,10 +98,14 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     private let gate = AsyncSerialGate()
 
     /// - Parameters:
+    ///   - service: `DCAppAttestService`'s shim (`DeviceCheckAppAttestService`), or the simulated one.
+    ///   - store: Where the key id and the registered device are kept (the Keychain).
+    ///   - fallback: What to do where App Attest is not supported.
+    ///   - retry: How `serverUnavailable` is retried.
     ///   - inAppExtension: Refuse registration and never write the kept state (an extension may
     ///     share the app's Keychain group). Found from the bundle by default.
-    ///   - sleep, now: The backoff's wait and the clock a kept attestation's challenge is judged
-    ///     by (tests replace them).
+    ///   - sleep: The backoff's wait (tests replace it).
+    ///   - now: The clock a kept attestation's challenge is judged by (tests replace it).
     public init(
         service: any AppAttestService,
         store: any SecureValueStore,

@@ -62,6 +62,10 @@ public struct DebugDeviceRegistration: Sendable {
     }
 
     /// From a form: the public key as JWK JSON text or an SPKI PEM (the console's "Debug devices").
+    ///
+    /// - Parameters:
+    ///   - name: Who the device is, 1 to 80 printable characters.
+    ///   - text: The public key, a JWK or an SPKI PEM.
     public init(name: String, publicKeyText text: String) throws {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         let key: VerificationKey
@@ -75,7 +79,10 @@ public struct DebugDeviceRegistration: Sendable {
         try self.init(name: name, key: key)
     }
 
-    /// - Parameter algorithm: By default the key type's (`ecdsa-p256-sha256` for P-256, `ed25519`).
+    /// - Parameters:
+    ///   - name: Who the device is, 1 to 80 printable characters.
+    ///   - algorithm: By default the key type's (`ecdsa-p256-sha256` for P-256, `ed25519`).
+    ///   - key: The device's public key.
     public init(name: String, algorithm: String? = nil, key: VerificationKey) throws {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard (1...80).contains(trimmed.count), trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) })
