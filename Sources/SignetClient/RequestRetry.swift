@@ -49,7 +49,7 @@ public struct RequestRetry: Sendable {
     /// How long to wait before sending `method` again after `response`, or `nil` not to.
     func wait(after response: ClientResponse, method: String, failures: Int) -> Duration? {
         guard failures < attempts else { return nil }
-        let refusedBeforeForwarding = response.reason.map(Self.refusedBeforeForwarding.contains) ?? false
+        let refusedBeforeForwarding = response.gatewayRefusal.map { Self.refusedBeforeForwarding.contains($0.rawValue) } ?? false
         let retryable =
             refusedBeforeForwarding || (response.status == 503 && Self.idempotentMethods.contains(method.uppercased()))
         guard retryable else { return nil }

@@ -13,8 +13,9 @@ extension SignetClient {
     /// `invalid_key` or `unknown_key` (`key_revoked` too with
     /// ``SignetClientConfiguration/reregisterRevokedDevices``) — the client forgets the
     /// registration, registers again and resends the request, once.
-    public func start(with provider: some PersistentAttestationProvider) async throws {
+    public func start(with provider: some PersistentAttestationProvider, origin: Origin? = nil) async throws {
         persistentProvider = provider
+        registrationOrigin = origin ?? configuration.origins[0]
         do {
             if let restored = try await provider.restoredSigner() {
                 signer = restored
@@ -25,7 +26,7 @@ extension SignetClient {
             configuration.logger.notice("the kept device key is gone: registering again")
             try await provider.reset()
         }
-        try await register(using: provider)
+        try await register(using: provider, origin: registrationOrigin)
     }
 
     /// Challenge → registration (with `provider`'s proof) → the signer for later requests.
@@ -52,7 +53,8 @@ extension SignetClient {
     }
 
     private func registerNow(using provider: any AttestationProvider, origin: Origin?) async throws -> RegisteredDevice {
-        let base = (origin ?? configuration.origins[0]).description
+        let registeringAt = origin ?? configuration.origins[0]
+        let base = registeringAt.description
         // A spent challenge (a kept proof whose challenge the gateway had taken, or let expire)
         // gets one more try with a new challenge; the provider made a new proof by then.
         for attempt in 1...2 {
@@ -66,7 +68,9 @@ extension SignetClient {
                     answer.reason.flatMap(SignetError.Code.init(rawValue:)) ?? .registrationFailed,
                     "registration refused: \(answer.status) \(answer.text)"
                 )
-                await provider.registrationRefused(error)
+                // A refusal that will not change (a spent challenge, an attestation that does not
+                // verify) spends a kept proof; a limit or an outage (429, 5xx) keeps it for later.
+                if (400..<500).contains(answer.status), answer.status != 429 { await provider.registrationRefused(error) }
                 if attempt == 1, [.challengeUnknown, .challengeExpired].contains(error.code) { continue }
                 throw error
             }
@@ -79,7 +83,10 @@ extension SignetClient {
             signer = try await provider.signer(for: registered)
             device = registered
             registrationGeneration += 1
-            if let persistent = provider as? any PersistentAttestationProvider { persistentProvider = persistent }
+            if let persistent = provider as? any PersistentAttestationProvider {
+                persistentProvider = persistent
+                registrationOrigin = registeringAt
+            }
             configuration.logger.debug("registered", metadata: ["device": "\(deviceID)", "keyid": "\(keyID)"])
             return registered
         }
@@ -123,13 +130,14 @@ extension SignetClient {
     /// Forgets the registration and registers again with the kept provider, unless another
     /// request did since `generation` (the registration the failed request was signed under);
     /// `false` when there is no such provider (the app registered with one that keeps nothing).
-    func registerAgain(after generation: Int) async throws -> Bool {
-        guard let provider = persistentProvider else { return false }
+    func registerAgain(after generation: Int, refusedBy origin: Origin) async throws -> Bool {
+        // Another gateway's word (one on another store) says nothing of this registration.
+        guard let provider = persistentProvider, origin == registrationOrigin ?? configuration.origins[0] else { return false }
         guard generation == registrationGeneration else { return true }
         _ = try await coalesced {
             await self.log(notice: "the device key is gone: registering again")
             try await provider.reset()
-            return try await self.registerNow(using: provider, origin: nil)
+            return try await self.registerNow(using: provider, origin: origin)
         }
         return true
     }
@@ -138,9 +146,10 @@ extension SignetClient {
         configuration.logger.notice(message)
     }
 
-    /// Whether `response` says the gateway no longer takes this device's key.
+    /// Whether `response` says the gateway no longer takes this device's key: its own refusal
+    /// (``ClientResponse/gatewayRefusal``), not an upstream's body that happens to say so.
     func saysKeyIsGone(_ response: ClientResponse) -> Bool {
-        guard [400, 401].contains(response.status), let reason = response.reason else { return false }
+        guard let reason = response.gatewayRefusal?.rawValue else { return false }
         return reason == SignetError.Code.invalidKey.rawValue || reason == SignetError.Code.unknownKey.rawValue
             || (reason == SignetError.Code.keyRevoked.rawValue && configuration.reregisterRevokedDevices)
     }

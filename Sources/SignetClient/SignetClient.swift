@@ -27,6 +27,8 @@ public actor SignetClient {
     var persistentProvider: (any PersistentAttestationProvider)?
     /// A registration under way: concurrent callers (two requests finding the key gone) share it.
     var registrationInFlight: Task<RegisteredDevice, any Error>?
+    /// Where the device registered: only that gateway's word that the key is gone counts.
+    var registrationOrigin: Origin?
     /// Counts registrations, so requests that find the key gone together register again once.
     var registrationGeneration = 0
     /// How far the gateway's clock is ahead of this device's (seconds), learned from the `Date` of
@@ -173,15 +175,19 @@ public actor SignetClient {
         while true {
             let offset = clockOffset
             let generation = registrationGeneration
-            let response: ClientResponse
+            let signed: HTTPMessage
             do {
-                let signed = sign && signer != nil ? try await signer!.sign(message, now: gatewayNow) : message
-                response = try await deliver(signed)
-            } catch let error as SignetError where error.code == .invalidKey && sign && !registeredAgain {
-                // The signer's key is gone (App Attest after a reinstall, an erased enclave).
-                guard try await registerAgain(after: generation) else { throw error }
+                signed = sign && signer != nil ? try await signer!.sign(message, now: gatewayNow) : message
+            } catch let error as SignetError where error.code == .invalidKey && !registeredAgain {
+                // The signer's key is gone (App Attest after a reinstall, an erased enclave). Only
+                // the signer's own error: a client certificate that does not load is not this.
+                guard try await registerAgain(after: generation, refusedBy: try allowedOrigin(message.target!)) else { throw error }
                 registeredAgain = true
                 continue
+            }
+            let response: ClientResponse
+            do {
+                response = try await deliver(signed)
             } catch {
                 guard let failure = ClientTransportFailure(error) else { throw error }
                 failures += 1
@@ -193,12 +199,14 @@ public actor SignetClient {
                 continue
             }
             if sign, signer != nil, !clockCorrected, clockOffset != offset, response.status == 401,
-                [SignetError.Code.createdInFuture, .createdTooOld, .expired].contains(where: { $0.rawValue == response.reason })
+                [SignetError.Code.createdInFuture, .createdTooOld, .expired].contains(where: { $0 == response.gatewayRefusal })
             {
                 clockCorrected = true
                 continue
             }
-            if sign, signer != nil, !registeredAgain, saysKeyIsGone(response), try await registerAgain(after: generation) {
+            if sign, signer != nil, !registeredAgain, saysKeyIsGone(response),
+                try await registerAgain(after: generation, refusedBy: try allowedOrigin(message.target!))
+            {
                 registeredAgain = true
                 continue
             }

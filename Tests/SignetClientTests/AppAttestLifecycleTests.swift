@@ -425,6 +425,26 @@ import Testing
         #expect(try await refused.registration(for: IssuedChallenge(value: "two", expiresAt: Date() + 300)).body != first.body)
     }
 
+    /// A client certificate that does not load is the transport's failure, not a sign that the
+    /// device key is gone: nothing is reset, no key is attested again.
+    @Test func aTransportFailureNeverCostsTheRegistration() async throws {
+        let harness = try await AppAttestLifecycleTests.gateway()
+        Cleanup.after { try await harness.stop() }
+        let service = AppAttestLifecycleTests.service()
+        let lifecycle = AppAttestLifecycle(service: service, store: MemoryValueStore())
+        let client = try harness.client()
+        try await client.start(with: lifecycle)
+        let device = try await lifecycle.registeredDevice()
+        await client.closeConnections()
+        let fresh = try harness.client()
+        try await fresh.start(with: lifecycle)
+        try await fresh.useClientIdentity(ClientIdentity(certificateChainPEM: "not a chain", privateKeyPEM: "not a key"))
+        let error = await #expect(throws: SignetError.self) { _ = try await AppAttestLifecycleTests.post(fresh, harness.base) }
+        #expect(error?.code == .invalidKey)
+        #expect(try await lifecycle.registeredDevice() == device)
+        #expect(service.keyCount == 1 && !service.calls.dropFirst(2).contains(.generateKey))
+    }
+
     /// App Attest cannot generate keys in an app extension, whatever `isSupported` says; and an
     /// extension sharing the app's Keychain group must never wipe the app's registration.
     @Test func anAppExtensionNeitherRegistersNorWritesTheAppsState() async throws {
@@ -473,6 +493,30 @@ import Testing
         try await third.start(with: DeviceKeyProvider(factory: factory, store: keychain))
         #expect(await third.device == nil, "restored, not registered")
         #expect(try await AppAttestLifecycleTests.post(third, harness.base).status == 201)
+    }
+}
+
+/// A device key provider in an app extension (read-only): it signs with the app's key, and never
+/// makes, discards or resets what the app keeps in the shared Keychain group.
+@Suite struct ReadOnlyDeviceKeyProviderTests {
+    @Test func anExtensionSignsWithTheAppsKeyAndNeverWritesTheKeychain() async throws {
+        let factory = ErasableKeyFactory()
+        let keychain = MemoryValueStore()
+        let app = DeviceKeyProvider(factory: factory, store: keychain, readOnly: false)
+        _ = try await app.registration(challenge: "c")
+        _ = try await app.signer(for: RegisteredDevice(deviceID: "dev_1", keyID: "k1"))
+        let kept = try await keychain.value(for: "signet.device-key")
+
+        let extensionProvider = DeviceKeyProvider(factory: factory, store: keychain, readOnly: true)
+        #expect(try await extensionProvider.restoredSigner() != nil)
+        await #expect(throws: SignetError.self) { try await extensionProvider.reset() }
+        factory.erase()
+        let error = await #expect(throws: SignetError.self) { _ = try await extensionProvider.restoredSigner() }
+        #expect(error?.code == .invalidKey)
+        #expect(try await keychain.value(for: "signet.device-key") == kept, "the app's key is still kept")
+        #expect(try await keychain.value(for: "signet.device-key.registration") != nil)
+        let empty = DeviceKeyProvider(factory: factory, store: MemoryValueStore(), readOnly: true)
+        await #expect(throws: SignetError.self) { _ = try await empty.registration(challenge: "c") }
     }
 }
 

@@ -83,9 +83,11 @@ import Testing
 
     // MARK: The policy
 
-    static func answer(_ status: Int, reason: String? = nil, retryAfter: String? = nil) -> ClientResponse {
+    /// An answer; a `reason` comes in the gateway's problem+json unless `problem` is false.
+    static func answer(_ status: Int, reason: String? = nil, retryAfter: String? = nil, problem: Bool = true) -> ClientResponse {
         var fields = MessageFields()
         if let retryAfter { fields.append(name: "Retry-After", value: retryAfter) }
+        if reason != nil { fields.append(name: "Content-Type", value: problem ? "application/problem+json" : "application/json") }
         let body = reason.map { Array(#"{"reason":"\#($0)"}"#.utf8) } ?? []
         return ClientResponse(status: status, fields: fields, body: body)
     }
@@ -98,8 +100,15 @@ import Testing
         #expect(retry.wait(after: Self.answer(503, reason: "upstream_unavailable"), method: "PATCH", failures: 1) == nil)
         // The gateway's own refusals before forwarding: any method.
         for reason in ["store_unavailable", "nonce_store_full", "upstream_unreachable", "rate_limited", "connection_limit"] {
-            #expect(retry.wait(after: Self.answer(503, reason: reason), method: "POST", failures: 1) != nil, "\(reason)")
+            let status = SignetError.Code(rawValue: reason)!.httpStatus
+            #expect(retry.wait(after: Self.answer(status, reason: reason), method: "POST", failures: 1) != nil, "\(reason)")
         }
+        // Only the gateway's own refusal says it did not forward: an upstream body that happens to
+        // carry the word, or a reason answered with another status, is not one.
+        #expect(retry.wait(after: Self.answer(503, reason: "store_unavailable", problem: false), method: "POST", failures: 1) == nil)
+        #expect(retry.wait(after: Self.answer(500, reason: "store_unavailable"), method: "POST", failures: 1) == nil)
+        #expect(Self.answer(401, reason: "unknown_key", problem: false).gatewayRefusal == nil)
+        #expect(Self.answer(401, reason: "unknown_key").gatewayRefusal == .unknownKey)
         // Retry-After is taken as given, up to the longest wait; an HTTP-date is not guessed at.
         #expect(retry.wait(after: Self.answer(503, reason: "store_unavailable", retryAfter: "1"), method: "POST", failures: 1) == .seconds(1))
         #expect(retry.wait(after: Self.answer(503, reason: "store_unavailable", retryAfter: "30"), method: "POST", failures: 1) == nil)

@@ -137,7 +137,7 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
         try await gate.run {
             let saved = try await self.load()
             guard let device = self.device(in: saved) else { return nil }
-            return try await self.makeSigner(for: device, fallback: saved.fallback)
+            return try await self.makeSigner(for: device, fallback: saved.fallback, restoring: true)
         }
     }
 
@@ -273,10 +273,19 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
         )
     }
 
-    private func makeSigner(for device: RegisteredDevice, fallback usesFallback: Bool) async throws -> any RequestSigning {
+    /// The signer of `device`; for the fallback, restored without writing where the provider keeps
+    /// its own registration (an app extension must not write the app's state).
+    private func makeSigner(for device: RegisteredDevice, fallback usesFallback: Bool, restoring: Bool = false) async throws
+        -> any RequestSigning
+    {
         guard usesFallback else { return AppAttestAssertionSigner(keyID: device.keyID, lifecycle: self) }
         guard case .provider(let provider) = fallback else {
             throw SignetError(.algUnsupported, "this install registered through a fallback that is no longer configured")
+        }
+        if restoring, let persistent = provider as? any PersistentAttestationProvider,
+            let restored = try await persistent.restoredSigner()
+        {
+            return restored
         }
         return try await provider.signer(for: device)
     }

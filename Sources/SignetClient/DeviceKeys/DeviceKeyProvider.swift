@@ -21,11 +21,20 @@ public struct DeviceKeyProvider: AttestationProvider {
     public let store: any SecureValueStore
     /// The name the key is kept under.
     public let name: String
+    /// Never write or delete what is kept (an app extension sharing the app's Keychain group):
+    /// sign with the app's key, or fail; registering and resetting are refused.
+    public let readOnly: Bool
 
-    public init(factory: any DeviceKeyFactory, store: any SecureValueStore, name: String = "signet.device-key") {
+    public init(
+        factory: any DeviceKeyFactory,
+        store: any SecureValueStore,
+        name: String = "signet.device-key",
+        readOnly: Bool = AppAttestLifecycle.isRunningInAppExtension
+    ) {
         self.factory = factory
         self.store = store
         self.name = name
+        self.readOnly = readOnly
     }
 
     #if canImport(CryptoKit) && canImport(Darwin)
@@ -58,6 +67,7 @@ public struct DeviceKeyProvider: AttestationProvider {
             do {
                 return try factory.restore(kept)
             } catch {
+                if readOnly { throw SignetError(.invalidKey, "the device key kept for the app does not open here: \(error)") }
                 try await store.set(nil, for: name)
                 try await store.set(nil, for: registrationName)
                 if forSigning {
@@ -65,6 +75,7 @@ public struct DeviceKeyProvider: AttestationProvider {
                 }
             }
         }
+        guard !readOnly else { throw SignetError(.algUnsupported, "an app extension does not make the app's device key: register in the app") }
         let (key, kept) = try factory.make()
         try await store.set(kept, for: name)
         return key
@@ -90,7 +101,7 @@ public struct DeviceKeyProvider: AttestationProvider {
     /// Keeps `device` and signs with the kept key.
     public func signer(for device: RegisteredDevice) async throws -> any RequestSigning {
         let signer = DeviceKeySigner(key: try await key(forSigning: true), keyID: device.keyID)
-        try await store.set(Data("\(device.deviceID)\n\(device.keyID)".utf8), for: registrationName)
+        if !readOnly { try await store.set(Data("\(device.deviceID)\n\(device.keyID)".utf8), for: registrationName) }
         return signer
     }
 }
@@ -106,6 +117,7 @@ extension DeviceKeyProvider: PersistentAttestationProvider {
 
     /// Forgets the key and the device (the server revoked the device; the user signed out).
     public func reset() async throws {
+        guard !readOnly else { throw SignetError(.algUnsupported, "an app extension does not reset the app's device key") }
         try await store.set(nil, for: name)
         try await store.set(nil, for: registrationName)
     }

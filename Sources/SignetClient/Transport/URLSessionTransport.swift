@@ -158,10 +158,9 @@ final class URLSessionTransport: ClientTransport {
     }
 
     /// Failures before a connection existed: the request was not sent (a retry is safe for any method).
-    static let nothingSent: Set<URLError.Code> = [
-        .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .notConnectedToInternet,
-        .internationalRoamingOff, .dataNotAllowed, .callIsActive,
-    ]
+    /// Only the codes that mean no connection existed: the network dropping mid-request can be
+    /// reported as `notConnectedToInternet` too, so that one is not taken for "nothing sent".
+    static let nothingSent: Set<URLError.Code> = [.cannotFindHost, .cannotConnectToHost, .dnsLookupFailed]
 
     /// The request as `URLSession` takes it, sent exactly where the client signed it for: a path
     /// that would change the host (`@evil.example/…`) or be re-encoded is refused, not sent.

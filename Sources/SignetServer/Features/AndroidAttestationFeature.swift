@@ -131,6 +131,10 @@ struct AndroidAttestationFeature: GatewayFeature {
     /// Standard tokens a key may have decoded on `play-integrity` routes per minute.
     static let standardDecodesPerKeyPerMinute = 10
 
+    func admits(_ requirement: AccessRequirement) -> Bool {
+        requirement == .playIntegrity && baseRegistrar.playIntegrity != nil
+    }
+
     /// `play-integrity` routes: a signature and a Play Integrity token bound to it.
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard requirement == .playIntegrity, let check = registrar(httpClient: listener.httpClient).playIntegrity else { return nil }

@@ -22,6 +22,8 @@ struct ClientCertificatesFeature: GatewayFeature {
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: dependencies.store) } : nil
     }
 
+    func admits(_ requirement: AccessRequirement) -> Bool { requirement == .clientCertificate }
+
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard requirement == .clientCertificate else { return nil }
         return ClientCertificateMiddleware<SignetRequestContext>(verifier: verifier, metrics: dependencies.metrics, clock: dependencies.clock)

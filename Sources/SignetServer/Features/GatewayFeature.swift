@@ -12,6 +12,9 @@ import SignetMiddleware
 protocol GatewayFeature: Sendable {
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
+    /// Whether this feature, as configured, owns the access mode `requirement` stands for: the
+    /// gateway refuses to start with a route no feature owns (``SignetGateway/checkRouteOwners()``).
+    func admits(_ requirement: AccessRequirement) -> Bool
     /// What admits a request to a proxied route with `requirement`, when this feature owns it.
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)?
     /// Work the feature does in the background while the gateway runs.
@@ -22,6 +25,7 @@ protocol GatewayFeature: Sendable {
 
 extension GatewayFeature {
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {}
+    func admits(_ requirement: AccessRequirement) -> Bool { false }
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? { nil }
     func services(httpClient: HTTPClient) -> [any Service] { [] }
     var keys: [GatewayKeyInventory.Entry] { [] }

@@ -17,6 +17,8 @@ struct LegacyEnvelopeFeature: GatewayFeature {
         self.dependencies = dependencies
     }
 
+    func admits(_ requirement: AccessRequirement) -> Bool { requirement == .legacyEnvelope }
+
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard requirement == .legacyEnvelope else { return nil }
         return LegacyEnvelopeMiddleware<SignetRequestContext>(

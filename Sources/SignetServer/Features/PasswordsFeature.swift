@@ -30,6 +30,13 @@ struct PasswordsFeature: GatewayFeature {
             .add(to: router)
     }
 
+    func admits(_ requirement: AccessRequirement) -> Bool {
+        switch requirement {
+        case .password, .passwordOrDevice: true
+        default: false
+        }
+    }
+
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         let d = dependencies
         switch requirement {

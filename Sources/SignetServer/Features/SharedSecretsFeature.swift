@@ -29,6 +29,12 @@ struct SharedSecretsFeature: GatewayFeature {
         self.metrics = metrics
     }
 
+    func admits(_ requirement: AccessRequirement) -> Bool {
+        // A key id no secret has: the route refuses every request (`unknown_key`), as it says.
+        if case .legacyQueryHMAC = requirement { return true }
+        return false
+    }
+
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard case .legacyQueryHMAC(let keyID) = requirement else { return nil }
         return LegacyQueryHMACMiddleware<SignetRequestContext>(keyID: keyID, secret: raw[keyID], metrics: metrics)

@@ -79,6 +79,13 @@ struct TokensFeature: GatewayFeature {
         }
     }
 
+    func admits(_ requirement: AccessRequirement) -> Bool {
+        guard case .tokens(let acceptance) = requirement else { return false }
+        // Each kind of token the route takes must be configured: an unconfigured one would refuse all.
+        return (!acceptance.appToken || verifier != nil)
+            && (!acceptance.firebaseAppCheck || dependencies.configuration.firebaseAppCheck != nil)
+    }
+
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard case .tokens(let acceptance) = requirement else { return nil }
         return TokenAccessMiddleware<SignetRequestContext>(

@@ -183,6 +183,27 @@ public struct SignetGateway: Sendable {
             )
         )
         self.features = features
+        try checkRouteOwners()
+    }
+
+    /// Every route's access mode has an owner: the request verifier for signatures, a configured
+    /// feature for every other mode. A route without one is a `ConfigurationError` at
+    /// `routes[i].access`, so no route is ever left out of the table — where its requests would
+    /// fall to the route above it (an `open` `/`).
+    func checkRouteOwners() throws {
+        for (index, route) in configuration.routes.enumerated() {
+            let requirement = route.requirement()
+            switch requirement {
+            case .open, .verified, .trustLevel: continue
+            default:
+                guard features.contains(where: { $0.admits(requirement) }) else {
+                    throw ConfigurationError.invalid(
+                        "routes[\(index)].access",
+                        "routes[\(index)].access: \(route.access.mode.rawValue) routes need their feature configured; no part of this configuration admits them"
+                    )
+                }
+            }
+        }
     }
 
     /// Methods the gateway proxies; others answer `not_found`.

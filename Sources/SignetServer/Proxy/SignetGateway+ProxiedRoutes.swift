@@ -31,11 +31,9 @@ extension SignetGateway {
         for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
             let requirement = registration.requirement
             if groups[requirement] == nil {
-                guard let gate = gate(for: requirement, listener: listener) else {
-                    // Validation made sure what a route needs is configured; never silent.
-                    logger.error("no feature admits this route; it is not served", metadata: ["prefix": "\(registration.path)"])
-                    continue
-                }
+                // `checkRouteOwners()` refused to start without one; should a gate still be missing,
+                // the route refuses every request rather than fall to the route above it.
+                let gate = gate(for: requirement, listener: listener) ?? UnownedRouteMiddleware(logger: logger)
                 groups[requirement] = router.group().add(middleware: gate)
             }
             groups[requirement]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
@@ -58,5 +56,16 @@ extension SignetGateway {
         default:
             return features.lazy.compactMap { $0.gate(for: requirement, listener: listener) }.first
         }
+    }
+}
+
+/// What stands in for a gate no feature gave: every request refused `internal_error`, logged.
+struct UnownedRouteMiddleware: RouterMiddleware {
+    typealias Context = SignetRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        logger.error("no feature admits this route's access mode; refused", metadata: ["path": "\(request.uri.path)"])
+        throw SignetError(.internalError, "this route's access mode has no owner")
     }
 }
