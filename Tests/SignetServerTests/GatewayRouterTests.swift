@@ -41,6 +41,24 @@ import Testing
         (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any])?["reason"] as? String
     }
 
+    /// An access mode whose feature is not configured has no owner: the gateway does not start,
+    /// naming the route, even where validation is skipped — no route is ever left out of the table,
+    /// where its requests would fall to the route above it (`/` is `open` here).
+    @Test(arguments: [
+        GatewayConfiguration.Route.Access.playIntegrity, .legacyEnvelope, .appToken, .firebaseAppCheck,
+        .password(PasswordRouteOptions()), .clientCertificate,
+    ])
+    func aRouteWhoseModeHasNoOwnerCannotStart(_ access: GatewayConfiguration.Route.Access) throws {
+        let routes: [GatewayConfiguration.Route] = [.init(prefix: "/pay", access: access), .init(prefix: "/", access: .open)]
+        let refused = #expect(throws: ConfigurationError.self) { _ = try Self.gateway { $0.routes = routes } }
+        #expect(refused?.path.hasPrefix("routes") == true, "\(String(describing: refused))")
+        // The same decision by the owners themselves, should validation and the features drift apart.
+        let error = #expect(throws: ConfigurationError.self) { try Self.gateway().checkRouteOwners(routes) }
+        #expect(error?.path == "routes[0].access", "\(String(describing: error))")
+        #expect(error?.message.contains(access.mode.rawValue) == true, "\(String(describing: error))")
+        try Self.gateway().checkRouteOwners(Self.routes)
+    }
+
     @Test func eachRouteAsksWhatItsAccessModeSays() async throws {
         let gateway = try Self.gateway()
         try await gateway.application().test(.router) { client in

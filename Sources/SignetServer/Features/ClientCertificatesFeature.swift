@@ -22,7 +22,7 @@ struct ClientCertificatesFeature: GatewayFeature {
             ? deviceCA.map { ClientCertificateVerifier(deviceCA: $0, devices: dependencies.store) } : nil
     }
 
-    func admits(_ requirement: AccessRequirement) -> Bool { requirement == .clientCertificate }
+    func admits(_ requirement: AccessRequirement) -> Bool { requirement == .clientCertificate && verifier != nil }
 
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
         guard requirement == .clientCertificate else { return nil }

@@ -13,7 +13,7 @@ protocol GatewayFeature: Sendable {
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
     /// Whether this feature, as configured, owns the access mode `requirement` stands for: the
-    /// gateway refuses to start with a route no feature owns (``SignetGateway/checkRouteOwners()``).
+    /// gateway refuses to start with a route no feature owns (``SignetGateway/checkRouteOwners(_:)``).
     func admits(_ requirement: AccessRequirement) -> Bool
     /// What admits a request to a proxied route with `requirement`, when this feature owns it.
     func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)?

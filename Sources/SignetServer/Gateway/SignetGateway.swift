@@ -183,15 +183,15 @@ public struct SignetGateway: Sendable {
             )
         )
         self.features = features
-        try checkRouteOwners()
+        try checkRouteOwners(configuration.routes)
     }
 
     /// Every route's access mode has an owner: the request verifier for signatures, a configured
     /// feature for every other mode. A route without one is a `ConfigurationError` at
     /// `routes[i].access`, so no route is ever left out of the table — where its requests would
     /// fall to the route above it (an `open` `/`).
-    func checkRouteOwners() throws {
-        for (index, route) in configuration.routes.enumerated() {
+    package func checkRouteOwners(_ routes: [GatewayConfiguration.Route]) throws {
+        for (index, route) in routes.enumerated() {
             let requirement = route.requirement()
             switch requirement {
             case .open, .verified, .trustLevel: continue
