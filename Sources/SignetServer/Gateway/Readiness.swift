@@ -22,12 +22,12 @@ final class Readiness: Sendable {
     }
 
     private let store: any SignetStorage
-    private let upstream: UpstreamClient
+    private let upstream: any UpstreamTransport
     private let checks = Mutex<(latest: Report?, running: Task<Report, Never>?)>((nil, nil))
     static let freshFor: Duration = .seconds(1)
     static let probeTimeout: TimeAmount = .seconds(2)
 
-    init(store: any SignetStorage, upstream: UpstreamClient) {
+    init(store: any SignetStorage, upstream: any UpstreamTransport) {
         self.store = store
         self.upstream = upstream
     }

@@ -42,7 +42,7 @@ public struct SignetGateway: Sendable {
     let routes: RouteTable
     let responseSigner: MessageSigner?
     /// Kept-alive connections to the upstream.
-    let upstream: UpstreamClient
+    let upstream: any UpstreamTransport
     /// The proxies whose word on the client's address is taken.
     let trustedProxies: TrustedProxies?
     /// Requests in progress per client behind trusted proxies; kept by a reload.
@@ -85,6 +85,18 @@ public struct SignetGateway: Sendable {
         try self.init(configuration: configuration, store: store, logger: logger, clock: clock, continuing: nil)
     }
 
+    /// A gateway whose proxied requests go to `upstream` rather than over sockets to the configured
+    /// one: router tests, which then see what was forwarded.
+    package init(
+        configuration: GatewayConfiguration,
+        store: any SignetStorage,
+        logger: Logger,
+        clock: @escaping @Sendable () -> Date = Date.init,
+        upstream: any UpstreamTransport
+    ) throws {
+        try self.init(configuration: configuration, store: store, logger: logger, clock: clock, continuing: nil, upstream: upstream)
+    }
+
     /// A gateway for `configuration` that carries on from `previous` (a reload, ``GatewayReloader``):
     /// the console's activity, the metrics, the upstream's connections, the servers and, while
     /// `passwords` is unchanged, the login limits stay; everything else is built anew.
@@ -93,7 +105,8 @@ public struct SignetGateway: Sendable {
         store: any SignetStorage,
         logger: Logger,
         clock: @escaping @Sendable () -> Date,
-        continuing previous: SignetGateway?
+        continuing previous: SignetGateway?,
+        upstream transport: (any UpstreamTransport)? = nil
     ) throws {
         try configuration.validate()
         self.configuration = configuration
@@ -103,7 +116,7 @@ public struct SignetGateway: Sendable {
         exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
         metrics = exposition.metrics
         routes = try RouteTable(configuration.routes)
-        upstream = try previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
+        upstream = try transport ?? previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
         trustedProxies = try configuration.proxies()
         clientRequests = previous?.clientRequests ?? ClientRequestLimiter()
 

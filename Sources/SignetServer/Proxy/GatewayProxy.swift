@@ -16,7 +16,7 @@ import SignetMiddleware
 /// the upstream nothing. The client's identity and forwarding fields never reach the upstream
 /// (``ForwardedFields``); the gateway sets its own.
 struct GatewayProxy: Sendable {
-    let upstream: UpstreamClient
+    let upstream: any UpstreamTransport
     let responseSigner: MessageSigner?
     let maximumBodyBytes: Int
     let maximumSignedResponseBytes: Int
@@ -68,12 +68,20 @@ struct GatewayProxy: Sendable {
         let status = HTTPResponse.Status(code: Int(upstreamResponse.head.status.code))
         guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
             if let length = upstreamResponse.head.headers.first(name: "content-length") { fields[.contentLength] = length }
-            return Response(status: status, headers: fields, body: .init(asyncSequence: upstreamResponse.body))
+            switch upstreamResponse.body {
+            case .stream(let stream): return Response(status: status, headers: fields, body: .init(asyncSequence: stream))
+            case .buffered(let whole): return Response(status: status, headers: fields, body: .init(byteBuffer: whole))
+            }
         }
         // A signed response covers its body's digest, so the body is read whole first (bounded).
         var responseBody = ByteBuffer()
         do {
-            for try await part in upstreamResponse.body {
+            let parts: any AsyncSequence<ByteBuffer, any Error> =
+                switch upstreamResponse.body {
+                case .stream(let stream): stream
+                case .buffered(let whole): AsyncThrowingStream { $0.yield(whole); $0.finish() }
+                }
+            for try await part in parts {
                 guard responseBody.readableBytes + part.readableBytes <= maximumSignedResponseBytes else {
                     throw SignetError(
                         .upstreamUnavailable,

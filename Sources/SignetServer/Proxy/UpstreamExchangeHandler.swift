@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 
 /// How an exchange with the upstream failed; the proxy turns each into a reason code.
-enum UpstreamFailure: Error, Sendable, Equatable {
+package enum UpstreamFailure: Error, Sendable, Equatable {
     /// No connection could be made: refused, no route, name not found.
     case unreachable
     /// The connection closed or reset before a response head arrived (a failed TLS handshake too).
@@ -17,14 +17,30 @@ enum UpstreamFailure: Error, Sendable, Equatable {
     case brokeOff
 }
 
-/// The upstream's answer: its head, then its body as it arrives.
-struct UpstreamResponse: Sendable {
-    typealias Body = NIOThrowingAsyncSequenceProducer<
+/// The upstream's answer: its head, then its body as it arrives (or whole, from a recording
+/// upstream in router tests).
+package struct UpstreamResponse: Sendable {
+    typealias Stream = NIOThrowingAsyncSequenceProducer<
         ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark,
         UpstreamExchangeHandler.Demand
     >
+    enum Body: Sendable {
+        case stream(Stream)
+        case buffered(ByteBuffer)
+    }
+
     var head: HTTPResponseHead
     var body: Body
+
+    init(head: HTTPResponseHead, body: Body) {
+        self.head = head
+        self.body = body
+    }
+
+    /// A whole answer, as a recording upstream gives it.
+    package init(head: HTTPResponseHead, body: ByteBuffer) {
+        self.init(head: head, body: .buffered(body))
+    }
 }
 
 /// One exchange at a time on one upstream connection: writes the request, hands the response head
@@ -43,7 +59,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private enum State {
         case idle
         case awaitingHead(EventLoopPromise<UpstreamResponse>)
-        case streaming(UpstreamResponse.Body.Source)
+        case streaming(UpstreamResponse.Stream.Source)
         case closed
     }
 
@@ -125,14 +141,14 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
                 return close()
             }
             self.head = head
-            let sequence = UpstreamResponse.Body.makeSequence(
+            let sequence = UpstreamResponse.Stream.makeSequence(
                 backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
                 finishOnDeinit: false,
                 delegate: Demand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), exchange: exchange)
             )
             state = .streaming(sequence.source)
             armTimer(timeout)
-            promise.succeed(UpstreamResponse(head: head, body: sequence.sequence))
+            promise.succeed(UpstreamResponse(head: head, body: .stream(sequence.sequence)))
         case .body(let part):
             guard case .streaming(let source) = state else { return }
             switch source.yield(part) {

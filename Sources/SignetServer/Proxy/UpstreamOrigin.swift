@@ -9,7 +9,7 @@ import SignetMiddleware
 /// (``requestTarget(routedTarget:)``), never by a URL type: Foundation's `URL` reads a path whose
 /// escapes are not UTF-8 as empty, and AsyncHTTPClient then sent `/` with the attacker's query to the
 /// upstream's root, outside every route.
-struct UpstreamOrigin: Sendable, Equatable {
+package struct UpstreamOrigin: Sendable, Equatable {
     enum Scheme: String, Sendable { case http, https }
 
     var scheme: Scheme
@@ -22,7 +22,7 @@ struct UpstreamOrigin: Sendable, Equatable {
     /// Parses `http(s)://host[:port][/base/path]`; no user info, query or fragment.
     ///
     /// - Throws: `malformed_message` naming what is wrong.
-    init(parsing url: String) throws {
+    package init(parsing url: String) throws {
         let text = Substring(url)
         let rest: Substring
         if text.lowercased().hasPrefix("http://") {
@@ -54,7 +54,7 @@ struct UpstreamOrigin: Sendable, Equatable {
     }
 
     /// The `Host` field: `host[:port]`, the port left out when it is the scheme's default.
-    var authority: String {
+    package var authority: String {
         let name = host.contains(":") ? "[\(host)]" : host
         let defaultPort = scheme == .https ? 443 : 80
         return port == defaultPort ? name : "\(name):\(port)"
