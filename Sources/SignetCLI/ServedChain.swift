@@ -18,7 +18,9 @@ enum ServedChain {
         let group = MultiThreadedEventLoopGroup.singleton
         let promise = group.any().makePromise(of: [[UInt8]].self)
         let serverName = host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" }) ? nil : host
-        let channel = try await ClientBootstrap(group: group)
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -32,6 +34,11 @@ enum ServedChain {
                 }
             }
             .connect(host: host, port: port).get()
+        } catch {
+            // A promise is completed on every path: no connection fails it, never leaks it.
+            promise.fail(error)
+            throw CommandFailure("cannot connect to \(host):\(port): \(error)")
+        }
         channel.closeFuture.whenComplete { _ in promise.fail(ChannelError.ioOnClosedChannel) }
         let chain = try await promise.futureResult.get()
         try? await channel.close()
