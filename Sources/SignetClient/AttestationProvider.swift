@@ -27,7 +27,7 @@ extension AttestationProvider {
 }
 
 /// A provider that keeps its registration across launches, so a client restores it at launch
-/// (``SignetClient/start(with:)``) and registers again, inside the client, when the key is gone
+/// (``SignetClient/start(with:origin:)``) and registers again, inside the client, when the key is gone
 /// (a reinstall, a restore onto another phone, an erased Secure Enclave).
 public protocol PersistentAttestationProvider: AttestationProvider {
     /// The signer of the device this install registered, if it did; `nil` before the first

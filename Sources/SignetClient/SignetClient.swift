@@ -23,7 +23,7 @@ public actor SignetClient {
     public internal(set) var signer: (any RequestSigning)?
     /// The device registered by `register(using:)`.
     public internal(set) var device: RegisteredDevice?
-    /// The provider that registers again when the key is gone (``start(with:)``).
+    /// The provider that registers again when the key is gone (``start(with:origin:)``).
     var persistentProvider: (any PersistentAttestationProvider)?
     /// A registration under way: concurrent callers (two requests finding the key gone) share it.
     var registrationInFlight: Task<RegisteredDevice, any Error>?
@@ -160,7 +160,7 @@ public actor SignetClient {
     /// each try signed anew at ``gatewayNow``. Sent again: after a failure or answer
     /// ``SignetClientConfiguration/retry`` says is worth it; once, at once, when the answer taught
     /// the client a new clock offset and refused the signature's time; once, after registering
-    /// again, when the key is gone (``start(with:)``).
+    /// again, when the key is gone (``start(with:origin:)``).
     private func transmit(
         _ message: HTTPMessage,
         authorization: (String, DigestCredentials?)?,

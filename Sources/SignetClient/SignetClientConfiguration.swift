@@ -38,7 +38,7 @@ public struct SignetClientConfiguration: Sendable {
     /// idempotent (``RequestRetry``).
     public var retry = RequestRetry()
     /// Register again and resend when the gateway answers `key_revoked` (a client started with
-    /// ``SignetClient/start(with:)``): for apps whose operators revoke devices to make them
+    /// ``SignetClient/start(with:origin:)``): for apps whose operators revoke devices to make them
     /// re-attest, not to lock them out. Off by default: a revocation then reaches the app.
     public var reregisterRevokedDevices = false
     /// How long before its expiry a cached app token is replaced.

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// its session for this one where it calls its API, and every request is signed (anew for each
 /// try and each same-origin redirect), its answer's signature checked, the clock corrected from
 /// the gateway's, failures retried where that is safe (``RequestRetry``), the key registered again
-/// when it is gone (``SignetClient/start(with:)``), and a refusal by the gateway thrown with its
+/// when it is gone (``SignetClient/start(with:origin:)``), and a refusal by the gateway thrown with its
 /// reason code.
 ///
 /// ```swift

@@ -22,7 +22,7 @@ import SignetCore
 ///   challenge is valid, and sent again: a key is attested once.
 /// - An assertion the key cannot make any more (a reinstall or a restore: the Keychain came
 ///   along, the key did not) forgets the key and the device and throws `invalid_key`; a client
-///   started with ``SignetClient/start(with:)`` then registers again and resends, once.
+///   started with ``SignetClient/start(with:origin:)`` then registers again and resends, once.
 /// - In an app extension `generateKey` fails whatever `isSupported` says: registration is
 ///   refused there, and nothing an extension does writes the state it may share with the app
 ///   through a Keychain group.
