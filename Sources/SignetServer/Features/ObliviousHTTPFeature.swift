@@ -31,7 +31,7 @@ struct ObliviousHTTPFeature: GatewayFeature {
             failures: SourceRateLimiter(limit: settings.failuresPerMinute),
             requests: SourceRateLimiter(limit: settings.requestsPerMinute),
             maximumRequestBytes: d.configuration.maxBodyBytes,
-            maximumResponseBytes: 8 << 20,
+            maximumResponseBytes: SignetGateway.maximumBufferedResponseBytes,
             debug: d.configuration.debug,
             metrics: d.metrics,
             clock: d.clock

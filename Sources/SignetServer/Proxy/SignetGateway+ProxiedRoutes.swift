@@ -9,12 +9,16 @@ import SignetMiddleware
 /// The route table's proxied routes: each with the middleware its access mode calls for, then
 /// ``GatewayProxy``.
 extension SignetGateway {
+    /// The largest upstream answer the gateway holds whole: one it signs (its digest needs the whole
+    /// body) or one it encapsulates for Oblivious HTTP.
+    static let maximumBufferedResponseBytes = 8 << 20
+
     var proxy: GatewayProxy {
         GatewayProxy(
             upstream: upstream,
             responseSigner: responseSigner,
             maximumBodyBytes: configuration.maxBodyBytes,
-            maximumSignedResponseBytes: 8 << 20,
+            maximumSignedResponseBytes: Self.maximumBufferedResponseBytes,
             timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
