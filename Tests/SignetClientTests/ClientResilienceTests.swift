@@ -11,12 +11,7 @@ import Testing
 /// to retry — never a request the upstream may have executed, unless its method is idempotent.
 @Suite(.awaitsCleanups) struct ClientResilienceTests {
     static func post(_ client: SignetClient, _ base: String) async throws -> ClientResponse {
-        try await client.send(
-            "POST",
-            base + "/scores",
-            fields: [("Content-Type", "application/json")],
-            body: Array(#"{"name":"Enkidu","score":7}"#.utf8)
-        )
+        try await AppAttestLifecycleTests.post(client, base, score: 7)
     }
 
     /// A phone twenty minutes ahead: every signature would be `created_in_future`. The gateway's

@@ -58,10 +58,7 @@ import FoundationNetworking
     @Test(.enabled(if: PythonPeer.available("http_message_signatures, requests")))
     func pyauthVerifiesWhatTheSessionSent() async throws {
         let received = Mutex<Data?>(nil)
-        var logger = Logger(label: "signet.test.session")
-        logger.logLevel = .critical
-        let server = try await BackgroundServer.start(logger: logger) { onRunning in
-            let router = Router()
+        let server = try await BackgroundServer.loopback { router in
             router.post("/scores") { request, _ in
                 let body = try await request.body.collect(upTo: 1 << 16)
                 let wire: [String: Any] = [
@@ -73,12 +70,6 @@ import FoundationNetworking
                 received.withLock { $0 = json }
                 return Response(status: .created)
             }
-            return Application(
-                router: router,
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-                logger: logger
-            )
         }
         Cleanup.after { await server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
@@ -93,17 +84,9 @@ import FoundationNetworking
         let arrived = try #require(received.withLock { $0 })
         var wire = try #require(try JSONSerialization.jsonObject(with: arrived) as? [String: Any])
         wire["url"] = base + "/scores"
-        let dir = try SignetProcess.temporaryDirectory()
         let publicKey = try SoftwareKeyFactory().restore(kept).publicKey
-        try Data(publicKey.pemRepresentation.utf8).write(to: dir.appendingPathComponent("key.pem"))
-        try JSONSerialization.data(withJSONObject: wire).write(to: dir.appendingPathComponent("m.json"))
-        let output = try await PythonPeer.run(
-            "pyauth_peer.py",
-            ["verify", "ecdsa-p256-sha256", "key.pem", "device-1", "m.json"],
-            in: dir
-        )
-        let verdict = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        #expect(verdict["ok"] as? Bool == true, "\(output)")
-        #expect(verdict["body_verified"] as? Bool == true, "\(output)")
+        let verdict = try await PythonPeer.pyauthVerify("ecdsa-p256-sha256", keyPEM: publicKey.pemRepresentation, keyID: "device-1", wire: wire)
+        #expect(verdict["ok"] as? Bool == true, "\(verdict)")
+        #expect(verdict["body_verified"] as? Bool == true, "\(verdict)")
     }
 }

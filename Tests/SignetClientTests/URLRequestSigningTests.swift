@@ -92,22 +92,15 @@ import FoundationNetworking
         let key = try SigningKey.generate(.p256)
         let signer = MessageSigner(key: key, keyID: "device-1", algorithm: ECDSAP256SHA256())
         let signed = try await signer.sign(Self.scores("https://api.example.com"))
-        let dir = try SignetProcess.temporaryDirectory()
-        try Data(key.verificationKey.pemRepresentation!.utf8).write(to: dir.appendingPathComponent("key.pem"))
         let wire: [String: Any] = [
             "method": signed.httpMethod ?? "GET", "url": signed.url!.absoluteString,
             "headers": (signed.allHTTPHeaderFields ?? [:]).map { [$0.key, $0.value] },
             "body_b64": (signed.httpBody ?? Data()).base64EncodedString(),
         ]
-        try JSONSerialization.data(withJSONObject: wire).write(to: dir.appendingPathComponent("m.json"))
-        let output = try await PythonPeer.run(
-            "pyauth_peer.py",
-            ["verify", "ecdsa-p256-sha256", "key.pem", "device-1", "m.json"],
-            in: dir
-        )
-        let verdict = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
-        #expect(verdict["ok"] as? Bool == true, "\(output)")
-        #expect((verdict["components"] as? [String])?.contains("\"content-type\"") == true, "\(output)")
-        #expect(verdict["body_verified"] as? Bool == true, "\(output)")
+        let verdict = try await PythonPeer.pyauthVerify(
+            "ecdsa-p256-sha256", keyPEM: key.verificationKey.pemRepresentation!, keyID: "device-1", wire: wire)
+        #expect(verdict["ok"] as? Bool == true, "\(verdict)")
+        #expect((verdict["components"] as? [String])?.contains("\"content-type\"") == true, "\(verdict)")
+        #expect(verdict["body_verified"] as? Bool == true, "\(verdict)")
     }
 }

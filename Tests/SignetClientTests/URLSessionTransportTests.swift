@@ -60,10 +60,7 @@ import FoundationNetworking
 
     @Test func urlSessionGoesNowhereTheClientWouldNot() async throws {
         let hits = Mutex<[String]>([])
-        var logger = Logger(label: "signet.test.redirects")
-        logger.logLevel = .critical
-        let server = try await BackgroundServer.start(logger: logger) { onRunning in
-            let router = Router()
+        let server = try await BackgroundServer.loopback { router in
             router.get("/hello") { _, _ in
                 hits.withLock { $0.append("/hello") }
                 return "hello"
@@ -74,12 +71,6 @@ import FoundationNetworking
                 headers[.location] = context.parameters.get("to") == "away" ? "http://127.0.0.2:9/hello" : "/hello"
                 return Response(status: .found, headers: headers)
             }
-            return Application(
-                router: router,
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
-                logger: logger
-            )
         }
         Cleanup.after { await server.stop() }
         let base = "http://127.0.0.1:\(server.port)"

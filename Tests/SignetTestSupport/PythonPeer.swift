@@ -24,6 +24,22 @@ public enum PythonPeer {
         return false
     }
 
+    /// pyauth's verdict on a request as it was sent (`wire`: method, url, headers as `[[name,
+    /// value]]`, `body_b64`), with the public key `keyPEM` under `keyID`: `ok`, the covered
+    /// `components`, `body_verified`, or `error`.
+    public static func pyauthVerify(_ algorithm: String, keyPEM: String, keyID: String, wire: [String: Any]) async throws
+        -> [String: Any]
+    {
+        let dir = try SignetProcess.temporaryDirectory()
+        try Data(keyPEM.utf8).write(to: dir.appendingPathComponent("key.pem"))
+        try JSONSerialization.data(withJSONObject: wire).write(to: dir.appendingPathComponent("m.json"))
+        let output = try await run("pyauth_peer.py", ["verify", algorithm, "key.pem", keyID, "m.json"], in: dir)
+        guard let verdict = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+            throw PythonPeerError("pyauth_peer.py printed no verdict: \(output)")
+        }
+        return verdict
+    }
+
     /// Runs a script; its standard output, or an error with its standard error.
     public static func run(_ name: String, _ arguments: [String], in directory: URL? = nil) async throws -> String {
         let result = try await SignetProcess.run(python, [script(name)] + arguments, in: directory)
