@@ -125,7 +125,7 @@ import Testing
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics", headers: [("Authorization", "Bearer \(token)")]).status == 404)
         var moved = next
         moved.adminListener?.listen.port = 1
-        let refused = #expect(throws: SignetError.self) { try harness.gateways[0].reloader.reload(to: moved) }
-        #expect(refused?.reason.contains("adminListener changed") == true)
+        let refused = #expect(throws: ConfigurationError.self) { try harness.gateways[0].reloader.reload(to: moved) }
+        #expect(refused?.kind == .restartRequired && refused?.message.contains("adminListener changed") == true)
     }
 }

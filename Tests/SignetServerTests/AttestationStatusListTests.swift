@@ -87,7 +87,8 @@ import X509
         // Moving the list to another URL takes a restart (the fetcher runs from start).
         var moved = harness.gateway.configuration
         moved.androidAttestation?.statusList?.url = "http://127.0.0.1:1/elsewhere"
-        #expect(throws: SignetError.self) { try harness.gateways[0].reloader.reload(to: moved) }
+        let refused = #expect(throws: ConfigurationError.self) { try harness.gateways[0].reloader.reload(to: moved) }
+        #expect(refused?.kind == .restartRequired && refused?.path == "androidAttestation.statusList")
     }
 
     /// Past `maximumAgeSeconds` without a good fetch, the list is not trusted; a failed fetch keeps

@@ -166,15 +166,17 @@ import Testing
         moved.listen.port = 1
         moved.upstream = "http://127.0.0.1:2"
         moved.sharedSecrets = []
-        let restart = #expect(throws: SignetError.self) { try reloader.reload(to: moved) }
+        let restart = #expect(throws: ConfigurationError.self) { try reloader.reload(to: moved) }
+        #expect(restart?.kind == .restartRequired && restart?.path == "listen", "\(String(describing: restart))")
         // A reload creates no key: a response key path that is not there is refused, not made.
         var newKey = running
         newKey.responseSigning?.keyFile = harness.folder.appendingPathComponent("typo.key.pem").path
         newKey.sharedSecrets = []
-        let noKey = #expect(throws: SignetError.self) { try reloader.reload(to: newKey) }
-        #expect(noKey?.reason.contains("typo.key.pem") == true, "\(String(describing: noKey))")
+        let noKey = #expect(throws: ConfigurationError.self) { try reloader.reload(to: newKey) }
+        #expect(noKey?.kind == .file && noKey?.path == "responseSigning.keyFile", "\(String(describing: noKey))")
+        #expect(noKey?.message.contains("typo.key.pem") == true, "\(String(describing: noKey))")
         #expect(!FileManager.default.fileExists(atPath: harness.folder.appendingPathComponent("typo.key.pem").path))
-        #expect(restart?.reason.contains("listen, upstream changed: a restart applies them") == true, "\(String(describing: restart))")
+        #expect(restart?.message.contains("listen, upstream changed: a restart applies them") == true, "\(String(describing: restart))")
         // The secret every refused configuration dropped still works: the running one was kept.
         #expect(try await GatewayHarness.send(try bank.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).status == 201)
         // And the console's activity and the metrics carried on through a good reload.

@@ -28,7 +28,7 @@ import Testing
         "http://back end/", "http://backend/a/../b", "http://backend/a;x", "http://backend/%2F", "http://backend/a//b",
     ])
     func malformedUpstreamsAreRefused(_ url: String) {
-        let error = #expect(throws: SignetError.self, "\(url)") { try UpstreamOrigin(parsing: url) }
-        #expect(error?.code == .malformedMessage)
+        let error = #expect(throws: ConfigurationError.self, "\(url)") { try UpstreamOrigin(parsing: url) }
+        #expect(error?.path == "upstream" && error?.kind == .invalidValue, "\(String(describing: error))")
     }
 }

@@ -22,6 +22,8 @@ public struct ConfigurationError: Error, Sendable, Equatable, CustomStringConver
         case file
         /// A `SIGNET_*` environment variable with a value that means nothing.
         case environment
+        /// A change a reload cannot apply (`listen`, `tls`, `store`, `upstream`…): a restart does.
+        case restartRequired = "restart-required"
     }
 
     public var kind: Kind

@@ -204,11 +204,7 @@ public struct GatewayConfiguration: Codable, Sendable {
 
     /// Checks what can be checked before starting.
     public func validate() throws {
-        do {
-            _ = try UpstreamOrigin(parsing: upstream)
-        } catch let error as SignetError {
-            throw ConfigurationError.invalid("upstream", error.reason)
-        }
+        _ = try UpstreamOrigin(parsing: upstream)
         try appAttest?.validate()
         try androidAttestation?.validate(development: development)
         for (index, route) in routes.enumerated() {

@@ -122,8 +122,10 @@ public final class GatewayReloader: Service, Sendable {
         if old.maxConnections != new.maxConnections { changed.append("maxConnections") }
         if old.maxConnectionsPerClient != new.maxConnectionsPerClient { changed.append("maxConnectionsPerClient") }
         guard changed.isEmpty else {
-            throw SignetError(
-                .malformedMessage,
+            // The operator's doing, not a client's: a ConfigurationError at the first key.
+            throw ConfigurationError(
+                .restartRequired,
+                at: changed[0].prefix { $0 != " " }.description,
                 "\(changed.joined(separator: ", ")) changed: a restart applies \(changed.count == 1 ? "it" : "them"); the running configuration is kept"
             )
         }
@@ -147,6 +149,8 @@ public final class GatewayReloader: Service, Sendable {
                 logger.notice("signet configuration reloaded")
             } catch let error as SignetError {
                 logger.error("signet configuration reload refused", metadata: ["reason": "\(error.reason)"])
+            } catch let error as ConfigurationError {
+                logger.error("signet configuration reload refused", metadata: ["reason": "\(error)", "kind": "\(error.kind.rawValue)"])
             } catch {
                 logger.error("signet configuration reload refused", metadata: ["reason": "\(error)"])
             }

@@ -6,13 +6,20 @@ extension MessageSigner {
     /// `create` — a first start: at a reload, a new key under the same key id would fail every
     /// client that pinned the published one.
     init(gatewayResponses signing: GatewayConfiguration.ResponseSigning, create: Bool) throws {
-        let text =
-            create
-            ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
-                try SigningKey.generate(.p256).pemRepresentation ?? ""
-            }
-            : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
-        let key = try SigningKey(text: text)
+        let text: String
+        let key: SigningKey
+        do {
+            text =
+                create
+                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                    try SigningKey.generate(.p256).pemRepresentation ?? ""
+                }
+                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
+            key = try SigningKey(text: text)
+        } catch let error as SignetError {
+            // The operator's file: a ConfigurationError at its key, not a client's reason code.
+            throw ConfigurationError(.file, at: "responseSigning.keyFile", "responseSigning.keyFile: \(error.reason)")
+        }
         let algorithm = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm)
         self.init(key: key, keyID: signing.keyId, algorithm: algorithm)
     }

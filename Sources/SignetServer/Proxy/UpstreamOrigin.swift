@@ -21,7 +21,7 @@ package struct UpstreamOrigin: Sendable, Equatable {
 
     /// Parses `http(s)://host[:port][/base/path]`; no user info, query or fragment.
     ///
-    /// - Throws: `malformed_message` naming what is wrong.
+    /// - Throws: a `ConfigurationError` at `upstream` naming what is wrong.
     package init(parsing url: String) throws {
         let text = Substring(url)
         let rest: Substring
@@ -101,7 +101,9 @@ package struct UpstreamOrigin: Sendable, Equatable {
         return (host.lowercased(), port)
     }
 
-    private static func refusal(_ reason: String) -> SignetError {
-        SignetError(.malformedMessage, reason)
+    /// The operator's mistake, at the `upstream` key: a `ConfigurationError`, never a client's
+    /// reason code.
+    private static func refusal(_ reason: String) -> ConfigurationError {
+        ConfigurationError.invalid("upstream", reason)
     }
 }
