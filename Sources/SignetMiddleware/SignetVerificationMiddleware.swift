@@ -19,7 +19,7 @@ import SignetCore
 ///
 /// Failures are thrown as `SignetError`; ``ProblemMiddleware`` (or Hummingbird itself) renders
 /// them as RFC 9457 problem+json with the reason code.
-public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     public let verifier: SignetRequestVerifier
     public let requirement: AccessRequirement
     public let metrics: SignetMetrics?
@@ -42,8 +42,10 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var request = request
-        var context = context
+        try await admit(request, context: context, next: next)
+    }
+
+    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let started = ContinuousClock.now
         // Judged when the body is complete, never by the time its head arrived: a request held open
         // must not carry an old moment past the window and claim its nonce late.
@@ -55,9 +57,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
             clock: clock
         )
         metrics?.recordVerification(ContinuousClock.now - started)
-        metrics?.recordAccepted(identity)
-        context.signet.identity = identity
         context.signet.verifiedMessage = message
-        return try await next(request, context)
+        return Admission(identity)
     }
 }

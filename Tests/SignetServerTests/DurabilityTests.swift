@@ -55,13 +55,17 @@ import Testing
                 group.addTask {
                     var mine: [Int] = []
                     for index in stride(from: lane, to: requests.count, by: 8) {
-                        // A request caught by the kill fails fast instead of waiting out a long timeout.
+                        // A request caught by the kill fails fast instead of waiting out a long timeout;
+                        // one slow under a loaded machine before the kill is skipped, not the lane ended.
                         guard
                             let answer = try? await GatewayHarness.send(
                                 requests[index].sent(to: first),
                                 timeout: .seconds(2)
                             )
-                        else { break }
+                        else {
+                            if backend.receivedCount >= 150 { break }
+                            continue
+                        }
                         if answer.status == 201 { mine.append(index) }
                         if backend.receivedCount >= 150 { killer.kill() }
                     }

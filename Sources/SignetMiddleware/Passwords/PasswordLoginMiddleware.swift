@@ -18,7 +18,7 @@ import SignetCore
 /// The client's `Authorization` field is removed from the request handed on (unless the route
 /// keeps it), so the password reaches no handler or upstream. A Digest answer gets
 /// `Authentication-Info` with `rspauth`, the server's proof that it knows the password too.
-public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     public let authenticator: PasswordAuthenticator
     public let route: PasswordRouteOptions
     /// Verifies signed requests instead of asking for a password when they carry a signature
@@ -64,7 +64,12 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
                 try await next(Self.removingAuthorization(request, keep: route.keepAuthorization, passwordSchemesOnly: true), context)
             }
         }
-        var request = request
+        return try await admit(request, context: context, next: next)
+    }
+
+    /// The password branch: the login, the credentials removed before the upstream, and Digest's
+    /// `Authentication-Info` on the answer.
+    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let login: PasswordLogin
         do {
             login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, clock: clock)
@@ -73,11 +78,11 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
             error.challenges.append("Signature")
             throw error
         }
-        metrics?.recordAccepted(context.signet.identity)
-        var context = context
-        context.signet.identity = login.identity
-        var response = try await next(Self.removingAuthorization(request, keep: route.keepAuthorization), context)
-        return try await Self.authenticate(&response, login: login, maximumBodyBytes: maximumBodyBytes)
+        request = Self.removingAuthorization(request, keep: route.keepAuthorization)
+        let limit = maximumBodyBytes
+        return Admission(login.identity) { response in
+            response = try await Self.authenticate(&response, login: login, maximumBodyBytes: limit)
+        }
     }
 
     /// The request without its `Authorization` field, unless the route keeps it, so the password

@@ -17,7 +17,7 @@ import SignetCore
 /// router.group("api").add(middleware: TokenAccessMiddleware(
 ///     acceptance: .init(appToken: true, firebaseAppCheck: false), appTokens: verifier))
 /// ```
-public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     public static var appTokenField: HTTPField.Name { HTTPField.Name("Signet-Token")! }
     public static var firebaseField: HTTPField.Name { HTTPField.Name("X-Firebase-AppCheck")! }
 
@@ -52,19 +52,19 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var context = context
+        try await admit(request, context: context, next: next)
+    }
+
+    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         if acceptance.appToken, let token = try Self.single(Self.appTokenField, in: request.headers) {
             guard let appTokens else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }
-            context.signet.identity = try await appTokens.identity(for: token, audience: acceptance.audience, now: clock())
+            return Admission(try await appTokens.identity(for: token, audience: acceptance.audience, now: clock()))
         } else if acceptance.firebaseAppCheck, let token = try Self.single(Self.firebaseField, in: request.headers) {
             guard let firebase else { throw SignetError(.tokenInvalid, "this server takes no App Check tokens") }
-            context.signet.identity = try await firebase.identity(for: token, now: clock(), consume: acceptance.consumeFirebase)
-        } else {
-            let names = [acceptance.appToken ? "Signet-Token" : nil, acceptance.firebaseAppCheck ? "X-Firebase-AppCheck" : nil]
-            throw SignetError(.tokenMissing, "this route needs a token in \(names.compactMap { $0 }.joined(separator: " or "))")
+            return Admission(try await firebase.identity(for: token, now: clock(), consume: acceptance.consumeFirebase))
         }
-        metrics?.recordAccepted(context.signet.identity)
-        return try await next(request, context)
+        let names = [acceptance.appToken ? "Signet-Token" : nil, acceptance.firebaseAppCheck ? "X-Firebase-AppCheck" : nil]
+        throw SignetError(.tokenMissing, "this route needs a token in \(names.compactMap { $0 }.joined(separator: " or "))")
     }
 
     static func single(_ name: HTTPField.Name, in fields: HTTPFields) throws -> String? {

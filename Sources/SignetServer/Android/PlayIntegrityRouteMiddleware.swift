@@ -18,14 +18,14 @@ import SignetMiddleware
 /// sends both. The signature must be a registered device's and carry a nonce (claimed before the
 /// token is judged: a refused token costs the app a new signature and a new token). A verdict costs a call to Google from the app (classic) or from the gateway
 /// (standard) per request: meant for the few routes worth it (a purchase, a withdrawal).
-struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
+struct PlayIntegrityRouteMiddleware: MiddlewareProtocol, RequestAuthenticator {
     typealias Input = Request
     typealias Output = Response
     typealias Context = SignetRequestContext
 
     let verifier: SignetRequestVerifier
     let check: AndroidAttestationRegistrar.PlayIntegrityCheck
-    let metrics: SignetMetrics
+    let metrics: SignetMetrics?
     let clock: @Sendable () -> Date
     /// Standard tokens decoded per key per minute.
     let limiter: SourceRateLimiter
@@ -43,8 +43,10 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var request = request
-        var context = context
+        try await admit(request, context: context, next: next)
+    }
+
+    func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         // Refused before any cryptography: a request without a token costs what an unsigned one does.
         let tokens = request.headers[values: Self.tokenField]
         guard let token = tokens.first else {
@@ -78,11 +80,8 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol {
             try overall.admit("all", now: now, refusing: "this gateway's Play Integrity decodes for this minute are spent")
         }
         _ = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
-        metrics.recordVerification(ContinuousClock.now - started)
-        let identity = SignetIdentity(verified)
-        metrics.recordAccepted(identity)
-        context.signet.identity = identity
+        metrics?.recordVerification(ContinuousClock.now - started)
         context.signet.verifiedMessage = message
-        return try await next(request, context)
+        return Admission(SignetIdentity(verified))
     }
 }

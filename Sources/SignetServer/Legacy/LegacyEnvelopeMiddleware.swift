@@ -8,7 +8,7 @@ import SignetMiddleware
 /// RNCryptor v3) on the routes configured for them: the MAC is checked before anything is
 /// decrypted, and the upstream receives the plaintext. Every failure is `envelope_invalid`. Like the
 /// legacy query scheme it has no replay protection of its own; apps move to signatures from here.
-struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     let format: GatewayConfiguration.LegacyEnvelope.Format
     let keys: [EnvelopeKey]
     let names: JSONEnvelope.FieldNames
@@ -21,7 +21,10 @@ struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMi
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        var request = request
+        try await admit(request, context: context, next: next)
+    }
+
+    func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let body = Array(buffer: try await request.collectBody(upTo: maximumBodyBytes, refusing: "an envelope"))
         let opened =
             switch format {
@@ -31,14 +34,9 @@ struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMi
         var head = request.head
         head.headerFields[.contentType] = plaintextContentType
         head.headerFields[.contentLength] = String(opened.plaintext.count)
-        var context = context
-        context.signet.identity = SignetIdentity(
-            deviceID: nil,
-            keyID: "envelope-" + opened.key.version,
-            trustLevel: .sharedSecret,
-            algorithm: "legacy-envelope"
+        request = Request(head: head, body: .init(buffer: ByteBuffer(bytes: opened.plaintext)))
+        return Admission(
+            SignetIdentity(deviceID: nil, keyID: "envelope-" + opened.key.version, trustLevel: .sharedSecret, algorithm: "legacy-envelope")
         )
-        metrics?.recordAccepted(context.signet.identity)
-        return try await next(Request(head: head, body: .init(buffer: ByteBuffer(bytes: opened.plaintext))), context)
     }
 }

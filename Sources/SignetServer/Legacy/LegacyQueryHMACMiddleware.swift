@@ -7,7 +7,7 @@ import SignetMiddleware
 /// configured for it. It has no replay protection of its own: apps already shipped with it keep
 /// working while they move to signatures. The upstream receives the query rebuilt from what was
 /// verified (`msg` and `hmac` only), never the query as sent.
-struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     let keyID: String
     /// The configured secret, `nil` when no shared secret has this key id.
     let secret: [UInt8]?
@@ -18,6 +18,10 @@ struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterM
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        try await admit(request, context: context, next: next)
+    }
+
+    func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         guard let secret else {
             throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")
         }
@@ -25,15 +29,7 @@ struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterM
         let message = try legacy.verify(query: request.uri.query ?? "")
         var head = request.head
         head.path = request.uri.path + "?" + legacy.query(for: message)
-        let request = Request(head: head, body: request.body)
-        var context = context
-        context.signet.identity = SignetIdentity(
-            deviceID: nil,
-            keyID: keyID,
-            trustLevel: .sharedSecret,
-            algorithm: "legacy-query-hmac"
-        )
-        metrics?.recordAccepted(context.signet.identity)
-        return try await next(request, context)
+        request = Request(head: head, body: request.body)
+        return Admission(SignetIdentity(deviceID: nil, keyID: keyID, trustLevel: .sharedSecret, algorithm: "legacy-query-hmac"))
     }
 }

@@ -16,7 +16,7 @@ import SignetMiddleware
 /// ```swift
 /// router.group("accounts").add(middleware: ClientCertificateMiddleware(verifier: verifier))
 /// ```
-public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware {
+public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     /// `nil` when the server takes no client certificates: every request is refused.
     public let verifier: ClientCertificateVerifier?
     public let metrics: SignetMetrics?
@@ -37,16 +37,14 @@ public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        try await admit(request, context: context, next: next)
+    }
+
+    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         guard let verifier else {
             throw SignetError(.clientCertificateRequired, "this server does not take client certificates")
         }
-        var context = context
-        context.signet.identity = try await verifier.identity(
-            presented: try? await context.peerCertificateDER(),
-            now: clock()
-        )
-        metrics?.recordAccepted(context.signet.identity)
-        return try await next(request, context)
+        return Admission(try await verifier.identity(presented: try? await context.peerCertificateDER(), now: clock()))
     }
 }
 
