@@ -33,9 +33,9 @@ public struct RequestRetry: Sendable {
     public static var none: RequestRetry { RequestRetry(attempts: 1) }
 
     /// The gateway's reasons for refusing a request it did not forward, and that may lift.
-    static let refusedBeforeForwarding: Set<String> = [
-        SignetError.Code.storeUnavailable, .nonceStoreFull, .upstreamUnreachable, .rateLimited, .connectionLimit,
-    ].map(\.rawValue).reduce(into: []) { $0.insert($1) }
+    static let refusedBeforeForwarding: Set<SignetError.Code> = [
+        .storeUnavailable, .nonceStoreFull, .upstreamUnreachable, .rateLimited, .connectionLimit,
+    ]
 
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE"]
 
@@ -49,7 +49,7 @@ public struct RequestRetry: Sendable {
     /// How long to wait before sending `method` again after `response`, or `nil` not to.
     func wait(after response: ClientResponse, method: String, failures: Int) -> Duration? {
         guard failures < attempts else { return nil }
-        let refusedBeforeForwarding = response.gatewayRefusal.map { Self.refusedBeforeForwarding.contains($0.rawValue) } ?? false
+        let refusedBeforeForwarding = response.gatewayRefusal.map(Self.refusedBeforeForwarding.contains) ?? false
         let retryable =
             refusedBeforeForwarding || (response.status == 503 && Self.idempotentMethods.contains(method.uppercased()))
         guard retryable else { return nil }

@@ -135,22 +135,17 @@ extension SignetClient {
         guard let provider = persistentProvider, origin == registrationOrigin ?? configuration.origins[0] else { return false }
         guard generation == registrationGeneration else { return true }
         _ = try await coalesced {
-            await self.log(notice: "the device key is gone: registering again")
+            self.configuration.logger.notice("the device key is gone: registering again")
             try await provider.reset()
             return try await self.registerNow(using: provider, origin: origin)
         }
         return true
     }
 
-    private func log(notice message: Logger.Message) {
-        configuration.logger.notice(message)
-    }
-
     /// Whether `response` says the gateway no longer takes this device's key: its own refusal
     /// (``ClientResponse/gatewayRefusal``), not an upstream's body that happens to say so.
     func saysKeyIsGone(_ response: ClientResponse) -> Bool {
-        guard let reason = response.gatewayRefusal?.rawValue else { return false }
-        return reason == SignetError.Code.invalidKey.rawValue || reason == SignetError.Code.unknownKey.rawValue
-            || (reason == SignetError.Code.keyRevoked.rawValue && configuration.reregisterRevokedDevices)
+        guard let code = response.gatewayRefusal else { return false }
+        return code == .invalidKey || code == .unknownKey || (code == .keyRevoked && configuration.reregisterRevokedDevices)
     }
 }

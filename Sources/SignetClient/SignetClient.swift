@@ -169,6 +169,7 @@ public actor SignetClient {
         var message = message
         if let (value, _) = authorization { message.fields.set(name: "Authorization", value: value) }
         let method = message.method ?? "GET"
+        let origin = try message.target.map(allowedOrigin)
         var failures = 0
         var clockCorrected = false
         var registeredAgain = false
@@ -181,7 +182,7 @@ public actor SignetClient {
             } catch let error as SignetError where error.code == .invalidKey && !registeredAgain {
                 // The signer's key is gone (App Attest after a reinstall, an erased enclave). Only
                 // the signer's own error: a client certificate that does not load is not this.
-                guard try await registerAgain(after: generation, refusedBy: try allowedOrigin(message.target!)) else { throw error }
+                guard let origin, try await registerAgain(after: generation, refusedBy: origin) else { throw error }
                 registeredAgain = true
                 continue
             }
@@ -204,8 +205,8 @@ public actor SignetClient {
                 clockCorrected = true
                 continue
             }
-            if sign, signer != nil, !registeredAgain, saysKeyIsGone(response),
-                try await registerAgain(after: generation, refusedBy: try allowedOrigin(message.target!))
+            if sign, signer != nil, !registeredAgain, saysKeyIsGone(response), let origin,
+                try await registerAgain(after: generation, refusedBy: origin)
             {
                 registeredAgain = true
                 continue
@@ -299,17 +300,7 @@ public actor SignetClient {
         let now = clock
         let check: ServedChainCheck = { [weak self] served, origin in
             guard let self else { return SignetError(.connectionFailed, "the client is gone") }
-            let trust = await self.trust
-            let result: ServerTrustResult
-            #if canImport(Security) && canImport(Darwin)
-            if let handshake = served.trust {
-                result = trust.evaluate(serverTrust: handshake, servedChain: served.der, host: origin.host, port: origin.port, now: now())
-            } else {
-                result = await trust.evaluate(servedChain: served.der, host: origin.host, port: origin.port, now: now())
-            }
-            #else
-            result = await trust.evaluate(servedChain: served.der, host: origin.host, port: origin.port, now: now())
-            #endif
+            let result = await self.trust.evaluate(served, origin: origin, now: now())
             if let evaluation = result.pins { await self.record(evaluation, for: origin) }
             return result.error
         }

@@ -57,12 +57,9 @@ public struct SignetURLSession: Sendable {
         return try await data(for: request)
     }
 
-    /// The gateway's refusal in `answer`: a problem+json body whose `reason` is a Signet code.
+    /// The gateway's refusal in `answer` (``ClientResponse/gatewayRefusal``), as the error to throw.
     static func refusal(in answer: ClientResponse) -> SignetError? {
-        guard answer.status >= 400,
-            answer.fields["content-type"]?.lowercased().hasPrefix("application/problem+json") == true,
-            let reason = answer.reason, let code = SignetError.Code(rawValue: reason)
-        else { return nil }
+        guard let code = answer.gatewayRefusal else { return nil }
         var error = SignetError(code, answer.json?["detail"] as? String ?? "refused by the gateway (\(answer.status))")
         error.retryAfterSeconds = answer.fields["retry-after"].flatMap(RequestRetry.retryAfterSeconds)
         return error

@@ -49,6 +49,17 @@ extension RequestAuthenticator {
     }
 }
 
+extension RequestAuthenticator where Self: RouterMiddleware {
+    /// A middleware that is its own authenticator admits as every gate does.
+    public func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        try await admit(request, context: context, next: next)
+    }
+}
+
 /// The gate for any ``RequestAuthenticator``.
 ///
 /// ```swift

@@ -37,14 +37,6 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         self.clock = clock
     }
 
-    public func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await admit(request, context: context, next: next)
-    }
-
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let started = ContinuousClock.now
         // Judged when the body is complete, never by the time its head arrived: a request held open

@@ -240,12 +240,13 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
             let keyID = saved.keyID!
             do {
                 let attestation = try await retrying { try await self.service.attestKey(keyID, clientDataHash: clientDataHash) }
+                    .base64EncodedString()
                 saved.attested = true
                 saved.pending = challenge.expiresAt.map {
-                    PendingAttestation(challenge: challenge.value, attestation: attestation.base64EncodedString(), expiresAt: $0)
+                    PendingAttestation(challenge: challenge.value, attestation: attestation, expiresAt: $0)
                 }
                 try await save(saved)
-                return try Self.request(keyID: keyID, attestation: attestation.base64EncodedString(), challenge: challenge.value)
+                return try Self.request(keyID: keyID, attestation: attestation, challenge: challenge.value)
             } catch let error as AppAttestServiceError where error.kind == .invalidKey && !startedOver {
                 try await save(Saved())
                 startedOver = true

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import SignetCore
 
 #if canImport(Security) && canImport(Darwin)
@@ -39,6 +40,19 @@ struct ServedChain: @unchecked Sendable {  // SecTrust is not Sendable; one eval
 
     init(der: [[UInt8]]) {
         self.der = der
+    }
+}
+
+extension ServerTrustEvaluator {
+    /// Evaluates a served chain: on the handshake's own `SecTrust` where there is one (Apple
+    /// platforms), else from its certificates.
+    func evaluate(_ served: ServedChain, origin: Origin, now: Date) async -> ServerTrustResult {
+        #if canImport(Security) && canImport(Darwin)
+        if let trust = served.trust {
+            return evaluate(serverTrust: trust, servedChain: served.der, host: origin.host, port: origin.port, now: now)
+        }
+        #endif
+        return await evaluate(servedChain: served.der, host: origin.host, port: origin.port, now: now)
     }
 }
 

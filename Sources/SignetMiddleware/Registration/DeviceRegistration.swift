@@ -19,15 +19,7 @@ struct DeviceRegistration {
         guard let challenge = object["challenge"] as? String, let algorithm = object["alg"] as? String,
             let signatureText = object["signature"] as? String
         else { throw SignetError(.malformedMessage, "challenge, alg, publicKey and signature are required") }
-        switch object["publicKey"] {
-        case let jwk as [String: Any]:
-            let data = try JSONSerialization.data(withJSONObject: jwk)
-            key = try VerificationKey(jwk: try JWK(json: Array(data)))
-        case let pem as String:
-            key = try VerificationKey(pem: pem)
-        default:
-            throw SignetError(.malformedMessage, "publicKey must be a JWK object or a PEM string")
-        }
+        key = try Self.publicKey(object["publicKey"])
         guard let signature = Base64.urlDecode(signatureText) ?? Base64.decode(signatureText) else {
             throw SignetError(.malformedMessage, "signature must be base64url")
         }
@@ -48,5 +40,45 @@ struct DeviceRegistration {
             return publicKey.isValidSignature(der, for: message)
         }
         return false
+    }
+}
+
+/// What every device registration shares (device keys, debug devices, Android keys).
+extension DeviceRegistration {
+    /// The algorithms a device key signs with.
+    static let algorithms: Set<String> = ["ecdsa-p256-sha256", "ed25519"]
+
+    /// A registration's `publicKey`: a JWK object or an SPKI PEM string.
+    static func publicKey(_ value: Any?) throws -> VerificationKey {
+        switch value {
+        case let jwk as [String: Any]:
+            return try VerificationKey(jwk: try JWK(json: Array(try JSONSerialization.data(withJSONObject: jwk))))
+        case let pem as String:
+            return try VerificationKey(pem: pem)
+        default:
+            throw SignetError(.malformedMessage, "publicKey must be a JWK object or a PEM string")
+        }
+    }
+
+    /// `algorithm`, when it is a device key's and fits `key`: `alg_unsupported`, `alg_mismatch` otherwise.
+    static func algorithm(_ algorithm: String, for key: VerificationKey) throws -> any SignatureAlgorithm {
+        guard algorithms.contains(algorithm) else {
+            throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
+        }
+        let found = try SignatureAlgorithms.standard.require(algorithm)
+        guard found.keyType == key.type else {
+            throw SignetError(.algMismatch, "the key is \(key.type.rawValue), not for \(algorithm)")
+        }
+        return found
+    }
+
+    /// The key as a device record keeps it: its RFC 7638 thumbprint as the key id, and the JWK
+    /// naming that id and the algorithm.
+    static func stored(_ key: VerificationKey, algorithm: String) throws -> (keyID: String, jwk: JWK) {
+        var jwk = key.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        jwk.alg = algorithm
+        return (keyID, jwk)
     }
 }

@@ -55,10 +55,7 @@ extension SignetRegistrationRoutes {
         } catch {
             throw SignetError(.attestationKeyMismatch, "the attested key is not an EC P-256 key")
         }
-        var jwk = key.jwk
-        let keyID = try jwk.thumbprint
-        jwk.kid = keyID
-        jwk.alg = "ecdsa-p256-sha256"
+        let (keyID, jwk) = try DeviceRegistration.stored(key, algorithm: "ecdsa-p256-sha256")
         let deviceID = "dev_" + Nonce.random()
         var attributes = AndroidAttestationRegistrar.attributes(verified)
         if let verdict { attributes.merge(AndroidAttestationRegistrar.attributes(verdict)) { $1 } }

@@ -49,16 +49,7 @@ public struct DebugDeviceRegistration: Sendable {
         guard let name = object["name"] as? String else {
             throw SignetError(.malformedMessage, "name and publicKey are required")
         }
-        let key: VerificationKey
-        switch object["publicKey"] {
-        case let jwk as [String: Any]:
-            key = try VerificationKey(jwk: try JWK(json: Array(try JSONSerialization.data(withJSONObject: jwk))))
-        case let pem as String:
-            key = try VerificationKey(pem: pem)
-        default:
-            throw SignetError(.malformedMessage, "publicKey must be a JWK object or a PEM string")
-        }
-        try self.init(name: name, algorithm: object["alg"] as? String, key: key)
+        try self.init(name: name, algorithm: object["alg"] as? String, key: try DeviceRegistration.publicKey(object["publicKey"]))
     }
 
     /// From a form: the public key as JWK JSON text or an SPKI PEM (the console's "Debug devices").
@@ -88,12 +79,7 @@ public struct DebugDeviceRegistration: Sendable {
         guard (1...80).contains(trimmed.count), trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) })
         else { throw SignetError(.malformedMessage, "a debug device's name is 1 to 80 printable characters") }
         let algorithm = algorithm ?? (key.type == .ed25519 ? "ed25519" : "ecdsa-p256-sha256")
-        guard ["ecdsa-p256-sha256", "ed25519"].contains(algorithm) else {
-            throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
-        }
-        guard try SignatureAlgorithms.standard.require(algorithm).keyType == key.type else {
-            throw SignetError(.algMismatch, "the key is \(key.type.rawValue), not for \(algorithm)")
-        }
+        _ = try DeviceRegistration.algorithm(algorithm, for: key)
         self.name = trimmed
         self.algorithm = algorithm
         self.key = key
@@ -101,10 +87,7 @@ public struct DebugDeviceRegistration: Sendable {
 
     /// The device to store: trust level `debug`, its name kept as an attribute.
     public func record(now: Date) throws -> DeviceRecord {
-        var jwk = key.jwk
-        let keyID = try jwk.thumbprint
-        jwk.kid = keyID
-        jwk.alg = algorithm
+        let (keyID, jwk) = try DeviceRegistration.stored(key, algorithm: algorithm)
         return DeviceRecord(
             deviceID: "dev_" + Nonce.random(),
             keyID: keyID,

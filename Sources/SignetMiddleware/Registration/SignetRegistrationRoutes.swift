@@ -91,7 +91,6 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     public static var maximumRegistrationBytes: Int { 16 * 1024 }
     /// The largest Android registration read: a chain is up to 10 certificates, some with RSA-4096 keys.
     public static var maximumAndroidRegistrationBytes: Int { 64 * 1024 }
-    static var allowedAlgorithms: Set<String> { ["ecdsa-p256-sha256", "ed25519"] }
 
     /// Adds the routes of `surfaces` to `router` (or to a group of it): for apps, the challenge
     /// and the two registrations; for operators, a device's record and its revocation.
@@ -172,26 +171,14 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         let body = try await request.collectBody(upTo: Self.maximumRegistrationBytes, refusing: "a registration")
         let user = try await passwordLogin(&request, context: context)
         let registration = try DeviceRegistration(json: Array(buffer: body))
-        guard Self.allowedAlgorithms.contains(registration.algorithm) else {
-            throw SignetError(.algUnsupported, "device keys use ecdsa-p256-sha256 or ed25519")
-        }
-        let algorithm = try SignatureAlgorithms.standard.require(registration.algorithm)
-        guard algorithm.keyType == registration.key.type else {
-            throw SignetError(
-                .algMismatch,
-                "the key is \(registration.key.type.rawValue), not for \(registration.algorithm)"
-            )
-        }
+        let algorithm = try DeviceRegistration.algorithm(registration.algorithm, for: registration.key)
         let now = clock()
         // Consume first: every attempt uses up its challenge, right or wrong.
         try await consumeChallenge(registration.challenge, now: now)
         guard registration.proves(with: algorithm) else {
             throw SignetError(.signatureInvalid, "the signature over the challenge does not verify with this key")
         }
-        var jwk = registration.key.jwk
-        let keyID = try jwk.thumbprint
-        jwk.kid = keyID
-        jwk.alg = registration.algorithm
+        let (keyID, jwk) = try DeviceRegistration.stored(registration.key, algorithm: registration.algorithm)
         let deviceID = "dev_" + Nonce.random()
         var attributes: [String: String] = [:]
         var answer = ["deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.deviceKey.rawValue]

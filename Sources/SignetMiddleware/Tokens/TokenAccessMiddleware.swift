@@ -47,14 +47,6 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
         self.clock = clock
     }
 
-    public func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await admit(request, context: context, next: next)
-    }
-
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         if acceptance.appToken, let token = try Self.single(Self.appTokenField, in: request.headers) {
             guard let appTokens else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }

@@ -18,9 +18,7 @@ import SignetMiddleware
 /// sends both. The signature must be a registered device's and carry a nonce (claimed before the
 /// token is judged: a refused token costs the app a new signature and a new token). A verdict costs a call to Google from the app (classic) or from the gateway
 /// (standard) per request: meant for the few routes worth it (a purchase, a withdrawal).
-struct PlayIntegrityRouteMiddleware: MiddlewareProtocol, RequestAuthenticator {
-    typealias Input = Request
-    typealias Output = Response
+struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
     typealias Context = SignetRequestContext
 
     let verifier: SignetRequestVerifier
@@ -40,10 +38,6 @@ struct PlayIntegrityRouteMiddleware: MiddlewareProtocol, RequestAuthenticator {
     /// The nonce a request's token must carry: base64url (no padding) of SHA-256 of the signature base.
     static func nonce(forSignatureBase base: [UInt8]) -> String {
         Base64.urlEncode(Array(SHA256.hash(data: base)))
-    }
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        try await admit(request, context: context, next: next)
     }
 
     func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {

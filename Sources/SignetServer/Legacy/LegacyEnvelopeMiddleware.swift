@@ -16,14 +16,6 @@ struct LegacyEnvelopeMiddleware<Context: SignetRequestContextProtocol>: RouterMi
     let maximumBodyBytes: Int
     let metrics: SignetMetrics?
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await admit(request, context: context, next: next)
-    }
-
     func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let body = Array(buffer: try await request.collectBody(upTo: maximumBodyBytes, refusing: "an envelope"))
         let opened =

@@ -13,14 +13,6 @@ struct LegacyQueryHMACMiddleware<Context: SignetRequestContextProtocol>: RouterM
     let secret: [UInt8]?
     let metrics: SignetMetrics?
 
-    func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await admit(request, context: context, next: next)
-    }
-
     func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         guard let secret else {
             throw SignetError(.unknownKey, "no shared secret \(keyID.debugDescription) is configured")

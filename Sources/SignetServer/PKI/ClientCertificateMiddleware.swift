@@ -32,14 +32,6 @@ public struct ClientCertificateMiddleware<Context: SignetRequestContextProtocol>
         self.clock = clock
     }
 
-    public func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await admit(request, context: context, next: next)
-    }
-
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         guard let verifier else {
             throw SignetError(.clientCertificateRequired, "this server does not take client certificates")

@@ -76,24 +76,24 @@ struct GatewayProxy: Sendable {
         // A signed response covers its body's digest, so the body is read whole first (bounded).
         var responseBody = ByteBuffer()
         do {
-            let parts: any AsyncSequence<ByteBuffer, any Error> =
-                switch upstreamResponse.body {
-                case .stream(let stream): stream
-                case .buffered(let whole): AsyncThrowingStream { $0.yield(whole); $0.finish() }
-                }
-            for try await part in parts {
-                guard responseBody.readableBytes + part.readableBytes <= maximumSignedResponseBytes else {
-                    throw SignetError(
-                        .upstreamUnavailable,
-                        "the upstream's answer exceeds the \(maximumSignedResponseBytes) bytes that can be signed"
-                    )
-                }
-                responseBody.writeImmutableBuffer(part)
+            switch upstreamResponse.body {
+            case .stream(let stream):
+                for try await part in stream { try append(part, to: &responseBody) }
+            case .buffered(let whole):
+                try append(whole, to: &responseBody)
             }
         } catch let failure as UpstreamFailure {
             throw Self.error(failure)
         }
         return try sign(status: status, headers: fields, body: responseBody, request: signedRequest, signer: responseSigner)
+    }
+
+    /// Adds `part` to a response body held for signing, within ``maximumSignedResponseBytes``.
+    private func append(_ part: ByteBuffer, to body: inout ByteBuffer) throws {
+        guard body.readableBytes + part.readableBytes <= maximumSignedResponseBytes else {
+            throw SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(maximumSignedResponseBytes) bytes that can be signed")
+        }
+        body.writeImmutableBuffer(part)
     }
 
     /// The public face of a failed exchange: a reason code and a sentence, never a system error's text.
