@@ -7,9 +7,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// Where the client carries requests over its own SwiftNIO connections: everywhere but Apple's
-/// platforms (`#if !canImport(Darwin)` in the sources).
-let nioTransportPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+/// Where the client can carry requests over its own SwiftNIO connections: everywhere but the
+/// phone-class Apple platforms, which send through URLSession (`#if os(macOS) || !canImport(Darwin)`
+/// in the sources). macOS keeps it for the `signet` tool, tests and server-side developers.
+let nioTransportPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi, .macOS]
 
 let package = Package(
     name: "signet",

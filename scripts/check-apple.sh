@@ -41,7 +41,7 @@ mapfile -t scripts <"$out/snippets.txt"
 mapfile -t example < <(find Examples/iOSApp -name '*.swift' | sort)
 
 # SwiftPM's plan is Linux's; Apple platforms build without the client's SwiftNIO transport
-# (Package.swift's platform conditions), so its Linux-only files leave the source lists, and the
+# (Package.swift's platform conditions), so its files leave the source lists, and the
 # modules compiled are the ones an app links. Modules of earlier runs are removed: none is stale.
 python3 scripts/apple/apple-plan.py .build/debug.yaml "$out/plan" >/dev/null
 rm -f "$out"/*.swiftmodule

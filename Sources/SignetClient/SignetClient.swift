@@ -87,7 +87,7 @@ public actor SignetClient {
         switch configuration.transport.kind {
         case .urlSession:
             try URLSessionTransport.checkSupported(origins: configuration.origins, identity: configuration.clientIdentity)
-        #if !canImport(Darwin)
+        #if os(macOS) || !canImport(Darwin)
         case .nio:
             _ = try NIOTransport.makeTLSContext(identity: configuration.clientIdentity)
         #endif
@@ -305,7 +305,7 @@ public actor SignetClient {
             return result.error
         }
         switch configuration.transport.kind {
-        #if !canImport(Darwin)
+        #if os(macOS) || !canImport(Darwin)
         case .nio(let loops):
             return try NIOTransport(
                 group: loops.group,

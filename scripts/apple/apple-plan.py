@@ -6,7 +6,7 @@
 
 SwiftPM's plan here is Linux's: it lists every source file of a target and builds the dependencies
 declared for Linux. A Signet source that exists only where the client carries its own SwiftNIO
-connections begins (after its comments) with `#if !canImport(Darwin)`; on iOS it compiles to
+connections begins (after its comments) with `#if os(macOS) || !canImport(Darwin)`; on iOS it compiles to
 nothing, and the packages it imports are not linked there (Package.swift's platform conditions).
 apple-typecheck finds a module's dependencies by reading its sources' imports, so such files are
 left out of the source lists here: the modules it then compiles are the ones an app links.
@@ -16,11 +16,11 @@ import json, os, re, shlex, sys
 plan, out = sys.argv[1], sys.argv[2]
 project = os.path.join(os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..')), 'Sources') + os.sep
 os.makedirs(out, exist_ok=True)
-LINUX_ONLY = '#if !canImport(Darwin)'
+NIO_ONLY = '#if os(macOS) || !canImport(Darwin)'
 
 
 def linux_only(path):
-    """A file of this project whose code is one `#if !canImport(Darwin)` block, start to end."""
+    """A file of this project whose code is one such block, start to end."""
     if not os.path.abspath(path).startswith(project):
         return False
     try:
@@ -28,7 +28,7 @@ def linux_only(path):
     except OSError:
         return False
     code = [l for l in code if l and not l.startswith('//')]
-    if not code or code[0] != LINUX_ONLY:
+    if not code or code[0] != NIO_ONLY:
         return False
     depth = 0
     for i, line in enumerate(code):

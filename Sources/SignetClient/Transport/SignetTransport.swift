@@ -10,7 +10,7 @@ import FoundationNetworking
 /// same over both.
 public struct SignetTransport: Sendable {
     enum Kind: Sendable {
-        #if !canImport(Darwin)
+        #if os(macOS) || !canImport(Darwin)
         /// ``nio(eventLoopGroup:)``, declared with the NIO transport (Linux only).
         case nio(NIOEventLoops)
         #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The transport where the client has no URLSession that asks about server trust (Linux): on
-// Apple platforms this file is empty and SwiftNIO is not linked (Package.swift, docs/ios.md).
-#if !canImport(Darwin)
+// The client's own SwiftNIO transport: Linux's (whose URLSession asks nothing about server trust),
+// and macOS's for tools and tests. On iOS, tvOS, watchOS and visionOS this file is empty and
+// SwiftNIO is not linked (Package.swift, docs/ios.md).
+#if os(macOS) || !canImport(Darwin)
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -136,8 +137,9 @@ struct NIOEventLoops: Sendable {
 
 extension SignetTransport {
     /// The client's own HTTP/1.1 connections over SwiftNIO and BoringSSL, checked by the client's
-    /// ``ServerTrustEvaluator``: the transport on Linux (and Android, Windows). Not on Apple
-    /// platforms, where `URLSession` asks about every chain and the client links no SwiftNIO.
+    /// ``ServerTrustEvaluator``: the transport on Linux (and Android, Windows), and on macOS for
+    /// tools and tests. Not on iOS, tvOS, watchOS or visionOS, where `URLSession` asks about every
+    /// chain and the client links no SwiftNIO.
     public static func nio(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) -> SignetTransport {
         SignetTransport(kind: .nio(NIOEventLoops(group: eventLoopGroup)))
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The transport where the client has no URLSession that asks about server trust (Linux): on
-// Apple platforms this file is empty and SwiftNIO is not linked (Package.swift, docs/ios.md).
-#if !canImport(Darwin)
+// The client's own SwiftNIO transport: Linux's (whose URLSession asks nothing about server trust),
+// and macOS's for tools and tests. On iOS, tvOS, watchOS and visionOS this file is empty and
+// SwiftNIO is not linked (Package.swift, docs/ios.md).
+#if os(macOS) || !canImport(Darwin)
 import NIOSSL
 
 extension TLSConfiguration {
