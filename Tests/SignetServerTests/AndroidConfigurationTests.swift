@@ -67,6 +67,6 @@ import Testing
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9000")
         configuration.routes = [.init(prefix: "/buy", access: .playIntegrity)]
         let error = #expect(throws: ConfigurationError.self) { try configuration.validate() }
-        #expect(error?.path == "routes")
+        #expect(error?.path == "routes[0].access")
     }
 }

@@ -8,7 +8,7 @@ extension GatewayConfiguration {
     /// and form token, which stops other sites — not a script on the console's own origin. On the
     /// apps' listener, any HTML the upstream serves through an open route is on that origin; on a
     /// listener of its own, the console is not.
-    public struct AdminListener: Codable, Sendable {
+    public struct AdminListener: Codable, Sendable, Equatable {
         public var listen: Listen
         /// HTTPS for the admin listener (its own certificate, or `development: true`). Client
         /// certificates are asked for when `adminCertificates` is set or `clientCertificates` says so.

@@ -6,8 +6,8 @@ import SignetMiddleware
 extension GatewayConfiguration {
     /// One rule of the route table. In JSON it is flat — `{"prefix": "/login", "access":
     /// "password", "requireAuthInt": true}` — and an option is refused on a route whose access mode
-    /// it does not belong to, so a misplaced one never silently does nothing.
-    public struct Route: Sendable {
+    /// does not take it, so a misplaced one never silently does nothing.
+    public struct Route: Sendable, Equatable {
         /// A path prefix; the longest matching prefix wins.
         public var prefix: String
         /// Methods the rule covers; all when absent.
@@ -21,234 +21,184 @@ extension GatewayConfiguration {
             self.access = access
         }
 
-        /// What a route asks of a request.
-        public enum Access: Sendable, Hashable {
+        /// What a route asks of a request: an access mode by name, and the route's options for it.
+        ///
+        /// Each mode belongs to the feature that registers it (the gateway's access-mode registry,
+        /// docs/decisions.md): the feature says which options it takes, what the rest of the
+        /// configuration must hold, and builds the gate. A mode no feature registers is refused as
+        /// the configuration is read, and one whose feature is not configured when the gateway starts.
+        public struct Access: Sendable, Hashable, CustomStringConvertible {
+            /// The mode's name, as the configuration spells it (`app-token`).
+            public var mode: String
+            /// The route's options for its mode, as given (`audience`, `digestMD5`…).
+            public var options: [String: Option]
+
+            /// One option's value: the configuration's options are strings and switches.
+            public enum Option: Sendable, Hashable {
+                case string(String)
+                case bool(Bool)
+            }
+
+            public init(mode: String, options: [String: Option] = [:]) {
+                self.mode = mode
+                self.options = options
+            }
+
+            /// A string option, when given.
+            public func string(_ name: String) -> String? {
+                if case .string(let value) = options[name] { return value }
+                return nil
+            }
+
+            /// A switch, off when not given.
+            public func flag(_ name: String) -> Bool {
+                if case .bool(let value) = options[name] { return value }
+                return false
+            }
+
+            public var description: String { mode }
+
+            // The modes as code names them (`.appAttest`, `.password(options)`); the names are the
+            // owning features' (`AccessMode.name`).
+
             /// Passed through unverified.
-            case open
+            public static var open: Access { Access(mode: "open") }
             /// Any valid signature, whatever its key's trust level.
-            case verified
-            /// Mutual TLS with a certificate from the device CA.
-            case clientCertificate
-            /// The seeds' `msg` + `hmac` query scheme, under the shared secret `keyId`.
-            case legacyQueryHMAC(keyId: String)
-            /// An encrypted body under the `legacyEnvelope` keys, forwarded decrypted.
-            case legacyEnvelope
-            /// A user's password: HTTP Digest, or Basic over TLS (`passwords`).
-            case password(PasswordRouteOptions)
-            /// A user's password, or a signed request of a registered device (device key or better).
-            case passwordOrDevice(PasswordRouteOptions)
+            public static var verified: Access { Access(mode: "verified") }
             /// A signature whose key has at least this trust level; `appAttest` and
             /// `androidKeyAttestation` ask for that platform's attestation, `attested` for either.
-            case sharedSecret, deviceKey, appAttest, androidKeyAttestation, attested
+            public static var sharedSecret: Access { Access(mode: "shared-secret") }
+            public static var deviceKey: Access { Access(mode: "device-key") }
+            public static var appAttest: Access { Access(mode: "app-attest") }
+            public static var androidKeyAttestation: Access { Access(mode: "android-key-attestation") }
+            public static var attested: Access { Access(mode: "attested") }
+            /// Mutual TLS with a certificate from the device CA.
+            public static var clientCertificate: Access { Access(mode: "client-certificate") }
+            /// The seeds' `msg` + `hmac` query scheme, under the shared secret `keyId`.
+            public static func legacyQueryHMAC(keyId: String) -> Access { Access(mode: "legacy-query-hmac", options: ["keyId": .string(keyId)]) }
+            /// An encrypted body under the `legacyEnvelope` keys, forwarded decrypted.
+            public static var legacyEnvelope: Access { Access(mode: "legacy-envelope") }
+            /// A user's password: HTTP Digest, or Basic over TLS (`passwords`).
+            public static var password: Access { password(PasswordRouteOptions()) }
+            public static func password(_ options: PasswordRouteOptions) -> Access { Access(mode: "password", options: Self.options(options)) }
+            /// A user's password, or a signed request of a registered device (device key or better).
+            public static var passwordOrDevice: Access { passwordOrDevice(PasswordRouteOptions()) }
+            public static func passwordOrDevice(_ options: PasswordRouteOptions) -> Access {
+                Access(mode: "password-or-device", options: Self.options(options))
+            }
             /// A signature by any registered key and a Play Integrity token bound to it
             /// (`androidAttestation.playIntegrity`).
-            case playIntegrity
+            public static var playIntegrity: Access { Access(mode: "play-integrity") }
             /// A Signet app token in `Signet-Token` (`tokens`), for `audience` (any of
             /// `tokens.audience` when `nil`).
-            case appToken(audience: String?)
+            public static var appToken: Access { appToken(audience: nil) }
+            public static func appToken(audience: String?) -> Access {
+                Access(mode: "app-token", options: audience.map { ["audience": .string($0)] } ?? [:])
+            }
             /// A Firebase App Check token in `X-Firebase-AppCheck` (`firebaseAppCheck`); each
             /// accepted once when `consumeTokens` (Firebase's replay protection, across instances).
-            case firebaseAppCheck(consumeTokens: Bool)
+            public static var firebaseAppCheck: Access { firebaseAppCheck(consumeTokens: false) }
+            public static func firebaseAppCheck(consumeTokens: Bool) -> Access {
+                Access(mode: "firebase-app-check", options: consumeTokens ? ["consumeAppCheckTokens": .bool(true)] : [:])
+            }
             /// Either, during a migration from Firebase App Check.
-            case appTokenOrFirebase(audience: String?, consumeTokens: Bool)
-
-            /// The modes with their options at their defaults.
-            public static var password: Access { .password(PasswordRouteOptions()) }
-            public static var passwordOrDevice: Access { .passwordOrDevice(PasswordRouteOptions()) }
-            public static var appToken: Access { .appToken(audience: nil) }
-            public static var firebaseAppCheck: Access { .firebaseAppCheck(consumeTokens: false) }
-            public static var appTokenOrFirebase: Access { .appTokenOrFirebase(audience: nil, consumeTokens: false) }
-
-            /// The mode's name, as the configuration spells it.
-            public var mode: Mode {
-                switch self {
-                case .open: .open
-                case .verified: .verified
-                case .clientCertificate: .clientCertificate
-                case .legacyQueryHMAC: .legacyQueryHMAC
-                case .legacyEnvelope: .legacyEnvelope
-                case .password: .password
-                case .passwordOrDevice: .passwordOrDevice
-                case .sharedSecret: .sharedSecret
-                case .deviceKey: .deviceKey
-                case .appAttest: .appAttest
-                case .androidKeyAttestation: .androidKeyAttestation
-                case .attested: .attested
-                case .playIntegrity: .playIntegrity
-                case .appToken: .appToken
-                case .firebaseAppCheck: .firebaseAppCheck
-                case .appTokenOrFirebase: .appTokenOrFirebase
-                }
+            public static var appTokenOrFirebase: Access { appTokenOrFirebase(audience: nil, consumeTokens: false) }
+            public static func appTokenOrFirebase(audience: String?, consumeTokens: Bool) -> Access {
+                var options: [String: Option] = [:]
+                if let audience { options["audience"] = .string(audience) }
+                if consumeTokens { options["consumeAppCheckTokens"] = .bool(true) }
+                return Access(mode: "app-token-or-firebase-app-check", options: options)
             }
 
-            /// The access modes by name.
-            public enum Mode: String, Sendable, ConfigurationChoice {
-                case open
-                case verified
-                case clientCertificate = "client-certificate"
-                case legacyQueryHMAC = "legacy-query-hmac"
-                case legacyEnvelope = "legacy-envelope"
-                case password
-                case passwordOrDevice = "password-or-device"
-                case sharedSecret = "shared-secret"
-                case deviceKey = "device-key"
-                case appAttest = "app-attest"
-                case androidKeyAttestation = "android-key-attestation"
-                /// An attested device of either platform (App Attest or Android Key Attestation).
-                case attested
-                /// A signed request with a Play Integrity token bound to its signature.
-                case playIntegrity = "play-integrity"
-                case appToken = "app-token"
-                case firebaseAppCheck = "firebase-app-check"
-                case appTokenOrFirebase = "app-token-or-firebase-app-check"
+            private static func options(_ password: PasswordRouteOptions) -> [String: Option] {
+                var options: [String: Option] = [:]
+                if password.allowMD5 { options["digestMD5"] = .bool(true) }
+                if password.requireAuthInt { options["requireAuthInt"] = .bool(true) }
+                if password.keepAuthorization { options["keepAuthorization"] = .bool(true) }
+                return options
             }
-
-            /// The password options, on password routes.
-            var passwordOptions: PasswordRouteOptions? {
-                switch self {
-                case .password(let options), .passwordOrDevice(let options): options
-                default: nil
-                }
-            }
-
-            /// The audience an app token must name, on app-token routes.
-            var audience: String? {
-                switch self {
-                case .appToken(let audience), .appTokenOrFirebase(let audience, _): audience
-                default: nil
-                }
-            }
-
-            /// Whether the route takes Firebase App Check tokens.
-            var takesAppCheck: Bool { mode == .firebaseAppCheck || mode == .appTokenOrFirebase }
         }
     }
 }
 
 extension GatewayConfiguration.Route {
-    func requirement() -> AccessRequirement {
-        switch access {
-        case .open: .open
-        case .verified: .verified
-        case .clientCertificate: .clientCertificate
-        case .legacyQueryHMAC(let keyId): .legacyQueryHMAC(keyID: keyId)
-        case .legacyEnvelope: .legacyEnvelope
-        case .password(let options): .password(options)
-        case .passwordOrDevice(let options): .passwordOrDevice(options)
-        case .sharedSecret: .trustLevel(.sharedSecret)
-        case .deviceKey: .trustLevel(.deviceKey)
-        case .appAttest: .trustLevel(.appAttest)
-        case .androidKeyAttestation: .trustLevel(.androidKeyAttestation)
-        case .attested: .trustLevel(.attested)
-        case .playIntegrity: .playIntegrity
-        case .appToken(let audience): .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: false, audience: audience))
-        case .firebaseAppCheck(let consume):
-            .tokens(TokenAcceptance(appToken: false, firebaseAppCheck: true, consumeFirebase: consume))
-        case .appTokenOrFirebase(let audience, let consume):
-            .tokens(TokenAcceptance(appToken: true, firebaseAppCheck: true, audience: audience, consumeFirebase: consume))
-        }
-    }
-
-    /// `keyId=…`, `audience=…` and the switches that are on, as the route table prints them.
+    /// `keyId=…`, `audience=…` and the switches that are on, in the order the mode declares them,
+    /// as the route table prints them.
     var optionsText: String {
-        var text: [String] = []
-        if case .legacyQueryHMAC(let keyId) = access { text.append("keyId=\(keyId)") }
-        if let audience = access.audience { text.append("audience=\(audience)") }
-        if let options = access.passwordOptions {
-            if options.allowMD5 { text.append("digestMD5") }
-            if options.requireAuthInt { text.append("requireAuthInt") }
-            if options.keepAuthorization { text.append("keepAuthorization") }
+        let declared = AccessModeRegistry.mode(named: access.mode)?.options.map(\.name) ?? access.options.keys.sorted()
+        return declared.compactMap { name in
+            switch access.options[name] {
+            case .string(let value): "\(name)=\(value)"
+            case .bool(true): name
+            default: nil
+            }
         }
-        switch access {
-        case .firebaseAppCheck(true), .appTokenOrFirebase(_, true): text.append("consumeAppCheckTokens")
-        default: break
-        }
-        return text.joined(separator: " ")
+        .joined(separator: " ")
     }
 }
 
 extension GatewayConfiguration.Route: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case prefix, methods, access, keyId, digestMD5, requireAuthInt, keepAuthorization, audience, consumeAppCheckTokens
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
+
+    private static let ownKeys: Set<String> = ["prefix", "methods", "access"]
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        prefix = try container.decode(String.self, forKey: .prefix)
-        methods = try container.decodeIfPresent([String].self, forKey: .methods)
-        let mode = try container.decode(Access.Mode.self, forKey: .access)
-        let at = GatewayConfiguration.path(decoder.codingPath)
-        // An option given on a route of another mode is refused, not ignored.
-        func refuse(_ keys: [CodingKeys], unless allowed: Bool, _ what: String) throws {
-            guard !allowed else { return }
-            let given = try keys.filter { try container.contains($0) && !container.decodeNil(forKey: $0) }
-            guard let first = given.first else { return }
-            let names = keys.map(\.rawValue)
-            let path = keys.count == 1 ? "\(at).\(first.rawValue)" : at
-            let subject =
-                keys.count == 1 ? "\(at).\(first.rawValue) is" : "\(at): \(names.dropLast().joined(separator: ", ")) and \(names.last!) are"
-            throw ConfigurationError.invalid(path, "\(subject) for \(what)")
-        }
-        let isPassword = mode == .password || mode == .passwordOrDevice
-        try refuse([.digestMD5, .requireAuthInt, .keepAuthorization], unless: isPassword, "password routes")
-        try refuse([.audience], unless: mode == .appToken || mode == .appTokenOrFirebase, "app-token routes")
-        try refuse([.consumeAppCheckTokens], unless: mode == .firebaseAppCheck || mode == .appTokenOrFirebase, "routes that take App Check tokens")
-        try refuse([.keyId], unless: mode == .legacyQueryHMAC, "legacy-query-hmac routes")
-        func flag(_ key: CodingKeys) throws -> Bool { try container.decodeIfPresent(Bool.self, forKey: key) ?? false }
-        let audience = try container.decodeIfPresent(String.self, forKey: .audience)
-        let consume = try flag(.consumeAppCheckTokens)
-        switch mode {
-        case .open: access = .open
-        case .verified: access = .verified
-        case .clientCertificate: access = .clientCertificate
-        case .legacyQueryHMAC:
-            guard let keyId = try container.decodeIfPresent(String.self, forKey: .keyId) else {
-                throw ConfigurationError.invalid("\(at).keyId", "\(at).keyId: a legacy-query-hmac route needs the shared secret's keyId")
-            }
-            access = .legacyQueryHMAC(keyId: keyId)
-        case .legacyEnvelope: access = .legacyEnvelope
-        case .password, .passwordOrDevice:
-            let options = PasswordRouteOptions(
-                allowMD5: try flag(.digestMD5),
-                requireAuthInt: try flag(.requireAuthInt),
-                keepAuthorization: try flag(.keepAuthorization)
+        let container = try decoder.container(keyedBy: Key.self)
+        prefix = try container.decode(String.self, forKey: Key("prefix"))
+        methods = try container.decodeIfPresent([String].self, forKey: Key("methods"))
+        let name = try container.decode(String.self, forKey: Key("access"))
+        guard let mode = AccessModeRegistry.mode(named: name) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath + [Key("access")],
+                    debugDescription: "\(name.debugDescription) is not one of \(AccessModeRegistry.modes.map(\.name).joined(separator: ", "))"
+                )
             )
-            access = mode == .password ? .password(options) : .passwordOrDevice(options)
-        case .sharedSecret: access = .sharedSecret
-        case .deviceKey: access = .deviceKey
-        case .appAttest: access = .appAttest
-        case .androidKeyAttestation: access = .androidKeyAttestation
-        case .attested: access = .attested
-        case .playIntegrity: access = .playIntegrity
-        case .appToken: access = .appToken(audience: audience)
-        case .firebaseAppCheck: access = .firebaseAppCheck(consumeTokens: consume)
-        case .appTokenOrFirebase: access = .appTokenOrFirebase(audience: audience, consumeTokens: consume)
         }
+        let at = GatewayConfiguration.path(decoder.codingPath)
+        var options: [String: Access.Option] = [:]
+        // The keys a route of this mode may carry are the mode's; another mode's option is refused,
+        // not ignored. A key no mode takes is left to the strict decoder (`not a configuration key`).
+        let given = container.allKeys.filter { !Self.ownKeys.contains($0.stringValue) }
+        for key in given.sorted(by: { $0.stringValue < $1.stringValue }) where !(try container.decodeNil(forKey: key)) {
+            guard let option = mode.options.first(where: { $0.name == key.stringValue }) else {
+                let owners = AccessModeRegistry.modes.filter { $0.options.contains { $0.name == key.stringValue } }
+                guard let first = owners.first else { continue }
+                // Options that travel together are named together (`digestMD5, requireAuthInt and keepAuthorization`).
+                let siblings = first.options.filter { sibling in owners.allSatisfy { $0.options.contains { $0.name == sibling.name } } }
+                let names = siblings.map(\.name)
+                let subject = names.count == 1 ? "\(at).\(key.stringValue) is" : "\(at): \(names.dropLast().joined(separator: ", ")) and \(names.last!) are"
+                throw ConfigurationError.invalid(names.count == 1 ? "\(at).\(key.stringValue)" : at, "\(subject) for \(first.optionsAreFor)")
+            }
+            switch option.kind {
+            case .string: options[option.name] = .string(try container.decode(String.self, forKey: key))
+            case .bool: options[option.name] = .bool(try container.decode(Bool.self, forKey: key))
+            }
+        }
+        for option in mode.options where option.required && options[option.name] == nil {
+            throw ConfigurationError.invalid("\(at).\(option.name)", "\(at).\(option.name): a \(mode.name) route needs \(option.purpose)")
+        }
+        access = Access(mode: name, options: options)
     }
 
-    /// Flat again, with every option of the route's mode (the configuration check reads which keys
-    /// a document used from this encoding).
+    /// Flat again, with the route's options as given (the configuration check reads which keys a
+    /// document used from this encoding).
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(prefix, forKey: .prefix)
-        try container.encodeIfPresent(methods, forKey: .methods)
-        try container.encode(access.mode, forKey: .access)
-        if case .legacyQueryHMAC(let keyId) = access { try container.encode(keyId, forKey: .keyId) }
-        if let options = access.passwordOptions {
-            try container.encode(options.allowMD5, forKey: .digestMD5)
-            try container.encode(options.requireAuthInt, forKey: .requireAuthInt)
-            try container.encode(options.keepAuthorization, forKey: .keepAuthorization)
-        }
-        switch access {
-        case .appToken(let audience):
-            try container.encode(audience, forKey: .audience)
-        case .firebaseAppCheck(let consume):
-            try container.encode(consume, forKey: .consumeAppCheckTokens)
-        case .appTokenOrFirebase(let audience, let consume):
-            try container.encode(audience, forKey: .audience)
-            try container.encode(consume, forKey: .consumeAppCheckTokens)
-        default:
-            break
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(prefix, forKey: Key("prefix"))
+        try container.encodeIfPresent(methods, forKey: Key("methods"))
+        try container.encode(access.mode, forKey: Key("access"))
+        for (name, value) in access.options.sorted(by: { $0.key < $1.key }) {
+            switch value {
+            case .string(let text): try container.encode(text, forKey: Key(name))
+            case .bool(let flag): try container.encode(flag, forKey: Key(name))
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ extension GatewayConfiguration {
     public var routeTableLines: [String] {
         let rows = routes.sorted { ($0.prefix.count, $1.prefix) > ($1.prefix.count, $0.prefix) }.map { route in
             let options = route.optionsText
-            let access = route.access.mode.rawValue + (options.isEmpty ? "" : " " + options)
+            let access = route.access.mode + (options.isEmpty ? "" : " " + options)
             return (route.prefix, route.methods?.map { $0.uppercased() }.sorted().joined(separator: ",") ?? "any", access)
         }
         let prefixWidth = max(6, rows.map(\.0.count).max() ?? 0)

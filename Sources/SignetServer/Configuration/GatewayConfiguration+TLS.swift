@@ -5,7 +5,7 @@ import SignetMiddleware
 
 extension GatewayConfiguration {
     /// HTTPS for the gateway itself, and mutual TLS.
-    public struct TLS: Codable, Sendable {
+    public struct TLS: Codable, Sendable, Equatable {
         /// PEM certificate chain, leaf first.
         public var certificateFile: String?
         /// PEM private key of the leaf.
@@ -32,22 +32,6 @@ extension GatewayConfiguration {
             self.clientCertificates = clientCertificates
         }
     }
-
-    /// The CA that issues device client certificates from registration CSRs.
-    public struct DeviceCA: Codable, Sendable {
-        /// PEM files; created (a new P-256 CA) when both are absent.
-        public var certificateFile: String
-        public var keyFile: String
-        public var validityDays: Int?
-        /// `validityDays` in force: 30 when absent.
-        var validity: Int { validityDays ?? 30 }
-        public init(certificateFile: String, keyFile: String, validityDays: Int? = nil) {
-            self.certificateFile = certificateFile
-            self.keyFile = keyFile
-            self.validityDays = validityDays
-        }
-    }
-
 }
 
 extension GatewayConfiguration.TLS {

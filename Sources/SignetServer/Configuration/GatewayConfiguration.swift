@@ -7,10 +7,10 @@ import SignetStore
 /// Everything `signet serve` reads: a JSON file, then `SIGNET_*` environment variables on top.
 ///
 /// See `docs/gateway.md` for a commented sample.
-public struct GatewayConfiguration: Codable, Sendable {
+public struct GatewayConfiguration: Codable, Sendable, Equatable {
     /// An address to listen on: `{"host": "127.0.0.1", "port": 8080}`, or the same as
     /// `"127.0.0.1:8080"` (`"[::1]:8080"` for IPv6).
-    public struct Listen: Codable, Sendable {
+    public struct Listen: Codable, Sendable, Equatable {
         public var host: String = "127.0.0.1"
         public var port: Int = 8080
         public init(host: String = "127.0.0.1", port: Int = 8080) {
@@ -41,7 +41,7 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
-    public struct SharedSecret: Codable, Sendable {
+    public struct SharedSecret: Codable, Sendable, Equatable {
         public var keyId: String
         /// The secret, base64; decoded before use.
         public var secretBase64: String
@@ -55,14 +55,14 @@ public struct GatewayConfiguration: Codable, Sendable {
         }
     }
 
-    public struct Policy: Codable, Sendable {
+    public struct Policy: Codable, Sendable, Equatable {
         public var maxAgeSeconds: Int64 = 300
         public var clockSkewSeconds: Int64 = 30
         public var requireNonce: Bool = true
         public init() {}
     }
 
-    public struct ResponseSigning: Codable, Sendable {
+    public struct ResponseSigning: Codable, Sendable, Equatable {
         /// Private key file (PEM or JWK) of the gateway; a new P-256 key is written to it (0600) on
         /// first start when it does not exist, as the token and OHTTP keys are.
         public var keyFile: String
@@ -74,7 +74,7 @@ public struct GatewayConfiguration: Codable, Sendable {
     }
 
     /// A signed trust document (`signet trust sign`) served at `GET /signet/v1/trust`.
-    public struct TrustDocument: Codable, Sendable {
+    public struct TrustDocument: Codable, Sendable, Equatable {
         /// The compact JWS.
         public var file: String
 
@@ -231,19 +231,10 @@ public struct GatewayConfiguration: Codable, Sendable {
                 throw ConfigurationError.invalid("sharedSecrets[\(index)].secretBase64", "sharedSecrets[\(index)].secretBase64: \(error.reason)")
             }
         }
-        if routes.contains(where: { $0.access == .playIntegrity }), androidAttestation?.playIntegrity == nil {
-            throw ConfigurationError.invalid("routes", "routes: play-integrity routes need androidAttestation.playIntegrity with its keys")
-        }
-        if routes.contains(where: { $0.access == .legacyEnvelope }), legacyEnvelope == nil {
-            throw ConfigurationError.invalid("routes", "routes: legacy-envelope routes need legacyEnvelope with its keys")
-        }
         try validatePasswords()
         try validateTokens()
-        for (index, route) in routes.enumerated() where route.access == .clientCertificate {
-            guard tls?.clientCertificates == true, deviceCA != nil else {
-                throw ConfigurationError.invalid("routes[\(index)]", "routes[\(index)]: \(route.prefix) needs client certificates: set tls.clientCertificates and deviceCA")
-            }
-        }
+        // Each route's mode, checked by the feature that owns it: configured, options consistent.
+        try AccessModeRegistry.check(self)
         if let tls {
             try tls.validate(named: "tls")
             guard tls.clientCertificates != true || deviceCA != nil || !(adminCertificates ?? []).isEmpty else {

@@ -2,21 +2,41 @@
 import AsyncHTTPClient
 import Hummingbird
 import ServiceLifecycle
+import SignetCore
 import SignetMiddleware
 
-/// One capability of the gateway — registration, passwords, tokens, Oblivious HTTP… — built from
-/// its part of the configuration and the shared collaborators (``FeatureDependencies``). It adds its
-/// endpoints to the listeners that serve them, admits requests to the proxied routes whose access
-/// mode it owns, runs its background services and names its keys for the console; it knows nothing
-/// of the other features. ``SignetGateway`` only composes them (docs/decisions.md: adding a feature).
+/// What admits a request to a proxied route: the gate an access mode's owner builds.
+typealias RouteGate = any MiddlewareProtocol<Request, Response, SignetRequestContext>
+
+/// One capability of the gateway — registration, passwords, tokens, Play Integrity, Oblivious
+/// HTTP… — in a folder of its own under `Features/`, listed once in ``FeatureRegistry``.
+///
+/// It is built from its part of the configuration and what the root shares (``FeatureContext``);
+/// it registers the access modes it owns (``accessModes``) and builds their gates, adds its
+/// endpoints to the listeners that serve them, adds signature algorithms and shared keys to the
+/// request verifier, runs its background services and names its keys for the console. It knows no
+/// other feature except through ``FeatureContext/feature(_:)``. ``SignetGateway`` only composes
+/// them (docs/decisions.md: adding a feature, adding an access mode).
 protocol GatewayFeature: Sendable {
+    /// Builds the feature; `nil` when its part of the configuration is absent.
+    ///
+    /// - Throws: ``ConfigurationError`` (a file it needs cannot be read, a key does not parse).
+    init?(_ context: FeatureContext) throws
+    /// The access modes this feature owns: their names, options, checks and screening signature.
+    static var accessModes: [AccessMode] { get }
+    /// Algorithms the request verifier learns from this feature's settings (App Attest assertions).
+    static func signatureAlgorithms(_ configuration: GatewayConfiguration) -> [any SignatureAlgorithm]
+    /// Keys the request verifier takes besides registered devices' (shared secrets).
+    static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord]
+    /// What of this feature's settings only a restart applies (its fetchers and files made at
+    /// start), changed between `old` and `new`: the keys, for the reload's refusal.
+    static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String]
+    /// The gate of a route whose mode this feature owns.
+    ///
+    /// - Throws: ``ConfigurationError`` when this feature, as configured, cannot admit `access`.
+    func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
-    /// Whether this feature, as configured, owns the access mode `requirement` stands for: the
-    /// gateway refuses to start with a route no feature owns (``SignetGateway/checkRouteOwners(_:)``).
-    func admits(_ requirement: AccessRequirement) -> Bool
-    /// What admits a request to a proxied route with `requirement`, when this feature owns it.
-    func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)?
     /// Work the feature does in the background while the gateway runs.
     func services(httpClient: HTTPClient) -> [any Service]
     /// The keys and certificates the feature holds, for the console's inventory.
@@ -24,9 +44,14 @@ protocol GatewayFeature: Sendable {
 }
 
 extension GatewayFeature {
+    static var accessModes: [AccessMode] { [] }
+    static func signatureAlgorithms(_ configuration: GatewayConfiguration) -> [any SignatureAlgorithm] { [] }
+    static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord] { [] }
+    static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] { [] }
+    func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
+        throw ConfigurationError.invalid("routes", "routes: \(access.mode) routes are not \(Self.self)'s")
+    }
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {}
-    func admits(_ requirement: AccessRequirement) -> Bool { false }
-    func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? { nil }
     func services(httpClient: HTTPClient) -> [any Service] { [] }
     var keys: [GatewayKeyInventory.Entry] { [] }
 }

@@ -90,16 +90,12 @@ public final class GatewayReloader: Service, Sendable {
 
     /// Refuses a change to what the running server, store or services were built from.
     static func restartOnly(from old: GatewayConfiguration, to new: GatewayConfiguration) throws {
-        func same<T: Encodable>(_ value: (GatewayConfiguration) -> T) -> Bool {
-            GatewayConfiguration.sameJSON(value(old), value(new))
-        }
         var changed: [String] = []
-        if !same(\.listen) { changed.append("listen") }
-        if !same(\.tls) { changed.append("tls") }
-        if !same(\.store) { changed.append("store") }
+        if old.listen != new.listen { changed.append("listen") }
+        if old.tls != new.tls { changed.append("tls") }
+        if old.store != new.store { changed.append("store") }
         if old.upstream != new.upstream { changed.append("upstream") }
-        if !same(\.deviceCA) { changed.append("deviceCA") }
-        if !same(\.adminListener) { changed.append("adminListener") }
+        if old.adminListener != new.adminListener { changed.append("adminListener") }
         if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
             changed.append("clientAddressFrom (proxy-protocol)")
         } else if new.clientAddressFrom == .proxyProtocol, old.trustedProxies != new.trustedProxies {
@@ -110,12 +106,7 @@ public final class GatewayReloader: Service, Sendable {
             // Whether the admin listener's TLS asks for a client certificate is fixed with its server.
             changed.append("adminCertificates (whether the admin listener asks for client certificates)")
         }
-        if !same({ $0.appAttest?.receiptExchange }) { changed.append("appAttest.receiptExchange") }
-        // The fetcher of Google's list runs from start; a list read from a file is read again.
-        let fetched: (GatewayConfiguration) -> GatewayConfiguration.AndroidAttestation.StatusList? = {
-            $0.androidAttestation?.statusList.flatMap { $0.file == nil ? $0 : nil }
-        }
-        if fetched(old) != fetched(new) { changed.append("androidAttestation.statusList (fetched from a URL)") }
+        changed += FeatureRegistry.types.flatMap { $0.restartOnlyChanges(from: old, to: new) }
         if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }
         // Made into each listener's connection handlers at start.
         if old.requestTimeoutSeconds != new.requestTimeoutSeconds { changed.append("requestTimeoutSeconds") }
@@ -155,14 +146,5 @@ public final class GatewayReloader: Service, Sendable {
                 logger.error("signet configuration reload refused", metadata: ["reason": "\(error)"])
             }
         }
-    }
-}
-
-extension GatewayConfiguration {
-    /// Whether two parts of a configuration say the same (compared as sorted JSON).
-    static func sameJSON<T: Encodable>(_ a: T, _ b: T) -> Bool {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(a)) == (try? encoder.encode(b))
     }
 }

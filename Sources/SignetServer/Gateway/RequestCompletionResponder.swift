@@ -80,7 +80,7 @@ struct RequestCompletionResponder: HTTPResponder {
             limit = maximumBodyBytes
             // A request without a body has nothing to hold back: its gate judges it at once.
             let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
-            if hasBody, let routes, let requirement = Self.signatureRequirement(routes.requirement(method: request.method.rawValue, path: routed)) {
+            if hasBody, let routes, let requirement = AccessModeRegistry.mode(named: routes.access(method: request.method.rawValue, path: routed).mode)?.signature {
                 try await verifier.screen(
                     request,
                     receivedTarget: routed == received ? nil : received,
@@ -91,16 +91,6 @@ struct RequestCompletionResponder: HTTPResponder {
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")
         return routed
-    }
-
-    /// What a route's signature must meet, for the routes that take one.
-    static func signatureRequirement(_ requirement: AccessRequirement) -> AccessRequirement? {
-        switch requirement {
-        case .verified, .trustLevel: requirement
-        // A Play Integrity route takes a registered device's signature (PlayIntegrityRouteMiddleware).
-        case .playIntegrity: .trustLevel(.deviceKey)
-        default: nil
-        }
     }
 
     /// The reason code for what ended the reading of a request.

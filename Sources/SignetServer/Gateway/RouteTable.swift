@@ -6,20 +6,20 @@ import SignetMiddleware
 /// Prefixes match regardless of ASCII case, as the gateway's router does.
 ///
 /// Not a router: the gateway turns the table into Hummingbird routes once, at start
-/// (``registrations(methods:)``), each with the middleware its requirement calls for, so requests
+/// (``registrations(methods:)``), each with the gate its access mode calls for, so requests
 /// are routed once, by Hummingbird's trie, on the ``RoutingPath``-normalised path.
 struct RouteTable: Sendable {
     struct Entry: Sendable {
         var prefix: String
         var methods: Set<String>?
-        var requirement: AccessRequirement
+        var access: GatewayConfiguration.Route.Access
     }
 
     /// One Hummingbird route: a path (`/a/b` or `/a/b/**`), a method and what it demands.
     struct Registration: Sendable, Hashable {
         var path: String
         var method: String
-        var requirement: AccessRequirement
+        var access: GatewayConfiguration.Route.Access
     }
 
     let entries: [Entry]
@@ -33,7 +33,7 @@ struct RouteTable: Sendable {
                 prefix: prefix.lowercased(),
                 // HEAD follows GET's rule, as nginx's `limit_except GET` does: it runs the same handler.
                 methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
-                requirement: $0.requirement()
+                access: $0.access
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
@@ -52,9 +52,9 @@ struct RouteTable: Sendable {
         methods.contains("GET") ? methods.union(["HEAD"]) : methods
     }
 
-    /// The requirement for a request; `.verified` when nothing matches (closed by default).
-    func requirement(method: String, path: String) -> AccessRequirement {
-        entry(method: method, path: path)?.requirement ?? .verified
+    /// What a request must bring; `verified` when nothing matches (closed by default).
+    func access(method: String, path: String) -> GatewayConfiguration.Route.Access {
+        entry(method: method, path: path)?.access ?? .verified
     }
 
     /// The rule that decides a request: the longest matching prefix whose methods include it.
@@ -93,7 +93,7 @@ struct RouteTable: Sendable {
         return next == "/" || next == "?"
     }
 
-    /// Every route the trie needs so that it answers as ``requirement(method:path:)`` does: each
+    /// Every route the trie needs so that it answers as ``access(method:path:)`` does: each
     /// configured prefix and each of its ancestors (Hummingbird's trie does not fall back from a
     /// static segment to a sibling wildcard), as the node itself and as `node/**`.
     func registrations(methods: [String]) -> [Registration] {
@@ -111,8 +111,8 @@ struct RouteTable: Sendable {
             // A segment no normalised path can hold stands for "anything below the node".
             let probe = (node == "/" ? "" : node) + "/%00"
             for method in methods {
-                registrations.append(Registration(path: node, method: method, requirement: requirement(method: method, path: node)))
-                registrations.append(Registration(path: below, method: method, requirement: requirement(method: method, path: probe)))
+                registrations.append(Registration(path: node, method: method, access: access(method: method, path: node)))
+                registrations.append(Registration(path: below, method: method, access: access(method: method, path: probe)))
             }
         }
         return registrations

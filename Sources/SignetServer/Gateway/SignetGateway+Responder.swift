@@ -47,7 +47,7 @@ extension SignetGateway {
         if surfaces.contains(.client) { addProxiedRoutes(to: router, listener: listener) }
         let routed = PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics)
         // Oblivious HTTP decapsulates in front of everything else the apps' listener does.
-        if surfaces.contains(.client), let oblivious { return oblivious.wrapping(routed) }
+        if surfaces.contains(.client), let oblivious = feature(ObliviousHTTPFeature.self) { return oblivious.wrapping(routed) }
         return routed
     }
 

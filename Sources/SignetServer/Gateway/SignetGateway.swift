@@ -49,15 +49,6 @@ public struct SignetGateway: Sendable {
     let clientRequests: ClientRequestLimiter
     /// TLS and the HTTP servers of both listeners; kept by a reload.
     let listeners: GatewayListeners
-    // The features a reload carries state over from, and the public API reads.
-    let certificates: ClientCertificatesFeature
-    let passwords: PasswordsFeature?
-    /// Android Key Attestation, when `androidAttestation` is configured (kept for a reload: its
-    /// fetched revocation list).
-    let android: AndroidAttestationFeature?
-    let tokens: TokensFeature?
-    let oblivious: ObliviousHTTPFeature?
-
     /// The served certificate when the gateway speaks HTTPS.
     public var tls: GatewayTLS? { listeners.tls }
     /// The admin listener's served certificate, when it speaks HTTPS.
@@ -66,13 +57,18 @@ public struct SignetGateway: Sendable {
     var admin: AdminAccess { dependencies.admin }
     var keyCache: DeviceKeyCache { dependencies.keyCache }
     /// The device CA when client certificates are issued.
-    public var deviceCA: DeviceCertificateAuthority? { certificates.deviceCA }
+    public var deviceCA: DeviceCertificateAuthority? { feature(ClientCertificatesFeature.self)?.deviceCA }
     /// The Oblivious HTTP keys, when `ohttp` is configured.
-    public var ohttpKeys: OHTTPKeySet? { oblivious?.keySet }
+    public var ohttpKeys: OHTTPKeySet? { feature(ObliviousHTTPFeature.self)?.keySet }
     /// Password login (Digest, Basic) and user accounts, when `passwords` is configured.
-    public var passwordLogin: PasswordAuthenticator? { passwords?.login }
+    public var passwordLogin: PasswordAuthenticator? { feature(PasswordsFeature.self)?.login }
     /// Mints app tokens, when `tokens` is configured.
-    public var tokenIssuer: AppTokenIssuer? { tokens?.issuer }
+    public var tokenIssuer: AppTokenIssuer? { feature(TokensFeature.self)?.issuer }
+
+    /// A configured feature.
+    func feature<Feature: GatewayFeature>(_ type: Feature.Type) -> Feature? {
+        features.lazy.compactMap { $0 as? Feature }.first
+    }
     /// What the client listener serves: everything, unless the operators have a listener of their own.
     var clientSurfaces: RouteSurfaces { configuration.adminListener == nil ? .all : .client }
 
@@ -120,31 +116,27 @@ public struct SignetGateway: Sendable {
         trustedProxies = try configuration.proxies()
         clientRequests = previous?.clientRequests ?? ClientRequestLimiter()
 
-        // What verifies requests: shared secrets and registered devices' keys, App Attest's
-        // assertions as one more algorithm.
-        let secrets = try SharedSecretsFeature(configuration.sharedSecrets, metrics: metrics)
-        let appAttest = try AppAttestFeature.make(configuration.appAttest)
+        // What verifies requests: the features' shared keys and registered devices' keys, with
+        // the algorithms the features add (App Attest's assertions).
+        var sharedKeys = KeyRing()
+        for type in FeatureRegistry.types {
+            for key in try type.sharedKeys(configuration) { sharedKeys.add(key) }
+        }
         let keyCache = DeviceKeyCache(
             StoreKeyResolver(
                 devices: store,
-                sharedSecrets: secrets.ring,
+                sharedSecrets: sharedKeys,
                 metrics: metrics,
                 acceptsDebugDevices: configuration.allowDebugDevices
             ),
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
-        dependencies = FeatureDependencies(
-            configuration: configuration,
+        let requestVerifier = SignetRequestVerifier(
+            configuration,
             store: store,
             metrics: metrics,
-            logger: logger,
-            clock: clock,
-            // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
-            // fresh allowance from an operator's SIGHUP.
-            admin: previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
-                ?? AdminAccess(token: configuration.adminToken),
             keyCache: keyCache,
-            requestVerifier: SignetRequestVerifier(configuration, store: store, metrics: metrics, keyCache: keyCache, appAttest: appAttest)
+            algorithms: FeatureRegistry.types.flatMap { $0.signatureAlgorithms(configuration) }
         )
 
         // A reload keeps the servers and what they serve: TLS changes need a restart, and a
@@ -154,67 +146,61 @@ public struct SignetGateway: Sendable {
         // Made on first start only: at a reload, a new key under the same key id would fail every
         // client that pinned the published one.
         responseSigner = try configuration.responseSigning.map { try MessageSigner(gatewayResponses: $0, create: previous == nil) }
-
-        // The features, each from its part of the configuration.
-        let d = dependencies
-        certificates = try ClientCertificatesFeature(d)
-        passwords = try PasswordsFeature(d, previous: previous?.passwords, previousConfiguration: previous?.configuration)
-        tokens = try TokensFeature(d, clientCertificates: certificates.verifier)
-        oblivious = try ObliviousHTTPFeature(d)
-        let attested = appAttest?.attach(d)
-        android = try AndroidAttestationFeature(d, previous: previous?.android)
-        var features: [any GatewayFeature] = [
-            RegistrationFeature(
-                dependencies: d,
-                attestationVerifier: attested?.attestationVerifier,
-                android: android,
-                certificateIssuer: certificates.deviceCA,
-                login: passwords?.login
-            ),
-            secrets,
-            certificates,
-            PinReportsFeature(dependencies: d),
-        ]
-        let optional: [(any GatewayFeature)?] = [
-            attested, android, passwords, tokens, try TrustDocumentFeature(d, tls: tls), try LegacyEnvelopeFeature(d), oblivious,
-        ]
-        features += optional.compactMap { $0 }
-        // The console lists every feature's keys, with the listener's and the response signer's.
-        var keys: [GatewayKeyInventory.Entry] = []
+        var ownKeys: [GatewayKeyInventory.Entry] = []
         if let signing = configuration.responseSigning, let responseSigner {
-            keys.append(.init(role: "response signing", name: signing.keyId, algorithm: responseSigner.algorithm.name))
+            ownKeys.append(.init(role: "response signing", name: signing.keyId, algorithm: responseSigner.algorithm.name))
         }
-        if let leaf = tls?.chain.first { keys.append(GatewayKeyInventory.certificate("TLS certificate", leaf)) }
-        features.append(
-            OperatorFeature(
-                d,
-                exposition: exposition,
-                readiness: Readiness(store: store, upstream: upstream),
-                // The console's own listener decides: the admin listener when there is one.
-                secure: configuration.adminListener.map { $0.tls != nil } ?? (tls != nil),
-                keys: GatewayKeyInventory(entries: keys + features.flatMap(\.keys))
-            )
+        if let leaf = tls?.chain.first { ownKeys.append(GatewayKeyInventory.certificate("TLS certificate", leaf)) }
+
+        dependencies = FeatureDependencies(
+            configuration: configuration,
+            store: store,
+            metrics: metrics,
+            exposition: exposition,
+            logger: logger,
+            clock: clock,
+            // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
+            // fresh allowance from an operator's SIGHUP.
+            admin: previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
+                ?? AdminAccess(token: configuration.adminToken),
+            keyCache: keyCache,
+            requestVerifier: requestVerifier,
+            tls: tls,
+            readiness: Readiness(store: store, upstream: upstream),
+            ownKeys: ownKeys
         )
+
+        // The features, each from its part of the configuration, in the registry's order.
+        var features: [any GatewayFeature] = []
+        for type in FeatureRegistry.types {
+            let context = FeatureContext(
+                dependencies: dependencies,
+                built: features,
+                previous: previous?.features ?? [],
+                previousConfiguration: previous?.configuration
+            )
+            if let feature = try type.init(context) { features.append(feature) }
+        }
         self.features = features
         try checkRouteOwners(configuration.routes)
     }
 
-    /// Every route's access mode has an owner: the request verifier for signatures, a configured
-    /// feature for every other mode. A route without one is a `ConfigurationError` at
+    /// Every route's access mode has its owner among the configured features, and its check
+    /// passes (``AccessMode/check``). A route without one is a ``ConfigurationError`` at
     /// `routes[i].access`, so no route is ever left out of the table — where its requests would
     /// fall to the route above it (an `open` `/`).
     package func checkRouteOwners(_ routes: [GatewayConfiguration.Route]) throws {
         for (index, route) in routes.enumerated() {
-            let requirement = route.requirement()
-            switch requirement {
-            case .open, .verified, .trustLevel: continue
-            default:
-                guard features.contains(where: { $0.admits(requirement) }) else {
-                    throw ConfigurationError.invalid(
-                        "routes[\(index)].access",
-                        "routes[\(index)].access: \(route.access.mode.rawValue) routes need their feature configured; no part of this configuration admits them"
-                    )
-                }
+            let at = "routes[\(index)]"
+            guard let mode = AccessModeRegistry.mode(named: route.access.mode), let owner = AccessModeRegistry.owner(of: route.access.mode) else {
+                throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not an access mode")
+            }
+            try mode.check(route, configuration, at)
+            guard features.contains(where: { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) }) else {
+                throw ConfigurationError.invalid(
+                    "\(at).access",
+                    "\(at).access: \(route.access.mode) routes need their feature configured; no part of this configuration admits them"
+                )
             }
         }
     }

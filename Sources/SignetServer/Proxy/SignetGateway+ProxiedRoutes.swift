@@ -26,44 +26,41 @@ extension SignetGateway {
         )
     }
 
-    /// The route table as Hummingbird routes: each behind what admits a request to it — the
-    /// request verifier for signatures (`verified` and trust levels), the feature that owns any
-    /// other access mode — then the proxy. One middleware group per distinct requirement.
+    /// The route table as Hummingbird routes: each behind the gate its access mode's owner builds
+    /// (``GatewayFeature/gate(for:listener:)``), then the proxy. One middleware group per
+    /// distinct access (mode and options).
     func addProxiedRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         let proxy = self.proxy
-        var groups: [AccessRequirement: RouterGroup<SignetRequestContext>] = [:]
+        var groups: [GatewayConfiguration.Route.Access: RouterGroup<SignetRequestContext>] = [:]
         for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
-            let requirement = registration.requirement
-            if groups[requirement] == nil {
-                // `checkRouteOwners()` refused to start without one; should a gate still be missing,
-                // the route refuses every request rather than fall to the route above it.
-                let gate = gate(for: requirement, listener: listener) ?? UnownedRouteMiddleware(logger: logger)
-                groups[requirement] = router.group().add(middleware: gate)
+            let access = registration.access
+            if groups[access] == nil {
+                groups[access] = router.group().add(middleware: gate(for: access, listener: listener))
             }
-            groups[requirement]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
+            groups[access]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
                 try await proxy.forward(request, context: context)
             }
         }
     }
 
-    private func gate(for requirement: AccessRequirement, listener: FeatureListener) -> (any MiddlewareProtocol<Request, Response, SignetRequestContext>)? {
-        switch requirement {
-        case .open:
-            return OpenRouteMiddleware<SignetRequestContext>(metrics: metrics)
-        case .verified, .trustLevel:
-            return SignetVerificationMiddleware<SignetRequestContext>(
-                verifier: dependencies.requestVerifier,
-                requirement: requirement,
-                metrics: metrics,
-                clock: clock
-            )
-        default:
-            return features.lazy.compactMap { $0.gate(for: requirement, listener: listener) }.first
+    /// The owner's gate. `checkRouteOwners()` refused to start without an owner; should a gate
+    /// still fail to build, the route refuses every request rather than fall to the route above it.
+    private func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> RouteGate {
+        do {
+            guard let owner = AccessModeRegistry.owner(of: access.mode),
+                let feature = features.first(where: { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) })
+            else {
+                throw ConfigurationError.invalid("routes", "routes: \(access.mode) has no owner")
+            }
+            return try feature.gate(for: access, listener: listener)
+        } catch {
+            logger.error("a route's gate cannot be built; its requests are refused", metadata: ["access": "\(access.mode)", "error": "\(error)"])
+            return UnownedRouteMiddleware(logger: logger)
         }
     }
 }
 
-/// What stands in for a gate no feature gave: every request refused `internal_error`, logged.
+/// What stands in for a gate its owner could not build: every request refused `internal_error`, logged.
 struct UnownedRouteMiddleware: RouterMiddleware {
     typealias Context = SignetRequestContext
     let logger: Logger

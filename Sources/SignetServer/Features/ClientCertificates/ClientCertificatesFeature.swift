@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import SignetMiddleware
+
+/// The device CA (client certificates issued at registration) and mutual TLS: the gate of
+/// `client-certificate` routes.
+struct ClientCertificatesFeature: GatewayFeature {
+    static let accessModes = [
+        AccessMode(
+            name: "client-certificate",
+            check: AccessMode.needs("client certificates: set tls.clientCertificates and deviceCA") {
+                $0.tls?.clientCertificates == true && $0.deviceCA != nil
+            }
+        )
+    ]
+
+    let dependencies: FeatureDependencies
+    let deviceCA: DeviceCertificateAuthority
+    /// Checks presented certificates; `nil` unless `tls.clientCertificates` and a device CA.
+    let verifier: ClientCertificateVerifier?
+
+    /// `nil` without a `deviceCA`: no certificate is issued, and none is taken.
+    init?(_ context: FeatureContext) throws {
+        let configuration = context.configuration
+        guard let settings = configuration.deviceCA else { return nil }
+        dependencies = context.dependencies
+        let deviceCA = try DeviceCertificateAuthority.loadOrCreate(
+            certificateFile: settings.certificateFile,
+            keyFile: settings.keyFile,
+            validityDays: settings.validity
+        )
+        self.deviceCA = deviceCA
+        verifier = configuration.tls?.clientCertificates == true ? ClientCertificateVerifier(deviceCA: deviceCA, devices: context.dependencies.store) : nil
+    }
+
+    /// The CA is read (or made) at start.
+    static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] {
+        old.deviceCA == new.deviceCA ? [] : ["deviceCA"]
+    }
+
+    func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
+        ClientCertificateMiddleware<SignetRequestContext>(verifier: verifier, metrics: dependencies.metrics, clock: dependencies.clock)
+    }
+
+    var keys: [GatewayKeyInventory.Entry] {
+        [GatewayKeyInventory.certificate("device CA", deviceCA.issuer.certificate)]
+    }
+}

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What a feature is built from: the shared collaborators, the features built before it (in
+/// ``FeatureRegistry`` order), and at a reload the running gateway's, whose state it may carry on.
+struct FeatureContext: Sendable {
+    let dependencies: FeatureDependencies
+    let built: [any GatewayFeature]
+    let previous: [any GatewayFeature]
+    /// The running gateway's configuration, at a reload.
+    let previousConfiguration: GatewayConfiguration?
+
+    var configuration: GatewayConfiguration { dependencies.configuration }
+
+    /// A feature built before this one, when configured: the one typed way features depend on
+    /// each other (registration on App Attest, Android, the device CA and passwords).
+    func feature<Feature: GatewayFeature>(_ type: Feature.Type) -> Feature? {
+        built.lazy.compactMap { $0 as? Feature }.first
+    }
+
+    /// The running gateway's instance of this feature, at a reload.
+    func previous<Feature: GatewayFeature>(_ type: Feature.Type) -> Feature? {
+        previous.lazy.compactMap { $0 as? Feature }.first
+    }
+}

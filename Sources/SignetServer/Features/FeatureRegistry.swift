@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Every feature of the gateway, in the order the root builds them (a feature's dependencies come
+/// before it). Adding a feature is a folder under `Features/` and a line here.
+///
+/// The root builds the core (store, metrics, request verifier, upstream, listeners), then each
+/// of these from its part of the configuration, then checks that every route's access mode has
+/// its owner among them (``SignetGateway/checkRouteOwners(_:)``).
+enum FeatureRegistry {
+    static let types: [any GatewayFeature.Type] = [
+        OpenAccessFeature.self,
+        RequestSignaturesFeature.self,
+        SharedSecretsFeature.self,
+        ClientCertificatesFeature.self,
+        PasswordsFeature.self,
+        AppAttestFeature.self,
+        PlayIntegrityFeature.self,
+        AndroidAttestationFeature.self,
+        RegistrationFeature.self,
+        TokensFeature.self,
+        LegacyEnvelopeFeature.self,
+        TrustDocumentFeature.self,
+        PinReportsFeature.self,
+        ObliviousHTTPFeature.self,
+        // Last: the console lists every feature's keys.
+        OperatorFeature.self,
+    ]
+}

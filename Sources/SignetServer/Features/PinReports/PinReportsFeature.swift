@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+import Hummingbird
+import SignetMiddleware
+
+/// Pin failure reports: taken from apps, listed for operators.
+struct PinReportsFeature: GatewayFeature {
+    let dependencies: FeatureDependencies
+
+    init?(_ context: FeatureContext) throws {
+        dependencies = context.dependencies
+    }
+
+    func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
+        let d = dependencies
+        PinReportRoutes<SignetRequestContext>(
+            store: d.store,
+            limiter: SourceRateLimiter(limit: d.configuration.pinReportsPerSourcePerMinute),
+            admin: d.admin,
+            metrics: d.metrics,
+            maximumGroups: d.configuration.maxPinReportGroups,
+            clock: d.clock
+        ).add(to: router, surfaces: listener.surfaces)
+    }
+}

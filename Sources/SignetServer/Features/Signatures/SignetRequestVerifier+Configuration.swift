@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+import SignetMiddleware
+import SignetStore
+
+extension SignetRequestVerifier {
+    /// RFC 9421 verification as configured: the policy, the standard algorithms and those the
+    /// features add (App Attest's assertions), nonces and App Attest counters in the store.
+    init(
+        _ configuration: GatewayConfiguration,
+        store: any SignetStorage,
+        metrics: SignetMetrics,
+        keyCache: DeviceKeyCache,
+        algorithms added: [any SignatureAlgorithm]
+    ) {
+        var policy = VerificationPolicy.standard
+        policy.maximumAge = configuration.policy.maxAgeSeconds
+        policy.clockSkew = configuration.policy.clockSkewSeconds
+        policy.requireNonce = configuration.policy.requireNonce
+        var algorithms = SignatureAlgorithms.standard
+        for algorithm in added { algorithms = algorithms.registering(algorithm) }
+        let verifier = MessageVerifier(
+            keys: keyCache,
+            algorithms: algorithms,
+            policy: policy,
+            nonces: MeasuredNonceStore(store, metrics: metrics),
+            counters: store,
+            counterWindow: configuration.appAttest?.counterWidth ?? 0
+        )
+        self.init(
+            verifier: verifier,
+            publicScheme: configuration.signedScheme,
+            publicAuthority: configuration.publicAuthority,
+            maximumBodyBytes: configuration.maxBodyBytes,
+            riskLimit: configuration.appAttest?.riskLimit
+        )
+    }
+}
