@@ -22,39 +22,21 @@ extension GatewayConfiguration {
     }
 
     private static func decode(_ data: Data, map: JSONSourceMap) throws -> GatewayConfiguration {
-        let given: Any
-        do {
-            given = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ConfigurationError(.syntax, at: "", "not valid JSON")
-        }
-        guard let document = given as? [String: Any] else {
+        let document = map.value
+        guard case .object = document else {
             throw ConfigurationError(.syntax, at: "", "the configuration is a JSON object ({…})")
         }
-        // A misspelt key would otherwise be ignored and its default silently used.
-        let known = Set(Mirror(reflecting: GatewayConfiguration(upstream: "")).children.compactMap(\.label)).sorted()
-        if let unknown = document.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ConfigurationError(.unknownKey, at: unknown, "\(unknown.debugDescription) is not a configuration key", validKeys: known)
-        }
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        let decoder = ConfigurationDecoder()
         let configuration: GatewayConfiguration
         do {
-            // No default upstream: leaving it out is an error, not an empty URL.
-            var defaults = try JSONSerialization.jsonObject(with: encoder.encode(GatewayConfiguration(upstream: "")))
-                as? [String: Any] ?? [:]
-            defaults["upstream"] = nil
-            let merged = Self.merge(document, over: defaults, replacing: ["store"])
-            configuration = try decoder.decode(GatewayConfiguration.self, from: JSONSerialization.data(withJSONObject: merged))
+            configuration = try decoder.decode(GatewayConfiguration.self, from: defaults.merging(document, replacing: ["store"]))
         } catch let error as ConfigurationError {
             throw error
         } catch DecodingError.keyNotFound(let key, let context) {
             // A misspelt key is the likelier story than a missing one: `acess` beside no `access`.
             let at = Self.path(context.codingPath)
-            if let object = Self.object(at: context.codingPath, in: document),
-                let near = object.keys.sorted().first(where: { Self.isNear($0, key.stringValue) })
+            if case .object(let members) = Self.value(at: context.codingPath, in: document),
+                let near = members.map(\.key).sorted().first(where: { Self.isNear($0, key.stringValue) })
             {
                 let nearPath = at.isEmpty ? near : at + "." + near
                 throw ConfigurationError(
@@ -67,84 +49,41 @@ extension GatewayConfiguration {
             throw ConfigurationError(.missingKey, at: at, "\(missing): missing")
         } catch let error as DecodingError {
             throw Self.configurationError(error)
-        } catch {
-            throw ConfigurationError(.syntax, at: "", "\(error)")
         }
-        // Inside objects too (`routes[0].acess`, `policy.maxAgeSecond`): what was decoded, encoded
-        // again, holds every key decoding used; a given key missing there was not used.
-        guard let used = try? JSONSerialization.jsonObject(with: encoder.encode(configuration)) else {
-            throw ConfigurationError(.invalidValue, at: "", "the configuration does not encode again")
-        }
-        if let (unknown, valid) = Self.unusedKey(given: document, used: used, decoded: configuration, path: "") {
-            throw ConfigurationError(.unknownKey, at: unknown, "\(unknown) is not a configuration key", validKeys: valid ?? [])
+        // Inside objects too (`routes[0].acess`, `policy.maxAgeSecond`): a key no decoder asked
+        // for is read by nothing.
+        if let (unknown, valid) = decoder.firstKeyNotAsked(in: document) {
+            // A top-level key is quoted: it may be anything, spaces and all.
+            let named = unknown.contains(where: { $0 == "." || $0 == "[" }) ? unknown : unknown.debugDescription
+            throw ConfigurationError(.unknownKey, at: unknown, "\(named) is not a configuration key", validKeys: valid)
         }
         return configuration
     }
 
-    /// The first key of `given` (depth first, in sorted order) with no counterpart in `used`, and
-    /// the keys valid where it is (read from the decoded value, `decoded`, by reflection).
-    private static func unusedKey(given: Any, used: Any, decoded: Any?, path: String) -> (String, [String]?)? {
-        switch (given, used) {
-        case (let given as [String: Any], let used as [String: Any]):
-            for key in given.keys.sorted() {
-                let at = path.isEmpty ? key : path + "." + key
-                guard let inner = used[key] else {
-                    if given[key] is NSNull { continue }  // an optional set to null: absent either way
-                    return (at, decoded.flatMap(Self.fieldNames))
-                }
-                if let found = unusedKey(given: given[key]!, used: inner, decoded: decoded.flatMap { Self.field(key, of: $0) }, path: at) {
-                    return found
-                }
-            }
-        case (let given as [Any], let used as [Any]):
-            for (index, element) in zip(given, used).map({ $0 }).enumerated() {
-                let decodedElement = decoded.flatMap { Self.element(index, of: $0) }
-                if let found = unusedKey(given: element.0, used: element.1, decoded: decodedElement, path: "\(path)[\(index)]") {
-                    return found
-                }
-            }
-        default:
-            break
-        }
-        return nil
-    }
+    /// The declared defaults as a document, once: what a key the file leaves out keeps. No
+    /// default upstream: leaving it out is an error, not an empty URL.
+    private static let defaults: JSONValue = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        guard let bytes = try? encoder.encode(GatewayConfiguration(upstream: "")),
+            case .object(let members) = (try? JSONSourceMap(Array(bytes)))?.value
+        else { preconditionFailure("the default configuration encodes as a JSON object") }
+        return .object(members.filter { $0.key != "upstream" })
+    }()
 
-    /// The stored properties of a decoded struct: the keys a configuration object may hold.
-    private static func fieldNames(_ value: Any) -> [String]? {
-        guard let value = unwrapped(value) else { return nil }
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .struct else { return nil }
-        return mirror.children.compactMap(\.label).filter { !$0.hasPrefix("_") }.sorted()
-    }
-
-    private static func field(_ key: String, of value: Any) -> Any? {
-        unwrapped(value).flatMap { Mirror(reflecting: $0).children.first { $0.label == key }?.value }
-    }
-
-    private static func element(_ index: Int, of value: Any) -> Any? {
-        guard let value = unwrapped(value), Mirror(reflecting: value).displayStyle == .collection else { return nil }
-        return Mirror(reflecting: value).children.dropFirst(index).first?.value
-    }
-
-    private static func unwrapped(_ value: Any) -> Any? {
-        let mirror = Mirror(reflecting: value)
-        guard mirror.displayStyle == .optional else { return value }
-        return mirror.children.first.flatMap { unwrapped($0.value) }
-    }
-
-    /// The object of the given document at a decoding path.
-    private static func object(at path: [any CodingKey], in document: Any) -> [String: Any]? {
-        var current: Any = document
+    /// The value of the document at a decoding path.
+    private static func value(at path: [any CodingKey], in document: JSONValue) -> JSONValue? {
+        var current = document
         for key in path {
-            if let index = key.intValue, let list = current as? [Any], list.indices.contains(index) {
-                current = list[index]
-            } else if let object = current as? [String: Any], let next = object[key.stringValue] {
+            if let index = key.intValue, case .array(let elements) = current, elements.indices.contains(index) {
+                current = elements[index]
+            } else if let next = current[key.stringValue] {
                 current = next
             } else {
                 return nil
             }
         }
-        return current as? [String: Any]
+        return current
     }
 
     /// Two spellings of one key: at most two letters apart (case aside), not equal.
@@ -160,18 +99,6 @@ extension GatewayConfiguration {
             previous = row
         }
         return previous[b.count] <= 2
-    }
-
-    private static func merge(_ given: [String: Any], over defaults: [String: Any], replacing: Set<String>) -> [String: Any] {
-        var result = defaults
-        for (key, value) in given {
-            if !replacing.contains(key), let inner = value as? [String: Any], let base = defaults[key] as? [String: Any] {
-                result[key] = merge(inner, over: base, replacing: [])
-            } else {
-                result[key] = value
-            }
-        }
-        return result
     }
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,

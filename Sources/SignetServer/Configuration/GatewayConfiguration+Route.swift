@@ -164,18 +164,20 @@ extension GatewayConfiguration.Route: Codable {
         let at = GatewayConfiguration.path(decoder.codingPath)
         var options: [String: Access.Option] = [:]
         // The keys a route of this mode may carry are the mode's; another mode's option is refused,
-        // not ignored. A key no mode takes is left to the strict decoder (`not a configuration key`).
+        // not ignored.
         let given = container.allKeys.filter { !Self.ownKeys.contains($0.stringValue) }
-        for key in given.sorted(by: { $0.stringValue < $1.stringValue }) where !(try container.decodeNil(forKey: key)) {
+        for key in given.sorted(by: { $0.stringValue < $1.stringValue }) {
             guard let option = mode.options.first(where: { $0.name == key.stringValue }) else {
                 let owners = AccessModeRegistry.modes.filter { $0.options.contains { $0.name == key.stringValue } }
-                guard let first = owners.first else { continue }
+                // A key no mode takes is not read: the decoder refuses it (`not a configuration key`).
+                guard let first = owners.first, !(try container.decodeNil(forKey: key)) else { continue }
                 // Options that travel together are named together (`digestMD5, requireAuthInt and keepAuthorization`).
                 let siblings = first.options.filter { sibling in owners.allSatisfy { $0.options.contains { $0.name == sibling.name } } }
                 let names = siblings.map(\.name)
                 let subject = names.count == 1 ? "\(at).\(key.stringValue) is" : "\(at): \(names.dropLast().joined(separator: ", ")) and \(names.last!) are"
                 throw ConfigurationError.invalid(names.count == 1 ? "\(at).\(key.stringValue)" : at, "\(subject) for \(first.optionsAreFor)")
             }
+            guard !(try container.decodeNil(forKey: key)) else { continue }
             switch option.kind {
             case .string: options[option.name] = .string(try container.decode(String.self, forKey: key))
             case .bool: options[option.name] = .bool(try container.decode(Bool.self, forKey: key))
@@ -187,8 +189,7 @@ extension GatewayConfiguration.Route: Codable {
         access = Access(mode: name, options: options)
     }
 
-    /// Flat again, with the route's options as given (the configuration check reads which keys a
-    /// document used from this encoding).
+    /// Flat again, with the route's options as given.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(prefix, forKey: Key("prefix"))

@@ -4,7 +4,8 @@
 /// the paths ``ConfigurationError`` names), found by a strict scan of the text. The scan is also the
 /// syntax check: it refuses what `JSONSerialization` lets through or reports without a position — a
 /// trailing comma, a key given twice (the second would silently win), a control character in a
-/// string — with the line and column where the text goes wrong.
+/// string — with the line and column where the text goes wrong. It is the configuration's only
+/// parse: ``value`` is the document it read.
 package struct JSONSourceMap: Sendable {
     package struct Position: Sendable, Equatable {
         var line: Int
@@ -16,6 +17,8 @@ package struct JSONSourceMap: Sendable {
     static let maximumDepth = 64
 
     package private(set) var positions: [String: Position] = [:]
+    /// The document.
+    package private(set) var value: JSONValue = .null
 
     package init(_ bytes: [UInt8]) throws {
         guard bytes.count <= Self.maximumBytes else {
@@ -24,7 +27,7 @@ package struct JSONSourceMap: Sendable {
         var scanner = Scanner(bytes: bytes)
         scanner.skipSpace()
         positions[""] = scanner.position
-        try scanner.value(path: "", depth: 0)
+        value = try scanner.value(path: "", depth: 0)
         scanner.skipSpace()
         guard scanner.atEnd else { throw scanner.error("text after the end of the document") }
         positions.merge(scanner.positions) { first, _ in first }
@@ -89,26 +92,36 @@ package struct JSONSourceMap: Sendable {
             return byte >= 0x20 && byte < 0x7F ? ", found \(Character(UnicodeScalar(byte)))" : ""
         }
 
-        mutating func value(path: String, depth: Int) throws {
+        mutating func value(path: String, depth: Int) throws -> JSONValue {
             guard depth < JSONSourceMap.maximumDepth else { throw error("nested deeper than \(JSONSourceMap.maximumDepth)") }
             guard let byte = current else { throw error("expected a value, found the end of the file") }
             switch byte {
-            case UInt8(ascii: "{"): try object(path: path, depth: depth)
-            case UInt8(ascii: "["): try array(path: path, depth: depth)
-            case UInt8(ascii: "\""): _ = try string()
-            case UInt8(ascii: "t"): try literal("true")
-            case UInt8(ascii: "f"): try literal("false")
-            case UInt8(ascii: "n"): try literal("null")
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
+            case UInt8(ascii: "{"): return try object(path: path, depth: depth)
+            case UInt8(ascii: "["): return try array(path: path, depth: depth)
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
             default: throw error("expected a value\(found)")
             }
         }
 
-        mutating func object(path: String, depth: Int) throws {
+        mutating func object(path: String, depth: Int) throws -> JSONValue {
             advance()
             skipSpace()
-            if current == UInt8(ascii: "}") { return advance() }
+            if current == UInt8(ascii: "}") {
+                advance()
+                return .object([])
+            }
             var seen: Set<String> = []
+            var members: [(key: String, value: JSONValue)] = []
             while true {
                 skipSpace()
                 guard current == UInt8(ascii: "\"") else {
@@ -126,28 +139,32 @@ package struct JSONSourceMap: Sendable {
                 skipSpace()
                 try expect(":")
                 skipSpace()
-                try value(path: keyPath, depth: depth + 1)
+                members.append((key, try value(path: keyPath, depth: depth + 1)))
                 skipSpace()
                 if current == UInt8(ascii: ",") {
                     advance()
                     continue
                 }
                 try expect("}")
-                return
+                return .object(members)
             }
         }
 
-        mutating func array(path: String, depth: Int) throws {
+        mutating func array(path: String, depth: Int) throws -> JSONValue {
             advance()
             skipSpace()
-            if current == UInt8(ascii: "]") { return advance() }
+            if current == UInt8(ascii: "]") {
+                advance()
+                return .array([])
+            }
             var element = 0
+            var elements: [JSONValue] = []
             while true {
                 skipSpace()
                 if current == UInt8(ascii: "]") { throw error("a comma before ]") }
                 let elementPath = "\(path)[\(element)]"
                 positions[elementPath] = position
-                try value(path: elementPath, depth: depth + 1)
+                elements.append(try value(path: elementPath, depth: depth + 1))
                 element += 1
                 skipSpace()
                 if current == UInt8(ascii: ",") {
@@ -155,7 +172,7 @@ package struct JSONSourceMap: Sendable {
                     continue
                 }
                 try expect("]")
-                return
+                return .array(elements)
             }
         }
 
@@ -231,8 +248,8 @@ package struct JSONSourceMap: Sendable {
             }
         }
 
-        /// A number, refused where Foundation refuses it too: beyond what a Double holds (`1E400`).
-        mutating func number() throws {
+        /// A number's text, refused where Foundation refuses it too: beyond what a Double holds (`1E400`).
+        mutating func number() throws -> String {
             let (start, startLine, startColumn) = (index, line, column)
             if current == UInt8(ascii: "-") { advance() }
             guard let first = current, first.isDigit else { throw error("expected a digit") }
@@ -249,11 +266,13 @@ package struct JSONSourceMap: Sendable {
                 guard current?.isDigit == true else { throw error("expected a digit in the exponent") }
                 while current?.isDigit == true { advance() }
             }
-            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
                 var outOfRange = error("a number too large to be represented")
                 (outOfRange.line, outOfRange.column) = (startLine, startColumn)
                 throw outOfRange
             }
+            return text
         }
     }
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import AsyncHTTPClient
+import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
 import SignetCore
@@ -28,6 +29,14 @@ protocol GatewayFeature: Sendable {
     static func signatureAlgorithms(_ configuration: GatewayConfiguration) -> [any SignatureAlgorithm]
     /// Keys the request verifier takes besides registered devices' (shared secrets).
     static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord]
+    /// Checks the files this feature reads or creates, before anything is opened or written.
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks)
+    /// Signet's own endpoints this feature serves (`/signet/v1/tokens`), as logs and metrics name
+    /// requests to them: prefixes, a longer one before a shorter one it starts with.
+    static var endpoints: [String] { get }
+    /// The paths of this feature only the operator surface serves, answered `404 not_found` on an
+    /// apps' listener that has an admin listener beside it.
+    static var operatorPaths: [(methods: [HTTPRequest.Method], path: String)] { get }
     /// What of this feature's settings only a restart applies (its fetchers and files made at
     /// start), changed between `old` and `new`: the keys, for the reload's refusal.
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String]
@@ -48,6 +57,9 @@ extension GatewayFeature {
     static func signatureAlgorithms(_ configuration: GatewayConfiguration) -> [any SignatureAlgorithm] { [] }
     static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord] { [] }
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] { [] }
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {}
+    static var endpoints: [String] { [] }
+    static var operatorPaths: [(methods: [HTTPRequest.Method], path: String)] { [] }
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
         throw ConfigurationError.invalid("routes", "routes: \(access.mode) routes are not \(Self.self)'s")
     }

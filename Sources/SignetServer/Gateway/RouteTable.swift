@@ -65,13 +65,9 @@ struct RouteTable: Sendable {
         }
     }
 
-    /// Signet's own endpoints, as routes in logs and metrics: a fixed list, so no path a client
-    /// makes up becomes a label of its own.
-    static let ownEndpoints =
-        [
-            "challenges", "devices/attest", "devices", "users", "tokens", "jwks", "trust", "pin-reports",
-            "openapi.json", "ohttp-keys", "ohttp",
-        ].map { "/signet/v1/" + $0 } + ["/signet/admin", "/healthz", "/readyz", "/metrics"]
+    /// Signet's own endpoints, as routes in logs and metrics: each feature's (a fixed list), so
+    /// no path a client makes up becomes a label of its own.
+    static let ownEndpoints = FeatureRegistry.types.flatMap { $0.endpoints }
 
     /// The route of a request as logs and metrics name it: one of ``ownEndpoints``, the
     /// configured prefix, `(other)` for a path no rule names (verified), `/signet/*` for an unknown

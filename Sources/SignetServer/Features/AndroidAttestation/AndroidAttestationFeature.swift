@@ -80,6 +80,12 @@ struct AndroidAttestationFeature: GatewayFeature {
         )
     }
 
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        guard let android = configuration.androidAttestation else { return }
+        if let roots = android.rootsFile { files.mustRead(roots, "androidAttestation.rootsFile") }
+        if let file = android.statusList?.file { files.mustRead(file, "androidAttestation.statusList.file") }
+    }
+
     /// The fetcher of Google's list runs from start; a list read from a file is read again.
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] {
         let fetched: (GatewayConfiguration) -> GatewayConfiguration.AndroidAttestation.StatusList? = {

@@ -47,6 +47,12 @@ struct AppAttestFeature: GatewayFeature {
         configuration.appAttest.map { [AppAttestAlgorithm(appIDs: Set($0.appIDs))] } ?? []
     }
 
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        guard let appAttest = configuration.appAttest else { return }
+        if let roots = appAttest.trustedRootsFile { files.mustRead(roots, "appAttest.trustedRootsFile") }
+        if let exchange = appAttest.receiptExchange { files.mustRead(exchange.keyFile, "the App Attest developer key") }
+    }
+
     /// The receipt exchange runs from start.
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] {
         old.appAttest?.receiptExchange == new.appAttest?.receiptExchange ? [] : ["appAttest.receiptExchange"]

@@ -33,6 +33,10 @@ struct ClientCertificatesFeature: GatewayFeature {
         verifier = configuration.tls?.clientCertificates == true ? ClientCertificateVerifier(deviceCA: deviceCA, devices: context.dependencies.store) : nil
     }
 
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        if let deviceCA = configuration.deviceCA { files.pair(deviceCA.certificateFile, deviceCA.keyFile, "deviceCA", create: true) }
+    }
+
     /// The CA is read (or made) at start.
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] {
         old.deviceCA == new.deviceCA ? [] : ["deviceCA"]

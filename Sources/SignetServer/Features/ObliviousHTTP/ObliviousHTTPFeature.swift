@@ -19,6 +19,12 @@ struct ObliviousHTTPFeature: GatewayFeature {
         self.dependencies = dependencies
     }
 
+    static let endpoints = ["/signet/v1/ohttp-keys", "/signet/v1/ohttp"]
+
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        for key in configuration.ohttp?.keys ?? [] { files.mayCreate(key.keyFile, "the OHTTP key") }
+    }
+
     /// `inner` behind decapsulation: the apps' listener's whole responder, so an encapsulated
     /// request goes through everything a plain one does. (A concrete type, not a closure: every
     /// request passes through it.)

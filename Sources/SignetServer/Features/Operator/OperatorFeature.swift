@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import Hummingbird
 import Logging
 import SignetCore
@@ -62,18 +63,19 @@ struct OperatorFeature: GatewayFeature {
         }
     }
 
-    /// The paths only the admin listener serves, answered `404 not_found` on the apps' listener.
+    static let endpoints = ["/signet/v1/openapi.json", "/signet/admin", "/healthz", "/readyz", "/metrics"]
+    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = ["/metrics", "/readyz", "/signet/admin", "/signet/admin/**"].map {
+        (SignetGateway.proxiedMethods, $0)
+    }
+
+    /// The paths only the admin listener serves (every feature's ``GatewayFeature/operatorPaths``),
+    /// answered `404 not_found` on the apps' listener.
     static func refuseOperatorPaths(on router: Router<SignetRequestContext>) {
         let elsewhere: @Sendable (Request, SignetRequestContext) async throws -> Response = { _, _ in
             throw SignetError(.notFound, "no such route here: the operator surface is served on the admin listener")
         }
-        for path in ["/metrics", "/readyz", "/signet/admin", "/signet/admin/**", "/signet/v1/users/:name", "/signet/v1/devices/:id"] {
-            for method in SignetGateway.proxiedMethods where !(path == "/signet/v1/devices/:id" && method == .post) {
-                router.on(RouterPath(path), method: method, use: elsewhere)
-            }
+        for (methods, path) in FeatureRegistry.types.flatMap({ $0.operatorPaths }) {
+            for method in methods { router.on(RouterPath(path), method: method, use: elsewhere) }
         }
-        router.get("/signet/v1/pin-reports", use: elsewhere)
-        // Beside the apps' own POSTs under /signet/v1/devices/ (attest, android): an operator's.
-        router.post("/signet/v1/devices/debug", use: elsewhere)
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import Hummingbird
 import SignetMiddleware
 
@@ -31,6 +32,10 @@ struct PasswordsFeature: GatewayFeature {
             login = try PasswordAuthenticator(configuration: loginConfiguration, store: dependencies.store)
         }
     }
+
+    static let endpoints = ["/signet/v1/users"]
+    /// The user accounts.
+    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = [(SignetGateway.proxiedMethods, "/signet/v1/users/:name")]
 
     /// A password route's options.
     static func options(_ access: GatewayConfiguration.Route.Access) -> PasswordRouteOptions {

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import Hummingbird
 import SignetMiddleware
 
 /// Pin failure reports: taken from apps, listed for operators.
 struct PinReportsFeature: GatewayFeature {
     let dependencies: FeatureDependencies
+
+    static let endpoints = ["/signet/v1/pin-reports"]
+    /// The reports' list.
+    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = [([.get], "/signet/v1/pin-reports")]
 
     init?(_ context: FeatureContext) throws {
         dependencies = context.dependencies

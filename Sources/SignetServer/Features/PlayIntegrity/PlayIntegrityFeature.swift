@@ -72,6 +72,13 @@ struct PlayIntegrityFeature: GatewayFeature {
         }
     }
 
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        guard let play = configuration.androidAttestation?.playIntegrity else { return }
+        if let file = play.decryptionKeyFile { files.mustRead(file, "the Play Integrity decryption key") }
+        if let file = play.verificationKeyFile { files.mustRead(file, "the Play Integrity verification key") }
+        if let standard = play.standard { files.mustRead(standard.serviceAccountFile, "the Play Integrity service account key") }
+    }
+
     /// The check, with standard tokens decoded by Google through `httpClient`.
     func check(httpClient: HTTPClient) -> AndroidAttestationRegistrar.PlayIntegrityCheck {
         var check = baseCheck

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import Hummingbird
 import SignetAppAttest
 import SignetMiddleware
@@ -23,6 +24,15 @@ struct RegistrationFeature: GatewayFeature {
         certificateIssuer = context.feature(ClientCertificatesFeature.self)?.deviceCA
         login = context.feature(PasswordsFeature.self)?.login
     }
+
+    static let endpoints = ["/signet/v1/challenges", "/signet/v1/devices/attest", "/signet/v1/devices"]
+
+    /// A device's record and its revocation; beside the apps' own POSTs under
+    /// /signet/v1/devices/ (attest, android), an operator's debug device.
+    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = [
+        (SignetGateway.proxiedMethods.filter { $0 != .post }, "/signet/v1/devices/:id"),
+        ([.post], "/signet/v1/devices/debug"),
+    ]
 
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         let d = dependencies

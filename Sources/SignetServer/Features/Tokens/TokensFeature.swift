@@ -93,6 +93,15 @@ struct TokensFeature: GatewayFeature {
         }
     }
 
+    static let endpoints = ["/signet/v1/tokens", "/signet/v1/jwks"]
+
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        guard let tokens = configuration.tokens else { return }
+        files.mayCreate(tokens.keyFile, "the token signing key")
+        if let next = tokens.nextKeyFile { files.mayCreate(next, "the next token signing key") }
+        for retired in tokens.retiredKeys ?? [] { files.mustRead(retired.keyFile, "the retired token key") }
+    }
+
     /// What a route of one of the token modes takes.
     static func acceptance(_ access: GatewayConfiguration.Route.Access) -> TokenAcceptance {
         TokenAcceptance(

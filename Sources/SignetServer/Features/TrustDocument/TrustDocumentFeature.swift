@@ -21,6 +21,12 @@ struct TrustDocumentFeature: GatewayFeature {
         )
     }
 
+    static let endpoints = ["/signet/v1/trust"]
+
+    static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
+        if let trustDocument = configuration.trustDocument { files.mustRead(trustDocument.file, "the trust document") }
+    }
+
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         guard listener.surfaces.contains(.client) else { return }
         route.add(to: router)
