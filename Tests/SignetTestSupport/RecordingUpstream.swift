@@ -1,23 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import SignetServer
 import Synchronization
 
-/// An upstream for router tests: records every request the gateway forwards (head, fields, body)
-/// and answers what the test scripted — `200` with an empty body by default — without a socket.
+/// An upstream for router tests: records every request the gateway forwards (method, target,
+/// authority, fields, body) and answers what the test scripted — `200` with an empty body by
+/// default — without a socket.
 package final class RecordingUpstream: UpstreamTransport {
     /// One forwarded request, as the upstream would have received it.
     package struct Received: Sendable {
-        package var method: HTTPMethod
+        package var method: HTTPRequest.Method
+        /// The request target's bytes.
         package var target: String
-        package var fields: HTTPHeaders
+        /// What `Host` says.
+        package var authority: String?
+        package var fields: Fields
         package var body: [UInt8]
+
+        /// The fields, read by name as a test writes it (`fields["Signet-Key-Id"]`).
+        package struct Fields: Sendable {
+            package var all: HTTPFields
+
+            /// Every value of the field `name`, in order; none for a name that is not a field name.
+            package subscript(_ name: String) -> [String] {
+                HTTPField.Name(name).map { all[values: $0] } ?? []
+            }
+        }
     }
 
     /// An answer to give.
     package enum Answer: Sendable {
-        case respond(status: HTTPResponseStatus, fields: [(String, String)], body: [UInt8])
+        case respond(status: HTTPResponse.Status, fields: [(String, String)], body: [UInt8])
         case fail(UpstreamFailure)
     }
 
@@ -44,11 +58,12 @@ package final class RecordingUpstream: UpstreamTransport {
         state.withLock { $0.fallback = answer }
     }
 
-    package func execute(_ head: HTTPRequestHead, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse {
+    package func execute(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse {
         let received = Received(
-            method: head.method,
-            target: head.uri,
-            fields: head.headers,
+            method: request.method,
+            target: request.path ?? "",
+            authority: request.authority,
+            fields: .init(all: request.headerFields),
             body: body.map { Array($0.readableBytesView) } ?? []
         )
         let answer = state.withLock { state -> Answer in
@@ -59,9 +74,10 @@ package final class RecordingUpstream: UpstreamTransport {
         case .fail(let failure):
             throw failure
         case .respond(let status, let fields, let body):
-            var headers = HTTPHeaders(fields)
-            headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
-            return UpstreamResponse(head: HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: ByteBuffer(bytes: body))
+            var headers = HTTPFields()
+            for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
+            headers[.contentLength] = String(body.count)
+            return UpstreamResponse(head: HTTPResponse(status: status, headerFields: headers), body: ByteBuffer(bytes: body))
         }
     }
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
-import NIOHTTP1
 import SignetCore
 import SignetMiddleware
 
 /// The header fields the gateway sends upstream: the client's, less everything that could speak for
-/// the gateway, plus the gateway's own identity and forwarding fields.
+/// the gateway, plus the gateway's own identity and forwarding fields — one `HTTPFields`, filtered
+/// in place, from the client's request to the upstream's (and back, for the response).
 ///
 /// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`, `Signet-Risk-Metric` and `Signet-App-Id`
 /// where they apply.
@@ -34,57 +34,50 @@ enum ForwardedFields {
         client: String?,
         scheme: String,
         authority: String?
-    ) -> HTTPHeaders {
+    ) -> HTTPFields {
         let connectionListed = listed(in: fields[values: .connection])
-        var out = HTTPHeaders()
-        for field in fields {
+        var out = fields
+        out.removeAll { field in
             // Dropped as nginx does by default (`underscores_in_headers off`): CGI-style servers
             // read `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read
             // in its place.
-            if field.name.canonicalName.utf8.contains(UInt8(ascii: "_")) { continue }
+            if field.name.canonicalName.utf8.contains(UInt8(ascii: "_")) { return true }
             let name = normalized(field.name.canonicalName)
-            if name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name)
-                || connectionListed.contains(name)
-            {
-                continue
-            }
-            out.add(name: field.name.rawName, value: field.value)
+            return name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name) || connectionListed.contains(name)
         }
         if let identity {
-            if !identity.keyID.isEmpty { out.add(name: "Signet-Key-Id", value: identity.keyID) }
-            out.add(name: "Signet-Trust-Level", value: identity.trustLevel.rawValue)
-            if let device = identity.deviceID { out.add(name: "Signet-Device", value: device) }
-            if let user = identity.user { out.add(name: "Signet-User", value: fieldText(user)) }
-            if let risk = identity.riskMetric { out.add(name: "Signet-Risk-Metric", value: String(risk)) }
-            if let app = identity.appID { out.add(name: "Signet-App-Id", value: fieldText(app)) }
+            if !identity.keyID.isEmpty { out.append(HTTPField(name: .signetKeyID, value: identity.keyID)) }
+            out.append(HTTPField(name: .signetTrustLevel, value: identity.trustLevel.rawValue))
+            if let device = identity.deviceID { out.append(HTTPField(name: .signetDevice, value: device)) }
+            if let user = identity.user { out.append(HTTPField(name: .signetUser, value: fieldText(user))) }
+            if let risk = identity.riskMetric { out.append(HTTPField(name: .signetRiskMetric, value: String(risk))) }
+            if let app = identity.appID { out.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
         }
         var forwarded: [String] = []
         if let client {
-            out.add(name: "X-Forwarded-For", value: client)
+            out.append(HTTPField(name: .xForwardedFor, value: client))
             forwarded.append("for=" + (client.contains(":") ? "\"[\(client)]\"" : client))
         }
-        out.add(name: "X-Forwarded-Proto", value: scheme)
+        out.append(HTTPField(name: .xForwardedProto, value: scheme))
         forwarded.append("proto=" + scheme)
         if let authority, isAuthority(authority) {
-            out.add(name: "X-Forwarded-Host", value: authority)
+            out.append(HTTPField(name: .xForwardedHost, value: authority))
             forwarded.append("host=\"\(authority)\"")
         }
-        out.add(name: "Forwarded", value: forwarded.joined(separator: ";"))
+        out.append(HTTPField(name: .forwarded, value: forwarded.joined(separator: ";")))
         return out
     }
 
     /// The upstream's response fields less those that stay on their hop (hop-by-hop, or named in
     /// `Connection`).
-    static func inbound(_ headers: HTTPHeaders) -> HTTPFields {
-        let connectionListed = listed(in: headers[canonicalForm: "connection"].map(String.init))
-        var fields = HTTPFields()
-        for header in headers {
-            let name = normalized(header.name)
-            guard !hopByHop.contains(name), !connectionListed.contains(name), let fieldName = HTTPField.Name(header.name)
-            else { continue }
-            fields.append(HTTPField(name: fieldName, value: header.value))
+    static func inbound(_ fields: HTTPFields) -> HTTPFields {
+        let connectionListed = listed(in: fields[values: .connection])
+        var out = fields
+        out.removeAll { field in
+            let name = normalized(field.name.canonicalName)
+            return hopByHop.contains(name) || connectionListed.contains(name)
         }
-        return fields
+        return out
     }
 
     /// Printable ASCII as it is; `%` and every other byte of the UTF-8 percent-encoded, so a user
@@ -125,4 +118,17 @@ enum ForwardedFields {
     private static func listed(in values: [String]) -> Set<String> {
         Set(FieldList.members(values).map(normalized))
     }
+}
+
+extension HTTPField.Name {
+    static let signetKeyID = Self("Signet-Key-Id")!
+    static let signetTrustLevel = Self("Signet-Trust-Level")!
+    static let signetDevice = Self("Signet-Device")!
+    static let signetUser = Self("Signet-User")!
+    static let signetRiskMetric = Self("Signet-Risk-Metric")!
+    static let signetAppID = Self("Signet-App-Id")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xForwardedProto = Self("X-Forwarded-Proto")!
+    static let xForwardedHost = Self("X-Forwarded-Host")!
+    static let forwarded = Self("Forwarded")!
 }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOHTTP1
 import SignetCore
 import SignetMiddleware
 
@@ -37,23 +36,22 @@ struct GatewayProxy: Sendable {
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
         // The routed target as `PathNormalizingResponder` left it: the upstream acts on these bytes.
         let target = upstream.origin.requestTarget(routedTarget: request.head.path ?? "/")
-        var headers = ForwardedFields.outbound(
+        var fields = ForwardedFields.outbound(
             request.headers,
             identity: context.signet.identity,
             client: context.clientAddress,
             scheme: publicScheme,
             authority: publicAuthority ?? request.head.authority
         )
-        headers.add(name: "Host", value: upstream.authority)
-        let method = HTTPMethod(rawValue: request.method.rawValue)
-        if body.readableBytes > 0 || request.headers[.contentLength] != nil || [.POST, .PUT, .PATCH].contains(method) {
-            headers.add(name: "Content-Length", value: String(body.readableBytes))
+        if body.readableBytes > 0 || request.headers[.contentLength] != nil || [.post, .put, .patch].contains(request.method) {
+            fields[.contentLength] = String(body.readableBytes)
         }
-        let head = HTTPRequestHead(version: .http1_1, method: method, uri: target, headers: headers)
+        // `Host` is the upstream's authority, written first as the head goes out.
+        let upstreamRequest = HTTPRequest(method: request.method, scheme: nil, authority: upstream.authority, path: target, headerFields: fields)
         let upstreamResponse: UpstreamResponse
         let started = ContinuousClock.now
         do {
-            upstreamResponse = try await upstream.execute(head, body: body, timeout: timeout)
+            upstreamResponse = try await upstream.execute(upstreamRequest, body: body, timeout: timeout)
         } catch let failure as UpstreamFailure {
             let elapsed = ContinuousClock.now - started
             context.signet.accessRecord?.update { $0.upstreamSeconds = Self.seconds(elapsed) }
@@ -61,16 +59,16 @@ struct GatewayProxy: Sendable {
         }
         let elapsed = ContinuousClock.now - started
         context.signet.accessRecord?.update {
-            $0.upstreamStatus = Int(upstreamResponse.head.status.code)
+            $0.upstreamStatus = upstreamResponse.head.status.code
             $0.upstreamSeconds = Self.seconds(elapsed)
         }
-        var fields = ForwardedFields.inbound(upstreamResponse.head.headers)
-        let status = HTTPResponse.Status(code: Int(upstreamResponse.head.status.code))
+        var answer = ForwardedFields.inbound(upstreamResponse.head.headerFields)
+        let status = upstreamResponse.head.status
         guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
-            if let length = upstreamResponse.head.headers.first(name: "content-length") { fields[.contentLength] = length }
+            if let length = upstreamResponse.head.headerFields[.contentLength] { answer[.contentLength] = length }
             switch upstreamResponse.body {
-            case .stream(let stream): return Response(status: status, headers: fields, body: .init(asyncSequence: stream))
-            case .buffered(let whole): return Response(status: status, headers: fields, body: .init(byteBuffer: whole))
+            case .stream(let stream): return Response(status: status, headers: answer, body: .init(asyncSequence: stream))
+            case .buffered(let whole): return Response(status: status, headers: answer, body: .init(byteBuffer: whole))
             }
         }
         // A signed response covers its body's digest, so the body is read whole first (bounded).
@@ -85,7 +83,7 @@ struct GatewayProxy: Sendable {
         } catch let failure as UpstreamFailure {
             throw Self.error(failure)
         }
-        return try sign(status: status, headers: fields, body: responseBody, request: signedRequest, signer: responseSigner)
+        return try sign(status: status, headers: answer, body: responseBody, request: signedRequest, signer: responseSigner)
     }
 
     /// Adds `part` to a response body held for signing, within ``maximumSignedResponseBytes``.

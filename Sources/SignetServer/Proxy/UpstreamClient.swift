@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
@@ -61,16 +62,16 @@ final class UpstreamClient: Sendable {
     /// - Parameters:
     ///   - timeout: For connecting, for the response head, and between two parts of the body.
     /// - Throws: ``UpstreamFailure``.
-    func execute(_ head: HTTPRequestHead, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse {
+    func execute(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse {
         if let reused = takeIdle() {
             do {
-                return try await exchange(on: reused, head: head, body: body, timeout: timeout)
-            } catch UpstreamFailure.closedBeforeAnswer where Self.isIdempotent(head.method) {
+                return try await exchange(on: reused, request: request, body: body, timeout: timeout)
+            } catch UpstreamFailure.closedBeforeAnswer where Self.isIdempotent(request.method) {
                 // The upstream closed a kept-alive connection as the request went out: once more, new.
             }
         }
         let connection = try await connect(timeout: timeout)
-        return try await exchange(on: connection, head: head, body: body, timeout: timeout)
+        return try await exchange(on: connection, request: request, body: body, timeout: timeout)
     }
 
     /// Whether the upstream accepts a new connection now (one kept alive says nothing of the
@@ -93,14 +94,14 @@ final class UpstreamClient: Sendable {
 
     private func exchange(
         on connection: (any Channel, NIOLoopBound<UpstreamExchangeHandler>),
-        head: HTTPRequestHead,
+        request: HTTPRequest,
         body: ByteBuffer?,
         timeout: TimeAmount
     ) async throws -> UpstreamResponse {
         let (channel, handler) = connection
         let promise = channel.eventLoop.makePromise(of: UpstreamResponse.self)
         channel.eventLoop.execute {
-            handler.value.start(head: head, body: body, timeout: timeout, promise: promise) { [self] reusable in
+            handler.value.start(request: request, body: body, timeout: timeout, promise: promise) { [self] reusable in
                 if reusable { release(channel: channel, handler: handler) }
             }
         }
@@ -197,8 +198,8 @@ final class UpstreamClient: Sendable {
         return (channel, handler)
     }
 
-    static func isIdempotent(_ method: HTTPMethod) -> Bool {
-        [.GET, .HEAD, .OPTIONS, .PUT, .DELETE, .TRACE].contains(method)
+    static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
+        [.get, .head, .options, .put, .delete, .trace].contains(method)
     }
 
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import NIOHTTPTypesHTTP1
 
 /// How an exchange with the upstream failed; the proxy turns each into a reason code.
 package enum UpstreamFailure: Error, Sendable, Equatable {
@@ -29,16 +31,16 @@ package struct UpstreamResponse: Sendable {
         case buffered(ByteBuffer)
     }
 
-    var head: HTTPResponseHead
+    var head: HTTPResponse
     var body: Body
 
-    init(head: HTTPResponseHead, body: Body) {
+    init(head: HTTPResponse, body: Body) {
         self.head = head
         self.body = body
     }
 
     /// A whole answer, as a recording upstream gives it.
-    package init(head: HTTPResponseHead, body: ByteBuffer) {
+    package init(head: HTTPResponse, body: ByteBuffer) {
         self.init(head: head, body: .buffered(body))
     }
 }
@@ -46,6 +48,11 @@ package struct UpstreamResponse: Sendable {
 /// One exchange at a time on one upstream connection: writes the request, hands the response head
 /// to the waiting proxy and the body to whoever reads it, with backpressure — a slow client slows
 /// the reads from the upstream instead of filling the gateway's memory.
+///
+/// The proxy speaks HTTPTypes; the handler converts at the wire, once each way: the request to
+/// HTTP/1's head as it is written, the response head as it is read. (Not through
+/// `HTTP1ToHTTPClientCodec`: a response's HTTP version decides whether the connection may carry
+/// another request — an HTTP/1.0 answer without keep-alive ends it — and `HTTPResponse` has none.)
 ///
 /// A connection goes back to the pool only when the whole request was written, the whole response
 /// read, and both sides keep it alive: an upstream that answered before reading the body (legal,
@@ -81,7 +88,8 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private var state = State.idle
     private var context: ChannelHandlerContext?
     private var exchange = 0
-    private var head: HTTPResponseHead?
+    /// Whether the response head let the connection stay open (its version and `Connection`).
+    private var keepAlive = false
     private var requestWritten = false
     private var readPaused = false
     private var readPending = false
@@ -103,7 +111,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     /// Sends one request. `promise` receives the head; `onComplete` runs once the response has
     /// ended (reusable: the connection can carry another exchange) or failed (not reusable).
     func start(
-        head request: HTTPRequestHead,
+        request: HTTPRequest,
         body: ByteBuffer?,
         timeout: TimeAmount,
         promise: EventLoopPromise<UpstreamResponse>,
@@ -114,15 +122,23 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             onComplete(false)
             return
         }
+        let head: HTTPRequestHead
+        do {
+            head = try HTTPRequestHead(request)
+        } catch {
+            promise.fail(UpstreamFailure.closedBeforeAnswer)
+            onComplete(false)
+            return
+        }
         exchange += 1
         state = .awaitingHead(promise)
-        head = nil
+        keepAlive = false
         requestWritten = false
         self.timeout = timeout
         self.onComplete = onComplete
         resumeReading(context: context)
         armTimer(timeout)
-        context.write(wrapOutboundOut(.head(request)), promise: nil)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
         if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         let written = context.eventLoop.makePromise(of: Void.self)
         let current = exchange
@@ -136,11 +152,11 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             // A head nobody asked for: the line is out of step, and nothing on it can be trusted.
-            guard case .awaitingHead(let promise) = state else {
+            guard case .awaitingHead(let promise) = state, let response = try? HTTPResponse(head) else {
                 fail(.brokeOff)
                 return close()
             }
-            self.head = head
+            keepAlive = head.isKeepAlive
             let sequence = UpstreamResponse.Stream.makeSequence(
                 backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
                 finishOnDeinit: false,
@@ -148,7 +164,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             )
             state = .streaming(sequence.source)
             armTimer(timeout)
-            promise.succeed(UpstreamResponse(head: head, body: .stream(sequence.sequence)))
+            promise.succeed(UpstreamResponse(head: response, body: .stream(sequence.sequence)))
         case .body(let part):
             guard case .streaming(let source) = state else { return }
             switch source.yield(part) {
@@ -167,7 +183,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             // The body's reader may still be behind: the connection reads again (to see the upstream
             // close it while idle), or the next exchange on it would never hear its answer.
             resumeReading(context: context)
-            let reusable = requestWritten && (head?.isKeepAlive ?? false) && context.channel.isActive
+            let reusable = requestWritten && keepAlive && context.channel.isActive
             complete(reusable: reusable)
             if !reusable { close() }
         }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import ServiceLifecycle
 
 /// What carries proxied requests to the upstream: ``UpstreamClient`` (kept-alive HTTP/1.1
@@ -12,10 +12,11 @@ package protocol UpstreamTransport: Service {
     var origin: UpstreamOrigin { get }
     /// `Host` for every request.
     var authority: String { get }
-    /// Sends one request; returns at the response head.
+    /// Sends one request — its `path` the request target's bytes, its `authority` the `Host` —
+    /// and returns at the response head.
     ///
     /// - Throws: ``UpstreamFailure``.
-    func execute(_ head: HTTPRequestHead, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse
+    func execute(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount) async throws -> UpstreamResponse
     /// Whether the upstream accepts a new connection now (readiness).
     ///
     /// - Throws: ``UpstreamFailure``.

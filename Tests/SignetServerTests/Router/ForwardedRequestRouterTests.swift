@@ -71,9 +71,9 @@ import Testing
         }
         let received = try #require(upstream.received.first)
         #expect(upstream.received.count == 1)
-        #expect(received.method == .POST && received.target == "/api/transfers")
+        #expect(received.method == .post && received.target == "/api/transfers")
         #expect(received.body == Array(#"{"amount":10}"#.utf8))
-        #expect(received.fields["Host"] == ["upstream.test:8080"])
+        #expect(received.authority == "upstream.test:8080")
         #expect(received.fields["Content-Length"] == ["13"])
         #expect(received.fields["Signet-Key-Id"] == ["bank-v1"] && received.fields["Signet-Trust-Level"] == ["shared-secret"])
         #expect(received.fields["X-Custom"] == ["kept"] && received.fields["Signature"].count == 1)

