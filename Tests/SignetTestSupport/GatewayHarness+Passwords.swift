@@ -17,9 +17,10 @@ extension GatewayHarness {
         store: StoreKind = .sqlite,
         instances: Int = 1,
         tls: GatewayConfiguration.TLS? = nil,
+        transport: Transport = .sockets,
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
-        try await start(store: store, instances: instances, tls: tls) { configuration in
+        try await start(store: store, instances: instances, tls: tls, transport: transport) { configuration in
             var passwords = GatewayConfiguration.Passwords(realm: realm, digestAlgorithms: [.sha256, .sha512_256, .md5])
             passwords.basicIterations = PasswordHash.minimumIterations
             configuration.passwords = passwords

@@ -3,6 +3,8 @@ import AsyncHTTPClient
 import Crypto
 import ExampleScores
 import Foundation
+import HTTPTypes
+import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -11,12 +13,21 @@ import SignetMiddleware
 import SignetServer
 import SignetSimulator
 import SignetStore
+import Synchronization
 
-/// The example backend and one or more gateways on loopback, talking real HTTP.
+/// The example backend and one or more gateways: on loopback, talking real HTTP (`.sockets`), or
+/// in this process through Hummingbird's router test framework (`.router`: one gateway, no
+/// socket, the backend behind a ``RecordingUpstream`` that records what the gateway forwarded).
+///
+/// Router tests and live tests send the same way (``send(method:url:headers:body:timeout:client:)``,
+/// ``register(_:gateway:)``…): a router harness's URLs (`http://localhost:N`) lead to its
+/// in-process gateway (``InProcessApplication``), from 127.0.0.1 as on loopback.
 public final class GatewayHarness: Sendable {
     public let backend: ScoresBackend
-    public let backendServer: BackgroundServer
-    public let gateways: [RunningGateway]
+    public let backendServer: Backend
+    public let gateways: [Instance]
+    /// What the gateway forwarded, in a router harness.
+    package let upstream: RecordingUpstream?
     public var stores: [any SignetStorage] { gateways.map(\.store) }
     public let gatewayKey: SigningKey
     public let folder: URL
@@ -29,17 +40,110 @@ public final class GatewayHarness: Sendable {
     public static let bankSecret = Array("065a62448fb75fce3764dcbe68f9908d".utf8)
 
     public var base: String { url(0) }
-    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` (the development certificate's name) over TLS.
+    /// `http://127.0.0.1:PORT`, or `https://localhost:PORT` (the development certificate's name) over
+    /// TLS; `http://localhost:N` in a router harness.
     public func url(_ gateway: Int) -> String {
-        gateways[gateway].gateway.tls == nil
+        if let authority = gateways[gateway].inProcessAuthority { return "http://" + authority }
+        return gateways[gateway].gateway.tls == nil
             ? "http://127.0.0.1:\(gateways[gateway].port)" : "https://localhost:\(gateways[gateway].port)"
+    }
+
+    /// How the harness's gateways are reached.
+    public enum Transport: Sendable {
+        /// Real HTTP on loopback (TLS, PROXY protocol, several instances, interop peers).
+        case sockets
+        /// In this process, through Hummingbird's `.router` test framework.
+        case router
+    }
+
+    /// One gateway of the harness: serving on loopback, or in this process.
+    public final class Instance: Sendable {
+        public let gateway: SignetGateway
+        public var store: any SignetStorage { gateway.store }
+        public let reloader: GatewayReloader
+        private let running: RunningGateway?
+        private let inProcess: (app: InProcessApplication, admin: InProcessApplication?, authority: String, adminAuthority: String?)?
+        /// The port it bound; a live gateway's only.
+        public var port: Int { running?.port ?? 0 }
+        public var adminPort: Int? { running?.adminPort }
+        var inProcessAuthority: String? { inProcess?.authority }
+        var inProcessAdminAuthority: String? { inProcess?.adminAuthority }
+
+        init(_ running: RunningGateway) {
+            self.running = running
+            gateway = running.gateway
+            reloader = running.reloader
+            inProcess = nil
+        }
+
+        init(gateway: SignetGateway, reloader: GatewayReloader, app: InProcessApplication, admin: InProcessApplication?, authority: String, adminAuthority: String?) {
+            self.gateway = gateway
+            self.reloader = reloader
+            running = nil
+            inProcess = (app, admin, authority, adminAuthority)
+        }
+
+        public func stop() async throws {
+            if let running { return try await running.stop() }
+            guard let inProcess else { return }
+            InProcessRegistry.remove(inProcess.authority)
+            if let admin = inProcess.adminAuthority { InProcessRegistry.remove(admin) }
+            await inProcess.admin?.stop()
+            await inProcess.app.stop()
+            try await gateway.store.shutdown()
+        }
+    }
+
+    /// The example backend: on loopback, or in this process behind the recording upstream.
+    public final class Backend: Sendable {
+        private let server: BackgroundServer?
+        private let inProcess: InProcessApplication?
+        private let upstream: RecordingUpstream?
+        private let stopped = Mutex(false)
+        public var port: Int { server?.port ?? 0 }
+
+        init(_ server: BackgroundServer) {
+            self.server = server
+            inProcess = nil
+            upstream = nil
+        }
+
+        init(_ inProcess: InProcessApplication, behind upstream: RecordingUpstream) {
+            server = nil
+            self.inProcess = inProcess
+            self.upstream = upstream
+        }
+
+        /// Stops it: the gateway then finds no upstream (`upstream_unreachable`).
+        public func stop() async {
+            stopped.withLock { $0 = true }
+            upstream?.answerProbes(.unreachable)
+            await server?.stop()
+            await inProcess?.stop()
+        }
+
+        /// The backend's answer to a forwarded request, in a router harness.
+        func relay(_ request: HTTPRequest, body: ByteBuffer?) async throws -> UpstreamResponse {
+            guard let inProcess, !stopped.withLock({ $0 }) else { throw UpstreamFailure.unreachable }
+            let answer = try await inProcess.execute(
+                method: request.method,
+                authority: request.authority ?? "scores.test",
+                target: request.path ?? "/",
+                fields: request.headerFields,
+                body: body
+            )
+            var head = answer.head
+            head.headerFields[.contentLength] = String(answer.body.readableBytes)
+            return UpstreamResponse(head: head, body: answer.body)
+        }
     }
 
     /// The first gateway, its store, its port.
     public var gateway: SignetGateway { gateways[0].gateway }
     /// The admin listener of gateway 0, when the configuration has one.
     public var adminBase: String? {
-        gateways[0].adminPort.map { "\(gateway.adminTLS == nil ? "http" : "https")://127.0.0.1:\($0)" }
+        if let authority = gateways[0].inProcessAdminAuthority { return "http://" + authority }
+        return gateways[0].adminPort.map { "\(gateway.adminTLS == nil ? "http" : "https")://127.0.0.1:\($0)" }
     }
     public var store: any SignetStorage { gateways[0].store }
     public var port: Int { gateways[0].port }
@@ -65,23 +169,39 @@ public final class GatewayHarness: Sendable {
     ///   - instances: Gateways started on the same configuration.
     ///   - tls: Serve HTTPS, with a device CA in the folder (and `/echo` as a `client-certificate`
     ///     route when it asks for client certificates).
+    ///   - transport: Sockets on loopback, or in this process (``Transport/router``).
+    ///   - upstreamOrigin: A router harness's upstream (the backend, behind ``upstream``).
     ///   - adjust: Last changes to the configuration.
     public static func start(
         store kind: StoreKind = .sqlite,
         instances: Int = 1,
         tls: GatewayConfiguration.TLS? = nil,
         logger gatewayLogger: Logger? = nil,
+        transport: Transport = .sockets,
+        upstreamOrigin: String = "http://scores.test",
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
+        precondition(transport == .sockets || (instances == 1 && tls == nil), "a router harness is one gateway, without TLS")
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-gw-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let (backend, backendServer) = try await startBackend(logger: logger)
+        let backend = ScoresBackend()
+        let backendServer: Backend
+        let upstream: RecordingUpstream?
+        if transport == .router {
+            let recording = try RecordingUpstream(origin: upstreamOrigin)
+            backendServer = Backend(try await InProcessApplication.start(backend.application(logger: logger)), behind: recording)
+            recording.answerEveryRequest(.relay { [backendServer] in try await backendServer.relay($0, body: $1) })
+            upstream = recording
+        } else {
+            backendServer = Backend(try await BackgroundServer.start(logger: logger) { backend.application(logger: logger, onServerRunning: $0) })
+            upstream = nil
+        }
         let gatewayKey = try SigningKey.generate(.ed25519)
         let keyFile = folder.appendingPathComponent("gateway.key.pem").path
         try Data(gatewayKey.pemRepresentation!.utf8).write(to: URL(fileURLWithPath: keyFile))
-        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+        var configuration = GatewayConfiguration(upstream: upstream == nil ? "http://127.0.0.1:\(backendServer.port)" : upstreamOrigin)
         configuration.listen.port = 0
         switch kind {
         case .sqlite: configuration.store = .sqlite(folder.appendingPathComponent("signet.sqlite").path)
@@ -124,10 +244,14 @@ public final class GatewayHarness: Sendable {
             )
         }
         adjust(&configuration)
-        var gateways: [RunningGateway] = []
+        var gateways: [Instance] = []
         do {
-            for _ in 0..<instances {
-                gateways.append(try await RunningGateway.start(configuration, logger: gatewayLogger ?? logger))
+            if let upstream {
+                gateways.append(try await inProcess(configuration, upstream: upstream, logger: gatewayLogger ?? logger))
+            } else {
+                for _ in 0..<instances {
+                    gateways.append(Instance(try await RunningGateway.start(configuration, logger: gatewayLogger ?? logger)))
+                }
             }
         } catch {
             // A refused configuration must not leave anything running behind the failed test.
@@ -139,20 +263,43 @@ public final class GatewayHarness: Sendable {
             backend: backend,
             backendServer: backendServer,
             gateways: gateways,
+            upstream: upstream,
             gatewayKey: gatewayKey,
             folder: folder
         )
     }
 
+    /// A gateway in this process, in front of `upstream`, reached at `http://localhost:N`.
+    private static func inProcess(_ configuration: GatewayConfiguration, upstream: RecordingUpstream, logger: Logger) async throws -> Instance {
+        let authority = InProcessRegistry.newAuthority()
+        try configuration.validate()
+        try configuration.checkFiles()
+        let store = try await configuration.store.open(logger: logger)
+        do {
+            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger, upstream: upstream)
+            let reloader = GatewayReloader(onHangup: false, logger: logger)
+            let admin = configuration.adminListener == nil ? nil : try await InProcessApplication.start(gateway.adminApplication(reloads: reloader))
+            let app = try await InProcessApplication.start(gateway.application(reloads: reloader))
+            let adminAuthority = admin.map { InProcessRegistry.add($0) }
+            InProcessRegistry.add(app, at: authority)
+            return Instance(gateway: gateway, reloader: reloader, app: app, admin: admin, authority: authority, adminAuthority: adminAuthority)
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+    }
+
     private init(
         backend: ScoresBackend,
-        backendServer: BackgroundServer,
-        gateways: [RunningGateway],
+        backendServer: Backend,
+        gateways: [Instance],
+        upstream: RecordingUpstream?,
         gatewayKey: SigningKey,
         folder: URL
     ) {
         self.backend = backend
         self.backendServer = backendServer
+        self.upstream = upstream
         self.gateways = gateways
         self.gatewayKey = gatewayKey
         self.folder = folder
@@ -198,16 +345,64 @@ public final class GatewayHarness: Sendable {
         url: String,
         headers: [(String, String)] = [],
         body: [UInt8]? = nil,
-        timeout: TimeAmount = .seconds(30)
+        timeout: TimeAmount = .seconds(30),
+        client: HTTPClient = .shared
     ) async throws -> Answer {
+        if let (app, authority, target) = InProcessRegistry.find(url) {
+            var fields = HTTPFields()
+            for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
+            let sendsBody = body.map { !$0.isEmpty || method == "POST" } ?? false
+            let answer = try await app.execute(
+                method: HTTPRequest.Method(method)!,
+                authority: authority,
+                target: target,
+                fields: fields,
+                body: sendsBody ? ByteBuffer(bytes: body ?? []) : nil
+            )
+            var answerHeaders = HTTPHeaders()
+            for field in answer.head.headerFields { answerHeaders.add(name: field.name.rawName, value: field.value) }
+            return Answer(status: answer.head.status.code, headers: answerHeaders, body: Array(answer.body.readableBytesView))
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body, !body.isEmpty || method == "POST" { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 4 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: bytes))
     }
+
+    /// A request to a router harness's gateway exactly as given — the target's bytes (dot-segments,
+    /// escapes and all), the fields in any spelling, the authority `Host` names — as a client
+    /// writes it on the wire, without a socket.
+    public func sendAsWritten(
+        _ method: String,
+        _ target: String,
+        fields: [(String, String)] = [],
+        body: [UInt8]? = nil,
+        authority: String? = nil,
+        gateway: Int = 0
+    ) async throws -> Answer {
+        guard let (app, own, _) = InProcessRegistry.find(url(gateway)) else { throw HarnessError("sendAsWritten needs a router harness") }
+        var headers = HTTPFields()
+        for (name, value) in fields {
+            guard let name = HTTPField.Name(name) else { throw HarnessError("\(name) is not a field name") }
+            headers.append(HTTPField(name: name, value: value))
+        }
+        let answer = try await app.execute(
+            method: HTTPRequest.Method(method)!,
+            authority: authority ?? own,
+            target: target,
+            fields: headers,
+            body: body.map { ByteBuffer(bytes: $0) }
+        )
+        var answerHeaders = HTTPHeaders()
+        for field in answer.head.headerFields { answerHeaders.add(name: field.name.rawName, value: field.value) }
+        return Answer(status: answer.head.status.code, headers: answerHeaders, body: Array(answer.body.readableBytesView))
+    }
+
+    /// The authority a router harness's gateway is reached at (`localhost:N`).
+    public var authority: String { String(base.dropFirst("http://".count)) }
 
     /// A registered device: its key, key id and device id.
     public struct Device: Sendable {
@@ -315,4 +510,38 @@ public final class GatewayHarness: Sendable {
 public struct HarnessError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// The router harnesses' in-process applications, by the authority their URLs name
+/// (`localhost:N`): how ``GatewayHarness/send(method:url:headers:body:timeout:client:)`` reaches them.
+enum InProcessRegistry {
+    private static let state = Mutex<(next: Int, apps: [String: InProcessApplication])>((1, [:]))
+
+    static func newAuthority() -> String {
+        state.withLock { state in
+            defer { state.next += 1 }
+            return "localhost:\(state.next)"
+        }
+    }
+
+    @discardableResult
+    static func add(_ app: InProcessApplication, at authority: String? = nil) -> String {
+        let authority = authority ?? newAuthority()
+        state.withLock { $0.apps[authority] = app }
+        return authority
+    }
+
+    static func remove(_ authority: String) {
+        _ = state.withLock { $0.apps.removeValue(forKey: authority) }
+    }
+
+    /// The application `url` names, its authority, and the request target (path and query).
+    static func find(_ url: String) -> (InProcessApplication, String, String)? {
+        guard url.hasPrefix("http://localhost:") else { return nil }
+        let rest = url.dropFirst("http://".count)
+        let authority = String(rest.prefix { $0 != "/" && $0 != "?" })
+        guard let app = state.withLock({ $0.apps[authority] }) else { return nil }
+        let target = String(rest.dropFirst(authority.count))
+        return (app, authority, target.isEmpty ? "/" : (target.hasPrefix("?") ? "/" + target : target))
+    }
 }

@@ -33,12 +33,14 @@ package final class RecordingUpstream: UpstreamTransport {
     package enum Answer: Sendable {
         case respond(status: HTTPResponse.Status, fields: [(String, String)], body: [UInt8])
         case fail(UpstreamFailure)
+        /// What `answer` says: another application's answer, in a router harness.
+        case relay(@Sendable (HTTPRequest, ByteBuffer?) async throws -> UpstreamResponse)
     }
 
     package let origin: UpstreamOrigin
     package var authority: String { origin.authority }
-    private let state = Mutex<(received: [Received], script: [Answer], fallback: Answer)>(
-        ([], [], .respond(status: .ok, fields: [], body: []))
+    private let state = Mutex<(received: [Received], script: [Answer], fallback: Answer, probe: UpstreamFailure?)>(
+        ([], [], .respond(status: .ok, fields: [], body: []), nil)
     )
 
     package init(origin: String = "http://upstream.test:8080") throws {
@@ -73,6 +75,8 @@ package final class RecordingUpstream: UpstreamTransport {
         switch answer {
         case .fail(let failure):
             throw failure
+        case .relay(let answer):
+            return try await answer(request, body)
         case .respond(let status, let fields, let body):
             var headers = HTTPFields()
             for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
@@ -81,7 +85,14 @@ package final class RecordingUpstream: UpstreamTransport {
         }
     }
 
-    package func probe(timeout: TimeAmount) async throws {}
+    /// What readiness probes get from now on: `failure`, or success when `nil`.
+    package func answerProbes(_ failure: UpstreamFailure?) {
+        state.withLock { $0.probe = failure }
+    }
+
+    package func probe(timeout: TimeAmount) async throws {
+        if let failure = state.withLock({ $0.probe }) { throw failure }
+    }
     package func closeIdle() {}
     package func run() async throws {}
 }

@@ -38,23 +38,21 @@ import Testing
         }
 
         private func send(_ method: String, _ path: String, form: [(String, String)]?) async throws -> GatewayHarness.Answer {
-            var request = HTTPClientRequest(url: base + path)
-            request.method = .init(rawValue: method)
-            if let cookie { request.headers.add(name: "Cookie", value: "signet_console=\(cookie)") }
+            var headers: [(String, String)] = []
+            var body: [UInt8]?
+            if let cookie { headers.append(("Cookie", "signet_console=\(cookie)")) }
             if let form {
-                if let origin { request.headers.add(name: "Origin", value: origin) }
-                request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-                let body = form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
-                request.body = .bytes(ByteBuffer(string: body))
+                if let origin { headers.append(("Origin", origin)) }
+                headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+                body = Array(form.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&").utf8)
             }
-            let response = try await Self.client.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 4 << 20)
-            for value in response.headers["Set-Cookie"] {
+            let answer = try await GatewayHarness.send(method: method, url: base + path, headers: headers, body: body, client: Self.client)
+            for value in answer.headers["Set-Cookie"] {
                 guard value.hasPrefix("signet_console=") else { continue }
                 let pair = value.split(separator: ";")[0].dropFirst("signet_console=".count)
                 cookie = pair.isEmpty ? nil : String(pair)
             }
-            return GatewayHarness.Answer(status: Int(response.status.code), headers: response.headers, body: Array(buffer: bytes))
+            return answer
         }
 
         func signIn(_ token: String = GatewayHarness.adminToken) async throws -> GatewayHarness.Answer {
@@ -77,7 +75,7 @@ import Testing
     static func settle() async throws { try await Task.sleep(for: .milliseconds(1_300)) }
 
     @Test func signingInGivesAStrictSessionCookieAndSigningOutEndsIt() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
 
@@ -205,7 +203,7 @@ import Testing
     /// The console's "Register a debug device": where the gateway allows them, a form that takes a
     /// simulator's public key (JWK or PEM), with the session's form token, audited.
     @Test func anOperatorRegistersADebugDeviceInTheConsole() async throws {
-        let closed = try await GatewayHarness.start()
+        let closed = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await closed.stop() }
         let closedBrowser = Browser(base: closed.base)
         _ = try await closedBrowser.signIn()
@@ -215,7 +213,7 @@ import Testing
             "/signet/admin/devices/debug", [("csrf", try await closedBrowser.csrf()), ("name", "sim"), ("publicKey", key.jwk.jsonString)])
         #expect(answer.status == 403 && answer.text.contains("trust_level_insufficient"))
 
-        let harness = try await GatewayHarness.start { $0.allowDebugDevices = true }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.allowDebugDevices = true }
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
         _ = try await browser.signIn()
@@ -265,7 +263,7 @@ import Testing
     /// Users by name (byte order), fifty to a page, each with what it logs in with and a link to its
     /// devices; a name is shown escaped; no page without a session.
     @Test func theUsersPageListsUsersByNameAndPages() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
         #expect(try await browser.get("/signet/admin/users").headers.first(name: "Location") == "/signet/admin/sign-in")
@@ -308,7 +306,7 @@ import Testing
 
     @Test func theKeysPageListsEveryKeyWithoutItsSecretAndWarnsAhead() async throws {
         let soon = Date().addingTimeInterval(10 * 86_400)
-        let harness = try await GatewayHarness.start { configuration in
+        let harness = try await GatewayHarness.start(transport: .router) { configuration in
             configuration.sharedSecrets.append(.init(keyId: "bank-v2", secretBase64: "c2VjcmV0LWJhbmstdjI=", notAfter: soon))
         }
         Cleanup.after { try await harness.stop() }
@@ -324,7 +322,7 @@ import Testing
     }
 
     @Test func aNewAdminTokenEndsTheSessionsOfTheOldOneOnEveryInstance() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
         _ = try await browser.signIn()
@@ -351,7 +349,7 @@ import Testing
     }
 
     @Test func signInAttemptsAreLimitedPerSourceAndSayWhenToComeBack() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
         let window = RestOfWindow()
@@ -367,7 +365,7 @@ import Testing
     /// Issue 25: the admin API took 300 wrong bearer tokens in 0.2 s, even from a source the
     /// console had locked. One count of failed admin credentials per source serves both.
     @Test func failedAdminCredentialsAreCountedOncePerSourceAcrossTheAPIAndTheConsole() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         func api(_ token: String) async throws -> GatewayHarness.Answer {
             try await GatewayHarness.send(
@@ -392,7 +390,7 @@ import Testing
         #expect(try await browser.signIn().status == 429 && browser.cookie == nil)
 
         // And the other way round: a console locked by wrong tokens locks the API.
-        let other = try await GatewayHarness.start()
+        let other = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await other.stop() }
         let console = Browser(base: other.base)
         for _ in 0..<10 { #expect(try await console.signIn("guess").status == 401) }
@@ -405,7 +403,7 @@ import Testing
     }
 
     @Test func withoutAnAdminTokenThereIsNoConsole() async throws {
-        let harness = try await GatewayHarness.start { $0.adminToken = nil }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.adminToken = nil }
         Cleanup.after { try await harness.stop() }
         let browser = Browser(base: harness.base)
         #expect(try await browser.get("/signet/admin/").status == 404)
@@ -413,12 +411,11 @@ import Testing
     }
 
     @Test func theContractIsServedAsCommitted() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let answer = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/openapi.json")
         #expect(answer.status == 200 && answer.headers.first(name: "Content-Type") == "application/json")
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/SignetServer/Contract/openapi.json")
+        let file = SignetProcess.repositoryRoot.appendingPathComponent("Sources/SignetServer/Contract/openapi.json")
         #expect(answer.body == Array(try Data(contentsOf: file)))
         #expect((answer.json["openapi"] as? String)?.hasPrefix("3.1") == true)
     }

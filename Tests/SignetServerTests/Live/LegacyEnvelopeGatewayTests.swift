@@ -14,7 +14,7 @@ import Testing
     static let macSalt: [UInt8] = Array("pepper-2".utf8)
 
     static func start(_ format: GatewayConfiguration.LegacyEnvelope.Format) async throws -> GatewayHarness {
-        try await GatewayHarness.start { configuration in
+        try await GatewayHarness.start(transport: .router) { configuration in
             configuration.routes.insert(.init(prefix: "/scores", methods: ["POST"], access: .legacyEnvelope), at: 0)
             configuration.legacyEnvelope = .init(
                 format: format,

@@ -131,8 +131,7 @@ import Testing
         }
         Cleanup.after { try await harness.stop(); await upstream.stop() }
         let port = harness.port
-        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Vectors/android/self-issued-rsa8192-chain.pem")
+        let vectors = SignetProcess.repositoryRoot.appendingPathComponent("Tests/Vectors/android/self-issued-rsa8192-chain.pem")
         let chain = try AndroidAttestationChain.derCertificates(pem: String(contentsOf: vectors, encoding: .utf8))
         #expect(chain.count == 10)
         func registration() async throws -> String {

@@ -13,7 +13,7 @@ import Testing
 /// The gateway over real HTTP on loopback, in front of the example backend, with a SQLite store.
 @Suite(.awaitsCleanups) struct GatewayEndToEndTests {
     @Test func aRegisteredDeviceReachesTheBackendAndTheResponseIsSigned() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func theCLIVerifiesTheGatewaysResponseSignature() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register(.ed25519)
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func everyRejectionIsProblemJSONWithItsReason() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func spoofedSignetFieldsAreReplacedByTheVerifiedIdentity() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(
@@ -189,7 +189,7 @@ import Testing
     }
 
     @Test func registrationRejectionsAndTheChallengeIsUsedOnce() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let p256 = P256.Signing.PrivateKey()
         let key = try SigningKey(pem: p256.pemRepresentation)
@@ -262,7 +262,7 @@ import Testing
     }
 
     @Test func unattestedRegistrationCanBeTurnedOff() async throws {
-        let harness = try await GatewayHarness.start { $0.allowUnattestedDevices = false }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.allowUnattestedDevices = false }
         Cleanup.after { try await harness.stop() }
         let body = try harness.registration(
             key: try SigningKey.generate(.ed25519),
@@ -274,7 +274,7 @@ import Testing
     }
 
     @Test func challengesAreCappedPerSource() async throws {
-        let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 3 }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.challengesPerSourcePerMinute = 3 }
         Cleanup.after { try await harness.stop() }
         let window = RestOfWindow()
         for _ in 0..<3 { _ = try await harness.challenge() }
@@ -289,7 +289,7 @@ import Testing
     /// device got 429 for two minutes. Challenges are stateless now: issuing writes nothing, so no
     /// number of them locks anyone out, and only a used challenge is stored (as a claim).
     @Test func aFloodOfChallengesStoresNothingAndLocksNoDeviceOut() async throws {
-        let harness = try await GatewayHarness.start { $0.challengesPerSourcePerMinute = 1_000_000 }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.challengesPerSourcePerMinute = 1_000_000 }
         Cleanup.after { try await harness.stop() }
         let base = harness.base
         let issued = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -338,7 +338,7 @@ import Testing
     /// Key ids that resolve to nothing are remembered for a moment (so unknown keys cost one store
     /// read, not one per request), but a registration through the instance is seen at once.
     @Test func aKeyRefusedAsUnknownWorksAsSoonAsItIsRegistered() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let key = try SigningKey.generate(.p256)
         var jwk = key.verificationKey.jwk
@@ -359,7 +359,7 @@ import Testing
     }
 
     @Test func aChallengePastItsLifetimeIsExpired() async throws {
-        let harness = try await GatewayHarness.start { $0.challengeTTLSeconds = 1 }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.challengeTTLSeconds = 1 }
         Cleanup.after { try await harness.stop() }
         let challenge = try await harness.challenge()
         try await Task.sleep(for: .milliseconds(1_100))
@@ -373,7 +373,7 @@ import Testing
     }
 
     @Test func revokedDevicesAreRefusedAndTheAdminAPINeedsItsToken() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let revoke = harness.base + "/signet/v1/devices/\(device.deviceID)"
@@ -416,7 +416,7 @@ import Testing
     }
 
     @Test func routesDemandTheirTrustLevel() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/attested/vault")
@@ -427,7 +427,7 @@ import Testing
     }
 
     @Test func sharedSecretClientsAndTheLegacyScheme() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let bank = MessageSigner(
             key: try SigningKey(secret: GatewayHarness.bankSecret),
@@ -449,7 +449,7 @@ import Testing
     }
 
     @Test func oversizedBodiesAndAnUnreachableUpstreamAreProblemsToo() async throws {
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.maxBodyBytes = 64
             $0.upstreamTimeoutSeconds = 30
         }
@@ -471,7 +471,7 @@ import Testing
     }
 
     @Test func healthReadinessAndMetricsBehindTheAdminToken() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
         let ready = try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz")
@@ -500,7 +500,7 @@ import Testing
     /// A client that signed another URL than the one the gateway checks (here the loopback address,
     /// where the gateway is configured as api.example.com) learns which, without debug mode.
     @Test func aSignatureOverAnotherURLSaysWhichURLTheGatewayVerified() async throws {
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.publicScheme = "https"
             $0.publicAuthority = "api.example.com"
             $0.debug = false
@@ -516,7 +516,7 @@ import Testing
     }
 
     @Test func withoutAnAdminTokenThereAreNoMetricsAndAShortTokenDoesNotStart() async throws {
-        let harness = try await GatewayHarness.start { $0.adminToken = nil }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.adminToken = nil }
         Cleanup.after { try await harness.stop() }
         let metrics = try await GatewayHarness.send(method: "GET", url: harness.base + "/metrics")
         #expect(metrics.status == 404 && metrics.reason == "not_found")

@@ -32,7 +32,7 @@ import _CryptoExtras
             "token_uri": base + "/token",
         ]
         try JSONSerialization.data(withJSONObject: key).write(to: keyFile)
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.androidAttestation?.playIntegrity = .init(
                 standard: .init(
                     serviceAccountFile: keyFile.path,

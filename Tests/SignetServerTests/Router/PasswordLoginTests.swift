@@ -33,7 +33,7 @@ import Testing
     // MARK: Challenges
 
     @Test func aPasswordRouteAnswersWithChallengesStrongestFirstAndMD5OnlyWhereAllowed() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         let plain = try await Self.send(harness, "/echo/password/x", nil)
         #expect(plain.status == 401 && plain.reason == "credentials_missing")
@@ -54,7 +54,7 @@ import Testing
 
     @Test(arguments: [DigestAlgorithm.sha256, .sha512_256])
     func aDigestLoginReachesTheUpstreamAsTheUserWithoutItsAuthorization(_ algorithm: DigestAlgorithm) async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         #expect(try await harness.putUser("Mufasa", password: "Circle of Life") == 201)
         let challenge = try await harness.challenge("/echo/password/profile?tab=1", algorithm: algorithm)
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func aUserhashAndAnExtendedNameLogInTheSameUser() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         #expect(try await harness.putUser("Jäsøn Doe", password: "Secret, or not?") == 201)
         for useUserhash in [true, false] {
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func md5IsRefusedUnlessTheRouteOptsIn() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let challenge = try await harness.challenge("/echo/md5/a", algorithm: .md5)
@@ -128,7 +128,7 @@ import Testing
     }
 
     @Test func aReplayedNonceCountIsRefusedAndParallelCountsAreEachAcceptedOnce() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let challenge = try await harness.challenge("/echo/password/p")
@@ -159,7 +159,7 @@ import Testing
 
     @Test func aStaleNonceIsAnsweredStaleOnlyForTheRightPasswordAndTheRetrySucceeds() async throws {
         // Long enough that the retry's fresh nonce is still fresh on a loaded two-core machine.
-        let harness = try await GatewayHarness.startWithPasswords { $0.passwords?.nonceLifetimeSeconds = 5 }
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) { $0.passwords?.nonceLifetimeSeconds = 5 }
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let old = try await harness.challenge("/echo/password/s")
@@ -179,8 +179,8 @@ import Testing
     }
 
     @Test func forgedForeignAndMisdirectedAnswersAreRefusedWithTheirReasons() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
-        let other = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
+        let other = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after {
             try await harness.stop()
             try await other.stop()
@@ -218,7 +218,7 @@ import Testing
     }
 
     @Test func anAuthIntRouteCoversTheBodyBothWays() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let body = Array(#"{"amount":"2300.00","to":"DE89"}"#.utf8)
@@ -250,7 +250,7 @@ import Testing
     }
 
     @Test func theRouteCanKeepTheAuthorizationFieldForTheUpstream() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let challenge = try await harness.challenge("/echo/keep/k")
@@ -262,14 +262,14 @@ import Testing
     // MARK: Basic
 
     @Test func basicIsRefusedOverPlainHTTPUnlessAllowed() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Aladdin", password: "open sesame")
         let basic = BasicCredentials(username: "Aladdin", password: "open sesame").fieldValue
         let refused = try await Self.send(harness, "/echo/password/b", basic)
         #expect(refused.status == 403 && refused.reason == "insecure_transport")
 
-        let development = try await GatewayHarness.startWithPasswords { $0.passwords?.allowInsecureHTTP = true }
+        let development = try await GatewayHarness.startWithPasswords(transport: .router) { $0.passwords?.allowInsecureHTTP = true }
         Cleanup.after { try await development.stop() }
         try await development.putUser("Aladdin", password: "open sesame")
         let challenged = try await Self.send(development, "/echo/password/b", nil)
@@ -285,7 +285,7 @@ import Testing
     // MARK: No oracle, and limits
 
     @Test func anUnknownUserAndAWrongPasswordAnswerAlikeInStatusBodyAndTime() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.allowInsecureHTTP = true
             $0.passwords?.maxFailures = 1000
             $0.passwords?.maxFailuresPerSource = 1000
@@ -328,7 +328,7 @@ import Testing
     }
 
     @Test func failuresLockTheUserOutUntilTheWindowClosesAndASuccessClearsThem() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.maxFailures = 3
             $0.passwords?.lockoutSeconds = 2
         }
@@ -361,7 +361,7 @@ import Testing
     }
 
     @Test func aUserhashAndTheNameCountAsOneWhetherTheUserExistsOrNot() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.maxFailures = 3
             $0.passwords?.maxFailuresPerSource = 1000
         }
@@ -387,7 +387,7 @@ import Testing
     /// Issue 25: after one Basic login filled the cache, wrong passwords locked the user, yet the
     /// right one still answered 200 from the cache; and each cache hit cleared others' failures.
     @Test func aWarmBasicCacheNeitherOpensALockedAccountNorClearsItsFailures() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.allowInsecureHTTP = true
             $0.passwords?.maxFailures = 3
             $0.passwords?.maxFailuresPerSource = 1000
@@ -412,7 +412,7 @@ import Testing
     /// Issue 25: a userhash had a budget per Digest algorithm — five guesses under SHA-256, five more
     /// under SHA-512-256. A user's failures count once, however the name was sent.
     @Test func aUserhashHasOneBudgetAcrossAlgorithms() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.maxFailures = 3
             $0.passwords?.maxFailuresPerSource = 1000
         }
@@ -433,7 +433,7 @@ import Testing
     }
 
     @Test func aParallelBurstOfGuessesCannotOutrunTheLimit() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.maxFailures = 3
             $0.passwords?.maxFailuresPerSource = 1000
         }
@@ -453,7 +453,7 @@ import Testing
     }
 
     @Test func failuresFromOneSourceAcrossManyNamesLockTheSource() async throws {
-        let harness = try await GatewayHarness.startWithPasswords {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) {
             $0.passwords?.maxFailures = 100
             $0.passwords?.maxFailuresPerSource = 4
         }

@@ -13,7 +13,7 @@ import Testing
 @Suite(.awaitsCleanups) struct AccessLogTests {
     @Test func everyRequestLogsOneLineWithItsFieldsAndNoSecret() async throws {
         let logs = CapturedLogs()
-        let harness = try await GatewayHarness.start(logger: logs.logger())
+        let harness = try await GatewayHarness.start(logger: logs.logger(), transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
@@ -57,7 +57,7 @@ import Testing
     /// `(refused)`, an escaped spelling of a route is that route.
     @Test func theRouteIsThePathAsRouted() async throws {
         let logs = CapturedLogs()
-        let harness = try await GatewayHarness.start(logger: logs.logger())
+        let harness = try await GatewayHarness.start(logger: logs.logger(), transport: .router)
         Cleanup.after { try await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/scores/%74op").status == 200)
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/a/%2F/b").reason == "path_ambiguous")
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func theMetricsAnswerAnOperatorsQuestions() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())

@@ -131,7 +131,7 @@ import Testing
 
     /// A guesser of the admin token gets no fresh allowance from a reload that keeps the token.
     @Test func failedAdminAttemptsOutliveAReload() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let metrics = harness.base + "/metrics"
         for _ in 0..<10 {
@@ -147,7 +147,7 @@ import Testing
     }
 
     @Test func aRefusedConfigurationKeepsTheRunningOne() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let reloader = harness.gateways[0].reloader
         let running = try #require(reloader.configuration)

@@ -10,7 +10,7 @@ import Testing
 /// on the admin listener; the OpenAPI document says which listener serves each operation.
 @Suite(.awaitsCleanups) struct AdminListenerTests {
     static func start() async throws -> GatewayHarness {
-        try await GatewayHarness.start {
+        try await GatewayHarness.start(transport: .router) {
             $0.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0))
             $0.passwords = .init(realm: "signet-tests")
         }

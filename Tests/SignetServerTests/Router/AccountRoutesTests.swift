@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func usersAreManagedWithTheAdminTokenOnly() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         let body = #"{"password":"Circle of Life"}"#
         for token in [nil, "wrong", ""] as [String?] {
@@ -66,7 +66,7 @@ import Testing
         ("a 129-byte name", String(repeating: "n", count: 129), #"{"password":"x"}"#),
     ])
     func badUsersAreRefusedAndNothingIsStored(_ what: String, _ segment: String, _ body: String) async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         let answer = try await Self.put(harness, segment, body: body)
         #expect(answer.status == 400 && answer.reason == "malformed_message", "\(what): \(answer.text)")
@@ -76,7 +76,7 @@ import Testing
     /// A user is JSON, said so: a form (curl's `--data` default), text or nothing is refused with 415,
     /// whatever the body holds. A media type's parameters and case do not matter.
     @Test func aUserIsSentAsJSON() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         let body = #"{"password":"Circle of Life"}"#
         for contentType in ["application/x-www-form-urlencoded", "text/plain", "application/json-seq", "application/jsonx", nil] {
@@ -88,8 +88,8 @@ import Testing
     }
 
     @Test func theUsersAPIIsAbsentWithoutPasswordsOrWithoutAnAdminToken() async throws {
-        let plain = try await GatewayHarness.start()
-        let tokenless = try await GatewayHarness.startWithPasswords { $0.adminToken = nil }
+        let plain = try await GatewayHarness.start(transport: .router)
+        let tokenless = try await GatewayHarness.startWithPasswords(transport: .router) { $0.adminToken = nil }
         Cleanup.after {
             try await plain.stop()
             try await tokenless.stop()
@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func aPasswordOrDeviceRouteTakesEitherAndOffersBoth() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let bare = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/either/x")
@@ -158,7 +158,7 @@ import Testing
     }
 
     @Test func aLoginAtRegistrationBindsTheDeviceAndAWrongOneRegistersNothing() async throws {
-        let harness = try await GatewayHarness.startWithPasswords()
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router)
         Cleanup.after { try await harness.stop() }
         try await harness.putUser("Mufasa", password: "Circle of Life")
         let key = try SigningKey.generate(.p256)

@@ -13,9 +13,10 @@ import Testing
     static func start(
         failuresPerMinute: Int = 30,
         requestsPerMinute: Int? = nil,
+        transport: GatewayHarness.Transport = .router,
         _ change: @escaping @Sendable (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
-        try await GatewayHarness.start { configuration in
+        try await GatewayHarness.start(transport: transport) { configuration in
             change(&configuration)
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-ohttp-\(UUID().uuidString)")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

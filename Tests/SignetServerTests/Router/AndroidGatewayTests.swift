@@ -36,7 +36,7 @@ import X509
     }
 
     @Test func androidAndIOSDevicesReachTheSameAttestedRoute() async throws {
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.routes.insert(.init(prefix: "/echo/attested", access: .attested), at: 0)
             $0.routes.insert(.init(prefix: "/echo/android", access: .androidKeyAttestation), at: 0)
         }
@@ -96,7 +96,7 @@ import X509
     }
 
     @Test func eachBadAttestationIsRefusedWithItsCode() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         // An emulator (software level), an unlocked phone, another app, another signer, another root.
         #expect(try await harness.attestAndroid(Self.android { $0.securityLevel = .software }).reason == "attestation_security_level")
@@ -133,7 +133,7 @@ import X509
     }
 
     @Test func withoutAndroidConfiguredTheRouteIsNotThere() async throws {
-        let harness = try await GatewayHarness.start { $0.androidAttestation = nil }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.androidAttestation = nil }
         Cleanup.after { try await harness.stop() }
         let answer = try await harness.attestAndroid(Self.android())
         #expect(answer.status == 404 && answer.reason == "not_found", "\(answer.text)")
@@ -143,7 +143,7 @@ import X509
     /// enforcing, flagged in shadow mode; another batch is counted apart.
     @Test(arguments: [GatewayConfiguration.AndroidAttestation.LeakedKeys.Mode.enforce, .shadow])
     func theLeakedKeyDefenceFlagsThenBlocksABatch(_ mode: GatewayConfiguration.AndroidAttestation.LeakedKeys.Mode) async throws {
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.androidAttestation?.leakedKeys = .init(windowSeconds: 3600, flagAt: 1, blockAt: 2, mode: mode)
         }
         Cleanup.after { try await harness.stop() }
@@ -174,7 +174,7 @@ import X509
     /// A leaked batch key hides under a fresh intermediate of its own for each registration: still
     /// counted under itself, so enforcing blocks it; the same key presented twice counts once.
     @Test func aLeakedBatchUnderFreshIntermediatesIsStillCounted() async throws {
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.androidAttestation?.leakedKeys = .init(windowSeconds: 3600, flagAt: 1, blockAt: 2, mode: .enforce)
         }
         Cleanup.after { try await harness.stop() }
@@ -207,7 +207,7 @@ import X509
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("status.json")
         try Data(#"{"entries": {"\#(serial)": {"status": "REVOKED", "reason": "KEY_COMPROMISE"}}}"#.utf8).write(to: file)
-        let harness = try await GatewayHarness.start { $0.androidAttestation?.statusList = .init(file: file.path) }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.androidAttestation?.statusList = .init(file: file.path) }
         Cleanup.after {
             try await harness.stop()
             try? FileManager.default.removeItem(at: folder)
@@ -232,7 +232,7 @@ import X509
         try Data(Base64.encode(Array(google.publicKey.derRepresentation)).utf8).write(to: verificationFile)
         let signingFile = folder.appendingPathComponent("google.pem")
         try Data(google.pemRepresentation.utf8).write(to: signingFile)
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.androidAttestation?.playIntegrity = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
             $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
         }

@@ -4,11 +4,11 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import SignetTestSupport
 import Testing
 
 @Suite struct GatewayConfigurationTests {
-    static let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/signet.sample.json").path
+    static let sample = SignetProcess.repositoryRoot.appendingPathComponent("docs/signet.sample.json").path
 
     @Test func theDocumentedSampleLoads() throws {
         let configuration = try GatewayConfiguration.load(file: Self.sample, environment: [:])

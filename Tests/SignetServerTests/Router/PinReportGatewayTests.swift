@@ -11,7 +11,7 @@ import Testing
     /// Identical reports now add to a count, a group keeps at most 8 KiB, and the groups are bounded.
     @Test func aFloodOfPinReportsGrowsACountNotTheStore() async throws {
         let upstream = try await MisbehavingUpstream.start(.echo)
-        let harness = try await GatewayHarness.start(store: .sqlite) {
+        let harness = try await GatewayHarness.start(store: .sqlite, transport: .router) {
             $0.upstream = "http://127.0.0.1:\(upstream.port)"
             $0.trustedProxies = ["127.0.0.1/32"]
             $0.maxPinReportGroups = 20

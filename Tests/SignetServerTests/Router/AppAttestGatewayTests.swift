@@ -13,7 +13,7 @@ import Testing
 /// signed with assertions as the `apple-app-attest` RFC 9421 algorithm.
 @Suite(.awaitsCleanups) struct AppAttestGatewayTests {
     @Test func anAttestedDeviceSignsWithAssertionsAndCountersOnlyMoveForward() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         let registered = try await harness.attest(device)
@@ -52,7 +52,7 @@ import Testing
     /// one; with a window — the default's (16) too — both pass, and each counter still passes once.
     @Test(arguments: [0, 8, nil] as [Int?])
     func outOfOrderAssertionsAndTheCounterWindow(_ window: Int?) async throws {
-        let harness = try await GatewayHarness.start { $0.appAttest?.counterWindow = window }
+        let harness = try await GatewayHarness.start(transport: .router) { $0.appAttest?.counterWindow = window }
         Cleanup.after { try await harness.stop() }
         let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
         #expect(try await harness.attest(device).status == 201)
@@ -73,7 +73,7 @@ import Testing
     }
 
     @Test func attestationRejections() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         // Another app's device, a device from an untrusted CA, a reused challenge.
         let otherApp = SimulatedAppAttestDevice(appID: "ZZZZZ99999.other.app", ca: GatewayHarness.simulatorCA)

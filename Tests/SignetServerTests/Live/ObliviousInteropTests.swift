@@ -15,7 +15,7 @@ struct ObliviousInteropTests {
 
     /// A Python client signs (HMAC, pyauth), encapsulates (pyhpke) and opens the gateway's answer.
     @Test func aPythonClientSendsASignedRequestThroughTheGateway() async throws {
-        let harness = try await ObliviousGatewayTests.start()
+        let harness = try await ObliviousGatewayTests.start(transport: .sockets)
         Cleanup.after { try await harness.stop() }
         let answer = try Self.json(
             try await PythonPeer.run(
