@@ -401,6 +401,30 @@ public final class GatewayHarness: Sendable {
         return Answer(status: answer.head.status.code, headers: answerHeaders, body: Array(answer.body.readableBytesView))
     }
 
+    /// A request to a router harness's gateway whose head goes now and whose body follows when the
+    /// test sends it (``HeldRequest``).
+    package func openAsWritten(
+        _ method: String,
+        _ target: String,
+        fields: [(String, String)],
+        gateway: Int = 0
+    ) throws -> HeldRequest {
+        guard let (app, authority, _) = InProcessRegistry.find(url(gateway)) else { throw HarnessError("openAsWritten needs a router harness") }
+        var headers = HTTPFields()
+        for (name, value) in fields {
+            guard let name = HTTPField.Name(name) else { throw HarnessError("\(name) is not a field name") }
+            headers.append(HTTPField(name: name, value: value))
+        }
+        return app.open(method: HTTPRequest.Method(method)!, authority: authority, target: target, fields: headers)
+    }
+
+    /// An answer of the in-process gateway, as ``Answer``.
+    package static func answer(_ head: HTTPResponse, _ body: ByteBuffer) -> Answer {
+        var headers = HTTPHeaders()
+        for field in head.headerFields { headers.add(name: field.name.rawName, value: field.value) }
+        return Answer(status: head.status.code, headers: headers, body: Array(body.readableBytesView))
+    }
+
     /// The authority a router harness's gateway is reached at (`localhost:N`).
     public var authority: String { String(base.dropFirst("http://".count)) }
 

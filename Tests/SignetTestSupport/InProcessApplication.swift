@@ -82,10 +82,62 @@ package final class InProcessApplication: Sendable {
         return (response.head, collected.bytes.withLock { $0 })
     }
 
+    /// A request whose head is sent now and whose body follows as the test sends it: what a
+    /// client that holds its request open does (the gateway judges a request when it is complete).
+    ///
+    /// - Parameter fields: The head's fields, `Content-Length` among them.
+    package func open(
+        method: HTTPRequest.Method,
+        authority: String,
+        target: String,
+        fields: HTTPFields,
+        peer: SocketAddress? = try? SocketAddress(ipAddress: "127.0.0.1", port: 50_000)
+    ) -> HeldRequest {
+        let (parts, source) = AsyncStream.makeStream(of: ByteBuffer.self)
+        let request = Request(
+            head: HTTPRequest(method: method, scheme: "http", authority: authority, path: target, headerFields: fields),
+            body: RequestBody(asyncSequence: parts)
+        )
+        let respond = self.respond
+        let answer = Task {
+            let response = try await respond(request, peer)
+            let collected = CollectedBody()
+            try await response.body.write(CollectingWriter(into: collected))
+            return (head: response.head, body: collected.bytes.withLock { $0 })
+        }
+        return HeldRequest(source: source, answer: answer)
+    }
+
     /// Stops the services and waits until they are down.
     package func stop() async {
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+    }
+}
+
+/// A request in flight: its body sent part by part, then its answer.
+package final class HeldRequest: Sendable {
+    private let source: AsyncStream<ByteBuffer>.Continuation
+    private let answer: Task<(head: HTTPResponse, body: ByteBuffer), any Error>
+
+    init(source: AsyncStream<ByteBuffer>.Continuation, answer: Task<(head: HTTPResponse, body: ByteBuffer), any Error>) {
+        self.source = source
+        self.answer = answer
+    }
+
+    /// Sends more of the body.
+    package func send(_ bytes: [UInt8]) {
+        source.yield(ByteBuffer(bytes: bytes))
+    }
+
+    /// Ends the body.
+    package func end() {
+        source.finish()
+    }
+
+    /// The answer, once the gateway gives it (before the body ended, when it judged the head).
+    package func response() async throws -> (head: HTTPResponse, body: ByteBuffer) {
+        try await answer.value
     }
 }
 
