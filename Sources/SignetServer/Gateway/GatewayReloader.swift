@@ -38,7 +38,7 @@ public final class GatewayReloader: Service, Sendable {
         onHangup: Bool = true,
         logger: Logger,
         load: @escaping @Sendable () throws -> GatewayConfiguration = {
-            throw SignetError(.malformedMessage, "this gateway was given no configuration to read again")
+            throw ConfigurationError(.file, at: "", "this gateway was given no configuration to read again")
         }
     ) {
         self.load = load
@@ -66,7 +66,8 @@ public final class GatewayReloader: Service, Sendable {
     public func reload(to configuration: GatewayConfiguration) throws {
         try serving.withLock { serving in
             guard let current = serving else {
-                throw SignetError(.malformedMessage, "the gateway is not serving yet")
+                // The embedder's doing: `reload` before the gateway's application was made.
+                throw ConfigurationError(.restartRequired, at: "", "the gateway is not serving yet: start it, then reload")
             }
             try configuration.validate()
             try Self.restartOnly(from: current.gateway.configuration, to: configuration)

@@ -28,7 +28,7 @@ struct TrustDocumentRoute: Sendable {
     ///   - now: The start time.
     init(file: String, servedChain: [[UInt8]]?, host: String?, now: Date) throws {
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw SignetError(.malformedMessage, "cannot read the trust document \(file)")
+            throw ConfigurationError(.file, at: "trustDocument.file", "cannot read the trust document \(file)")
         }
         let jws = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
