@@ -18,9 +18,10 @@ extension GatewayHarness {
         instances: Int = 1,
         tls: GatewayConfiguration.TLS? = nil,
         transport: Transport = .sockets,
+        clock: ManualClock? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
-        try await start(store: store, instances: instances, tls: tls, transport: transport) { configuration in
+        try await start(store: store, instances: instances, tls: tls, transport: transport, clock: clock) { configuration in
             var passwords = GatewayConfiguration.Passwords(realm: realm, digestAlgorithms: [.sha256, .sha512_256, .md5])
             passwords.basicIterations = PasswordHash.minimumIterations
             configuration.passwords = passwords

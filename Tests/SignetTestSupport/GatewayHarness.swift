@@ -171,6 +171,7 @@ public final class GatewayHarness: Sendable {
     ///     route when it asks for client certificates).
     ///   - transport: Sockets on loopback, or in this process (``Transport/router``).
     ///   - upstreamOrigin: A router harness's upstream (the backend, behind ``upstream``).
+    ///   - clock: The time a router harness's gateway reads; the real one by default.
     ///   - adjust: Last changes to the configuration.
     public static func start(
         store kind: StoreKind = .sqlite,
@@ -179,8 +180,10 @@ public final class GatewayHarness: Sendable {
         logger gatewayLogger: Logger? = nil,
         transport: Transport = .sockets,
         upstreamOrigin: String = "http://scores.test",
+        clock: ManualClock? = nil,
         adjust: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws -> GatewayHarness {
+        precondition(clock == nil || transport == .router, "only a router harness's gateway takes a clock")
         precondition(transport == .sockets || (instances == 1 && tls == nil), "a router harness is one gateway, without TLS")
         var logger = Logger(label: "signet.test")
         logger.logLevel = .error
@@ -247,7 +250,7 @@ public final class GatewayHarness: Sendable {
         var gateways: [Instance] = []
         do {
             if let upstream {
-                gateways.append(try await inProcess(configuration, upstream: upstream, logger: gatewayLogger ?? logger))
+                gateways.append(try await inProcess(configuration, upstream: upstream, clock: clock?.read ?? Date.init, logger: gatewayLogger ?? logger))
             } else {
                 for _ in 0..<instances {
                     gateways.append(Instance(try await RunningGateway.start(configuration, logger: gatewayLogger ?? logger)))
@@ -270,13 +273,18 @@ public final class GatewayHarness: Sendable {
     }
 
     /// A gateway in this process, in front of `upstream`, reached at `http://localhost:N`.
-    private static func inProcess(_ configuration: GatewayConfiguration, upstream: RecordingUpstream, logger: Logger) async throws -> Instance {
+    private static func inProcess(
+        _ configuration: GatewayConfiguration,
+        upstream: RecordingUpstream,
+        clock: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) async throws -> Instance {
         let authority = InProcessRegistry.newAuthority()
         try configuration.validate()
         try configuration.checkFiles()
         let store = try await configuration.store.open(logger: logger)
         do {
-            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger, upstream: upstream)
+            let gateway = try SignetGateway(configuration: configuration, store: store, logger: logger, clock: clock, upstream: upstream)
             let reloader = GatewayReloader(onHangup: false, logger: logger)
             let admin = configuration.adminListener == nil ? nil : try await InProcessApplication.start(gateway.adminApplication(reloads: reloader))
             let app = try await InProcessApplication.start(gateway.application(reloads: reloader))
