@@ -150,7 +150,7 @@ private struct CollectingWriter: ResponseBodyWriter {
     let into: CollectedBody
 
     mutating func write(_ buffer: ByteBuffer) async throws {
-        into.bytes.withLock { $0.writeImmutableBuffer(buffer) }
+        _ = into.bytes.withLock { $0.writeImmutableBuffer(buffer) }
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}

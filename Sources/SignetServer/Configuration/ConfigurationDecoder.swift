@@ -30,7 +30,9 @@ final class ConfigurationDecoder {
             for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                 let at = path.isEmpty ? key : path + "." + key
                 guard valid.contains(key) else {
-                    if value == .null { continue }
+                    // An optional set to null is absent either way; a top-level key is refused
+                    // even so (it names no setting at all).
+                    if value == .null, !path.isEmpty { continue }
                     return (at, valid.sorted())
                 }
                 if let found = firstKeyNotAsked(in: value, at: at) { return found }
@@ -124,12 +126,24 @@ extension ConfigurationNumber where Self: FixedWidthInteger {
     }
 }
 
+// Every number type a setting may have: one missing here would decode itself from this decoder
+// again, without end.
 extension Int: ConfigurationNumber {}
-extension Int64: ConfigurationNumber {}
+extension Int8: ConfigurationNumber {}
+extension Int16: ConfigurationNumber {}
 extension Int32: ConfigurationNumber {}
+extension Int64: ConfigurationNumber {}
+extension UInt: ConfigurationNumber {}
 extension UInt8: ConfigurationNumber {}
 extension UInt16: ConfigurationNumber {}
 extension UInt32: ConfigurationNumber {}
+extension UInt64: ConfigurationNumber {}
+extension Float: ConfigurationNumber {
+    init?(configurationText text: String) {
+        guard let value = Float(text), value.isFinite else { return nil }
+        self = value
+    }
+}
 extension Double: ConfigurationNumber {
     init?(configurationText text: String) {
         guard let value = Double(text) else { return nil }

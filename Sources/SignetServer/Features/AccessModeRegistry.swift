@@ -34,7 +34,27 @@ enum AccessModeRegistry {
             guard let mode = mode(named: route.access.mode) else {
                 throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not one of \(modes.map(\.name).joined(separator: ", "))")
             }
+            try checkOptions(route.access, of: mode, at: at)
             try mode.check(route, configuration, at)
+        }
+    }
+
+    /// The options a route carries are its mode's, of their types, the required ones given: as
+    /// reading a file checks them, for a route made in code (an embedder's, a test's), where a
+    /// misspelt or mistyped option would otherwise read as off.
+    static func checkOptions(_ access: GatewayConfiguration.Route.Access, of mode: AccessMode, at: String) throws {
+        for (name, value) in access.options.sorted(by: { $0.key < $1.key }) {
+            guard let option = mode.options.first(where: { $0.name == name }) else {
+                throw ConfigurationError.invalid("\(at).\(name)", "\(at).\(name) is not an option of \(mode.name) routes")
+            }
+            switch (option.kind, value) {
+            case (.string, .string), (.bool, .bool): continue
+            case (.string, _): throw ConfigurationError(.wrongType, at: "\(at).\(name)", "\(at).\(name): expected a string")
+            case (.bool, _): throw ConfigurationError(.wrongType, at: "\(at).\(name)", "\(at).\(name): expected true or false")
+            }
+        }
+        for option in mode.options where option.required && access.options[option.name] == nil {
+            throw ConfigurationError.invalid("\(at).\(option.name)", "\(at).\(option.name): a \(mode.name) route needs \(option.purpose)")
         }
     }
 }

@@ -195,6 +195,7 @@ public struct SignetGateway: Sendable {
             guard let mode = AccessModeRegistry.mode(named: route.access.mode), let owner = AccessModeRegistry.owner(of: route.access.mode) else {
                 throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not an access mode")
             }
+            try AccessModeRegistry.checkOptions(route.access, of: mode, at: at)
             try mode.check(route, configuration, at)
             guard features.contains(where: { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) }) else {
                 throw ConfigurationError.invalid(

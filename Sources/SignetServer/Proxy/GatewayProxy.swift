@@ -63,7 +63,9 @@ struct GatewayProxy: Sendable {
             $0.upstreamSeconds = Self.seconds(elapsed)
         }
         var answer = ForwardedFields.inbound(upstreamResponse.head.headerFields)
-        let status = upstreamResponse.head.status
+        // The code's own reason phrase: the upstream's text (`403 internal: user 17 lacks role
+        // admin`) stays on its hop, and no response signature covers it.
+        let status = HTTPResponse.Status(code: upstreamResponse.head.status.code)
         guard let responseSigner, let signedRequest = context.signet.verifiedMessage else {
             if let length = upstreamResponse.head.headerFields[.contentLength] { answer[.contentLength] = length }
             switch upstreamResponse.body {

@@ -142,8 +142,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
         let written = context.eventLoop.makePromise(of: Void.self)
         let current = exchange
-        written.futureResult.whenSuccess { [self] in
-            if current == exchange { requestWritten = true }
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        written.futureResult.whenSuccess {
+            if current == bound.value.exchange { bound.value.requestWritten = true }
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
     }

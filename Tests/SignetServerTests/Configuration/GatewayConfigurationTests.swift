@@ -216,6 +216,8 @@ import Testing
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"access\": \"open\"}]}", "routes[0].prefix: missing"),
         ("{\"upstream\": \"http://x\", \"maxBodyByte\": 10}", "maxBodyByte\" is not a configuration key (valid there: "),
+        // At the top, a key given null names no setting either.
+        ("{\"upstream\": \"http://x\", \"maxBodyByte\": null}", "maxBodyByte\" is not a configuration key"),
         ("not json", "not valid JSON"),
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\"}, {\"keyId\": 1, \"keyFile\": \"b\"}]}}", "ohttp.keys[1].keyId: 1 is also ohttp.keys[0]'s"),
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 256, \"keyFile\": \"a\"}]}}", "ohttp.keys[0].keyId: 256 is not 0 to 255"),

@@ -115,6 +115,19 @@ import Testing
         }
     }
 
+    /// The upstream's reason phrase stays on its hop: it may say what the app did not mean to
+    /// tell, and no response signature covers it.
+    @Test func theClientGetsTheStatusWithItsOwnReasonPhrase() async throws {
+        let upstream = try RecordingUpstream()
+        upstream.answer(.respond(status: HTTPResponse.Status(code: 403, reasonPhrase: "internal: user 17 lacks role admin"), fields: [], body: []))
+        try await Self.gateway(upstream).application().test(.router) { client in
+            let answer = try await client.execute(uri: "/public/x", method: .get)
+            #expect(answer.status.code == 403 && !answer.status.reasonPhrase.contains("internal"), "\(answer.status)")
+            // What HTTP/1 then writes: the code's own phrase.
+            #expect(HTTPResponseStatus(statusCode: answer.status.code, reasonPhrase: answer.status.reasonPhrase).reasonPhrase == "Forbidden")
+        }
+    }
+
     @Test(arguments: [
         (UpstreamFailure.unreachable, HTTPResponse.Status.badGateway, "upstream_unreachable"),
         (.closedBeforeAnswer, .serviceUnavailable, "upstream_unavailable"),

@@ -10,7 +10,8 @@ import SignetStore
 import SignetTestSupport
 import Testing
 
-/// The gateway over real HTTP on loopback, in front of the example backend, with a SQLite store.
+/// The gateway in-process (a router harness), in front of the example backend behind the recording
+/// upstream, with a SQLite store.
 @Suite(.awaitsCleanups) struct GatewayEndToEndTests {
     @Test func aRegisteredDeviceReachesTheBackendAndTheResponseIsSigned() async throws {
         let harness = try await GatewayHarness.start(transport: .router)

@@ -59,6 +59,30 @@ import Testing
         try Self.gateway().checkRouteOwners(Self.routes)
     }
 
+    /// A route made in code is held to what a file is: an option its mode does not take (misspelt,
+    /// or another mode's), of the wrong type, or a required one missing stops the gateway, rather
+    /// than read as off — a weaker gate than the one written.
+    @Test(arguments: [
+        GatewayConfiguration.Route.Access(mode: "password", options: ["requireAuthint": .bool(true)]),
+        .init(mode: "password", options: ["requireAuthInt": .string("true")]),
+        .init(mode: "app-token", options: ["audiance": .string("payments")]),
+        .init(mode: "device-key", options: ["keyId": .string("bank-v1")]),
+        .init(mode: "legacy-query-hmac"),
+    ])
+    func aRouteMadeInCodeWithOptionsItsModeDoesNotTakeCannotStart(_ access: GatewayConfiguration.Route.Access) throws {
+        let routes: [GatewayConfiguration.Route] = [.init(prefix: "/pay", access: access), .init(prefix: "/", access: .open)]
+        let refused = #expect(throws: ConfigurationError.self) {
+            _ = try Self.gateway {
+                $0.routes = routes
+                $0.passwords = .init(realm: "r")
+                $0.tokens = .init(issuer: "i", audience: ["payments"], keyFile: "/nonexistent/tokens.pem")
+            }
+        }
+        #expect(refused?.path.hasPrefix("routes[0]") == true, "\(String(describing: refused))")
+        let error = #expect(throws: ConfigurationError.self) { try Self.gateway().checkRouteOwners(routes) }
+        #expect(error?.path.hasPrefix("routes[0].") == true, "\(String(describing: error))")
+    }
+
     @Test func eachRouteAsksWhatItsAccessModeSays() async throws {
         let gateway = try Self.gateway()
         try await gateway.application().test(.router) { client in

@@ -8,7 +8,7 @@ import SignetTestSupport
 import Testing
 
 /// Requests encrypted to the gateway (RFC 9458 over RFC 9292), through the same pipeline as plain
-/// ones, over real HTTP on loopback.
+/// ones, through the gateway in-process.
 @Suite(.awaitsCleanups) struct ObliviousGatewayTests {
     static func start(
         failuresPerMinute: Int = 30,

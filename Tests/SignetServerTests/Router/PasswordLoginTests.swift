@@ -7,8 +7,8 @@ import SignetServer
 import SignetTestSupport
 import Testing
 
-/// Password routes through the gateway over real sockets: Digest as RFC 7616 has it, Basic only
-/// where allowed, failures limited, and an unknown user indistinguishable from a wrong password.
+/// Password routes through the gateway, in-process: Digest as RFC 7616 has it, Basic only where
+/// allowed, failures limited, and an unknown user indistinguishable from a wrong password.
 @Suite(.awaitsCleanups) struct PasswordLoginTests {
     static func echo(_ answer: GatewayHarness.Answer) throws -> [String: String] {
         try #require(answer.json["headers"] as? [String: String], "\(answer.status) \(answer.text)")
@@ -280,6 +280,23 @@ import Testing
         #expect(try Self.echo(answer)["authorization"] == nil)
         // auth-int routes take no Basic at all.
         #expect(try await Self.send(development, "/echo/int/b", basic).reason == "credentials_missing")
+    }
+
+    /// Whether Basic is safe depends on the scheme clients use: a reload that drops `https` stops
+    /// taking it at once, although `passwords` is unchanged (found in review: the running
+    /// authenticator, kept for its lockouts, still took passwords in clear until a restart).
+    @Test func aReloadThatDropsHTTPSStopsTakingBasic() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(transport: .router) { $0.publicScheme = "https" }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Aladdin", password: "open sesame")
+        let basic = BasicCredentials(username: "Aladdin", password: "open sesame").fieldValue
+        #expect(try await Self.send(harness, "/echo/password/b", basic).status == 200)
+        let reloader = harness.gateways[0].reloader
+        var plain = try #require(reloader.configuration)
+        plain.publicScheme = nil
+        try reloader.reload(to: plain)
+        let refused = try await Self.send(harness, "/echo/password/b", basic)
+        #expect(refused.status == 403 && refused.reason == "insecure_transport", "\(refused.text)")
     }
 
     // MARK: No oracle, and limits

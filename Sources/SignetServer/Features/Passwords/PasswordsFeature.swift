@@ -18,14 +18,16 @@ struct PasswordsFeature: GatewayFeature {
     let dependencies: FeatureDependencies
     let login: PasswordAuthenticator
 
-    /// `nil` without `passwords`. A reload that leaves `passwords` as it was keeps the running
-    /// authenticator, and with it the failed attempts: a SIGHUP unlocks no one.
+    /// `nil` without `passwords`. A reload that leaves `passwords` (and the scheme clients use) as
+    /// it was keeps the running authenticator, and with it the failed attempts: a SIGHUP unlocks no one.
     init?(_ context: FeatureContext) throws {
         let configuration = context.configuration
         guard let loginConfiguration = configuration.passwordLogin else { return nil }
         dependencies = context.dependencies
         if let previous = context.previous(Self.self), let previousConfiguration = context.previousConfiguration,
-            previousConfiguration.passwords == configuration.passwords
+            previousConfiguration.passwords == configuration.passwords,
+            // Whether Basic is taken depends on the scheme clients use, which a reload may change.
+            previousConfiguration.signedScheme == configuration.signedScheme
         {
             login = previous.login
         } else {
