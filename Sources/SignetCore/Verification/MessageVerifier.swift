@@ -235,7 +235,7 @@ public struct MessageVerifier: Sendable {
         // A field `Connection` names is hop-by-hop (RFC 9110 §7.6.1): the next hop removes it, so a
         // covered one would not reach the application — `Connection: content-type` would strip the
         // type the signature vouched for. Names read as CGI-style servers read them (`_` as `-`).
-        let hopByHop = Set(FieldList.members(message.fieldValues("connection")).map(Self.fieldName))
+        let hopByHop = Set(FieldList.members(message.fieldValues("connection")).map(CGIFieldName.folded))
         if !hopByHop.isEmpty,
             let named = components.first(where: { !$0.name.hasPrefix("@") && hopByHop.contains($0.name) })
         {
@@ -288,10 +288,6 @@ public struct MessageVerifier: Sendable {
             }
             throw lastError ?? SignetError(.signatureInvalid, "no key verified")
         }
-    }
-
-    private static func fieldName(_ text: String) -> String {
-        String(decoding: text.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) }, as: UTF8.self)
     }
 
     private func algorithm(for record: KeyRecord, messageAlg: String?) throws -> any SignatureAlgorithm {

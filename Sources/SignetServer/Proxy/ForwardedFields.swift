@@ -87,11 +87,7 @@ enum ForwardedFields {
     }
 
     /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.
-    static func normalized(_ name: String) -> String {
-        // Names come lowercased from HTTPTypes; most have no `_`: no copy then.
-        if !name.utf8.contains(where: { $0 == UInt8(ascii: "_") || ($0 >= 0x41 && $0 <= 0x5A) }) { return name }
-        return String(decoding: name.utf8.map { $0 == UInt8(ascii: "_") ? UInt8(ascii: "-") : ($0 | (($0 >= 0x41 && $0 <= 0x5A) ? 0x20 : 0)) }, as: UTF8.self)
-    }
+    static func normalized(_ name: String) -> String { CGIFieldName.folded(name) }
 
     /// Fields that speak for the gateway about the client, or redirect the framework behind it.
     static let spoofable: Set<String> = [
