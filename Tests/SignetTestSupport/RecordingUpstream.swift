@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
 import NIOCore
+import ServiceLifecycle
 import SignetServer
 import Synchronization
 
@@ -94,5 +95,9 @@ package final class RecordingUpstream: UpstreamTransport {
         if let failure = state.withLock({ $0.probe }) { throw failure }
     }
     package func closeIdle() {}
-    package func run() async throws {}
+    /// Runs until the gateway shuts down, as the real upstream client does: a service that
+    /// returned at once would end its service group, and with it the gateway's other services.
+    package func run() async throws {
+        try? await gracefulShutdown()
+    }
 }

@@ -51,7 +51,7 @@ import X509
         let google = try await Self.statusServer(answer)
         Cleanup.after { await google.stop() }
         let revokedBatch = try GatewayHarness.androidCA.issueBatch()
-        let harness = try await GatewayHarness.start {
+        let harness = try await GatewayHarness.start(transport: .router) {
             $0.development = true  // a fetch a second, for the test
             $0.androidAttestation?.statusList = .init(url: "http://127.0.0.1:\(google.port)/attestation/status")
             $0.androidAttestation?.statusList?.refreshSeconds = 1

@@ -166,7 +166,7 @@ import Testing
         Cleanup.after { try? FileManager.default.removeItem(at: folder) }
         let keyFile = folder.appendingPathComponent("AuthKey.p8").path
         try Data(developer.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyFile))
-        let harness = try await GatewayHarness.start { configuration in
+        let harness = try await GatewayHarness.start(transport: .router) { configuration in
             configuration.appAttest?.maxRiskMetric = 5
             configuration.appAttest?.riskAction = action
             configuration.appAttest?.receiptExchange = .init(
