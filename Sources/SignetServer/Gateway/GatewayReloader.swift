@@ -77,7 +77,8 @@ public final class GatewayReloader: Service, Sendable {
                 store: current.gateway.store,
                 logger: current.gateway.logger,
                 clock: current.gateway.clock,
-                continuing: current.gateway
+                continuing: current.gateway,
+                validated: true
             )
             // Both listeners, within one critical section: no request sees one new and one old.
             // A request whose body is still arriving is judged by `next` when it completes

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -76,7 +77,7 @@ extension SignetGateway {
         try configuration.checkFiles()
         let store = try await configuration.store.open(logger: logger)
         do {
-            return try SignetGateway(configuration: configuration, store: store, logger: logger)
+            return try SignetGateway(configuration: configuration, store: store, logger: logger, clock: Date.init, continuing: nil, validated: true)
         } catch {
             try? await store.shutdown()
             throw error

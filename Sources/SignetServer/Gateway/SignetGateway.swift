@@ -96,15 +96,19 @@ public struct SignetGateway: Sendable {
     /// A gateway for `configuration` that carries on from `previous` (a reload, ``GatewayReloader``):
     /// the console's activity, the metrics, the upstream's connections, the servers and, while
     /// `passwords` is unchanged, the login limits stay; everything else is built anew.
+    ///
+    /// - Parameter validated: The caller validated `configuration` already (a start, a reload):
+    ///   it is not validated again.
     init(
         configuration: GatewayConfiguration,
         store: any SignetStorage,
         logger: Logger,
         clock: @escaping @Sendable () -> Date,
         continuing previous: SignetGateway?,
-        upstream transport: (any UpstreamTransport)? = nil
+        upstream transport: (any UpstreamTransport)? = nil,
+        validated: Bool = false
     ) throws {
-        try configuration.validate()
+        if !validated { try configuration.validate() }
         self.configuration = configuration
         self.store = store
         self.logger = logger
