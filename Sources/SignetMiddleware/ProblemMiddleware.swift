@@ -52,7 +52,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     source: signet?.clientAddress
                 )
             }
-            return ProblemResponse.make(problem, debug: debug)
+            return ProblemResponse.make(problem, debug: debug, challenges: ProblemResponse.challenges(of: error))
         }
     }
 }

@@ -15,13 +15,16 @@ public enum ProblemResponse {
     }
 
     /// The problem document for `error`; with `debug`, also the signature base the verifier built.
-    public static func make(_ error: SignetError, debug: Bool) -> Response {
-        let (status, headers, json) = parts(error, debug: debug)
+    ///
+    /// - Parameter challenges: `WWW-Authenticate` values (``ChallengedRefusal``); a `401` without
+    ///   them asks for a signature (`Bearer` for the admin API).
+    public static func make(_ error: SignetError, debug: Bool, challenges: [String] = []) -> Response {
+        let (status, headers, json) = parts(error, debug: debug, challenges: challenges)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
     }
 
     /// Status, header fields and JSON body of the answer, for writers below Hummingbird's `Response`.
-    package static func parts(_ error: SignetError, debug: Bool) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
+    package static func parts(_ error: SignetError, debug: Bool, challenges: [String] = []) -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
         let status = status(for: error.code)
         var document: [String: Any] = [
             // RFC 9458 §5.3 names its own problem type, which Oblivious HTTP clients look for.
@@ -37,8 +40,8 @@ public enum ProblemResponse {
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        if !error.challenges.isEmpty {
-            for challenge in error.challenges { headers.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
+        if !challenges.isEmpty {
+            for challenge in challenges { headers.append(HTTPField(name: .wwwAuthenticate, value: challenge)) }
         } else if status == .unauthorized {
             headers[.wwwAuthenticate] = error.code == .adminUnauthorized ? "Bearer" : "Signature"
         }
@@ -50,6 +53,7 @@ public enum ProblemResponse {
     /// `internal_error` with nothing of the original in the answer.
     public static func signetError(from error: any Error) -> SignetError {
         if let error = error as? SignetError { return error }
+        if let refusal = error as? ChallengedRefusal { return refusal.error }
         if let error = error as? any HTTPResponseError {
             switch error.status {
             case .notFound: return SignetError(.notFound, "no such route")
@@ -61,6 +65,11 @@ public enum ProblemResponse {
             }
         }
         return SignetError(.internalError, "the server failed to handle the request")
+    }
+
+    /// The `WWW-Authenticate` values a thrown error asks the answer to carry.
+    public static func challenges(of error: any Error) -> [String] {
+        (error as? ChallengedRefusal)?.challenges ?? []
     }
 
     static func title(_ status: HTTPResponse.Status) -> String {

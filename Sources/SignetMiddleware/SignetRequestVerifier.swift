@@ -116,7 +116,6 @@ public struct SignetRequestVerifier: Sendable {
             "\(error.reason); the gateway verified @scheme \(target.scheme), @authority \(target.authority), @target-uri \(target.targetURI)",
             signatureBase: error.signatureBase
         )
-        named.challenges = error.challenges
         named.retryAfterSeconds = error.retryAfterSeconds
         return named
     }

@@ -37,9 +37,6 @@ public struct SignetError: Error, Sendable, Hashable, CustomStringConvertible, C
     public let reason: String
     /// The signature base the verifier built, when it got that far (debug aid).
     public internal(set) var signatureBase: String?
-    /// `WWW-Authenticate` values a server answers with, in order (Digest and Basic challenges);
-    /// empty for the default of the code's status.
-    public var challenges: [String] = []
     /// Seconds after which the client may try again (`Retry-After`), for limits that lift.
     public var retryAfterSeconds: Int?
 

@@ -90,10 +90,8 @@ public final class PasswordAuthenticator: Sendable {
     }
 
     /// `error` with this route's challenges attached.
-    func challenging(_ error: SignetError, route: PasswordRouteOptions, stale: Bool = false, now: Date) async -> SignetError {
-        var error = error
-        error.challenges = (try? await challenges(for: route, stale: stale, now: now)) ?? []
-        return error
+    func challenging(_ error: SignetError, route: PasswordRouteOptions, stale: Bool = false, now: Date) async -> ChallengedRefusal {
+        ChallengedRefusal(error, challenges: (try? await challenges(for: route, stale: stale, now: now)) ?? [])
     }
 
     // MARK: Authentication

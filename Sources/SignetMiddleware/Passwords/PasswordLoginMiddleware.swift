@@ -73,10 +73,10 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         let login: PasswordLogin
         do {
             login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, clock: clock)
-        } catch var error as SignetError where signatures != nil && error.code == .credentialsMissing {
+        } catch var refusal as ChallengedRefusal where signatures != nil && refusal.error.code == .credentialsMissing {
             // Either way in: a device may sign instead.
-            error.challenges.append("Signature")
-            throw error
+            refusal.challenges.append("Signature")
+            throw refusal
         }
         request = Self.removingAuthorization(request, keep: route.keepAuthorization)
         let limit = maximumBodyBytes

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+import SignetCore
+
+/// A refusal that tells the client how to authenticate: the reason code, and the
+/// `WWW-Authenticate` challenges the answer carries (Digest and Basic for the route, `Signature`
+/// where a device may sign instead). A server concern, kept out of SignetCore's error, which the
+/// client SDK links: ``ProblemResponse`` writes the challenges, and reads the code through
+/// ``ProblemResponse/signetError(from:)`` as for any other refusal.
+public struct ChallengedRefusal: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, with its stable code.
+    public var error: SignetError
+    /// `WWW-Authenticate` values, in the order offered.
+    public var challenges: [String]
+
+    public init(_ error: SignetError, challenges: [String]) {
+        self.error = error
+        self.challenges = challenges
+    }
+
+    public var description: String { error.description }
+}
