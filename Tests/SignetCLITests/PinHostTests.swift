@@ -23,7 +23,7 @@ import Testing
         )
         try #require(made.status == 0)
         _ = try await SignetProcess.run("openssl", ["genpkey", "-algorithm", "ed25519", "-out", "spare.pem"], in: dir)
-        let (server, port) = try Self.openSSLServer(in: dir)
+        let (server, port) = try await Self.openSSLServer(in: dir)
         defer { Self.stop(server) }
         var served = try await SignetProcess.signet(["pin", "--host", "127.0.0.1:\(port)", "--backup-key", "spare.pem"], in: dir)
         for _ in 0..<50 where served.status != 0 {
@@ -57,7 +57,7 @@ import Testing
             in: dir
         )
         try #require(made.status == 0, "\(made.stderr)")
-        let (server, port) = try Self.openSSLServer(in: dir, "-www")
+        let (server, port) = try await Self.openSSLServer(in: dir, "-www")
         defer { Self.stop(server) }
         let pin = try #require(try await SignetProcess.signet(["pin", "--cert", "c.pem"], in: dir).lines.first?.split(separator: " ").first)
         let url = "https://127.0.0.1:\(port)/"
@@ -73,18 +73,41 @@ import Testing
         #expect(refused.status != 0 && refused.stderr.contains("pin_mismatch"), "\(refused.stderr)")
     }
 
-    /// `openssl s_server` with `c.pem`/`k.pem` of `dir` on a random port.
-    static func openSSLServer(in dir: URL, _ extra: String...) throws -> (Process, Int) {
-        let port = Int.random(in: 41_000...48_000)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-quiet"] + extra
-        server.currentDirectoryURL = dir
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        server.standardInput = Pipe.closedOnExec()
-        try server.run()
-        return (server, port)
+    /// `openssl s_server` with `c.pem`/`k.pem` of `dir` on a random port, once it accepts
+    /// connections: on a loaded machine it takes seconds to start, and a port already taken ends
+    /// it (then another port is tried).
+    static func openSSLServer(in dir: URL, _ extra: String...) async throws -> (Process, Int) {
+        for _ in 0..<5 {
+            let port = Int.random(in: 41_000...48_000)
+            let server = Process()
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            server.arguments = ["openssl", "s_server", "-accept", String(port), "-cert", "c.pem", "-key", "k.pem", "-quiet"] + extra
+            server.currentDirectoryURL = dir
+            server.standardOutput = FileHandle.nullDevice
+            server.standardError = FileHandle.nullDevice
+            server.standardInput = Pipe.closedOnExec()
+            try server.run()
+            for _ in 0..<300 where server.isRunning {
+                if Self.accepts(port: port) { return (server, port) }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if server.isRunning { Self.stop(server) }
+        }
+        throw CancellationError()
+    }
+
+    /// Whether something accepts a TCP connection on 127.0.0.1:`port` now.
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
     }
 
     /// SIGKILL: children of Foundation's Process start with signals blocked, SIGTERM included.
