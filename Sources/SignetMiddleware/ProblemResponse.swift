@@ -16,8 +16,11 @@ public enum ProblemResponse {
 
     /// The problem document for `error`; with `debug`, also the signature base the verifier built.
     ///
-    /// - Parameter challenges: `WWW-Authenticate` values (``ChallengedRefusal``); a `401` without
-    ///   them asks for a signature (`Bearer` for the admin API).
+    /// - Parameters:
+    ///   - error: The refusal, with its stable code.
+    ///   - debug: Add the signature base the verifier built (never in production).
+    ///   - challenges: `WWW-Authenticate` values (``ChallengedRefusal``); a `401` without them asks
+    ///     for a signature (`Bearer` for the admin API).
     public static func make(_ error: SignetError, debug: Bool, challenges: [String] = []) -> Response {
         let (status, headers, json) = parts(error, debug: debug, challenges: challenges)
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: json)))
