@@ -357,19 +357,15 @@ public final class GatewayHarness: Sendable {
         client: HTTPClient = .shared
     ) async throws -> Answer {
         if let (app, authority, target) = InProcessRegistry.find(url) {
-            var fields = HTTPFields()
-            for (name, value) in headers { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
             let sendsBody = body.map { !$0.isEmpty || method == "POST" } ?? false
             let answer = try await app.execute(
                 method: HTTPRequest.Method(method)!,
                 authority: authority,
                 target: target,
-                fields: fields,
+                fields: try fields(headers),
                 body: sendsBody ? ByteBuffer(bytes: body ?? []) : nil
             )
-            var answerHeaders = HTTPHeaders()
-            for field in answer.head.headerFields { answerHeaders.add(name: field.name.rawName, value: field.value) }
-            return Answer(status: answer.head.status.code, headers: answerHeaders, body: Array(answer.body.readableBytesView))
+            return Self.answer(answer.head, answer.body)
         }
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
@@ -392,21 +388,14 @@ public final class GatewayHarness: Sendable {
         gateway: Int = 0
     ) async throws -> Answer {
         guard let (app, own, _) = InProcessRegistry.find(url(gateway)) else { throw HarnessError("sendAsWritten needs a router harness") }
-        var headers = HTTPFields()
-        for (name, value) in fields {
-            guard let name = HTTPField.Name(name) else { throw HarnessError("\(name) is not a field name") }
-            headers.append(HTTPField(name: name, value: value))
-        }
         let answer = try await app.execute(
             method: HTTPRequest.Method(method)!,
             authority: authority ?? own,
             target: target,
-            fields: headers,
+            fields: try Self.fields(fields),
             body: body.map { ByteBuffer(bytes: $0) }
         )
-        var answerHeaders = HTTPHeaders()
-        for field in answer.head.headerFields { answerHeaders.add(name: field.name.rawName, value: field.value) }
-        return Answer(status: answer.head.status.code, headers: answerHeaders, body: Array(answer.body.readableBytesView))
+        return Self.answer(answer.head, answer.body)
     }
 
     /// A request to a router harness's gateway whose head goes now and whose body follows when the
@@ -418,12 +407,17 @@ public final class GatewayHarness: Sendable {
         gateway: Int = 0
     ) throws -> HeldRequest {
         guard let (app, authority, _) = InProcessRegistry.find(url(gateway)) else { throw HarnessError("openAsWritten needs a router harness") }
-        var headers = HTTPFields()
-        for (name, value) in fields {
+        return app.open(method: HTTPRequest.Method(method)!, authority: authority, target: target, fields: try Self.fields(fields))
+    }
+
+    /// Header fields as a test writes them, by name and value.
+    static func fields(_ pairs: [(String, String)]) throws -> HTTPFields {
+        var fields = HTTPFields()
+        for (name, value) in pairs {
             guard let name = HTTPField.Name(name) else { throw HarnessError("\(name) is not a field name") }
-            headers.append(HTTPField(name: name, value: value))
+            fields.append(HTTPField(name: name, value: value))
         }
-        return app.open(method: HTTPRequest.Method(method)!, authority: authority, target: target, fields: headers)
+        return fields
     }
 
     /// An answer of the in-process gateway, as ``Answer``.
