@@ -13,7 +13,8 @@ import SignetStore
 import SignetTestSupport
 import Testing
 
-/// One signed request, copied 1,000 times and sent at once: exactly one copy may reach the backend.
+/// One signed request, copied 1,000 times and sent at once over sockets to two instances on one
+/// PostgreSQL: exactly one copy may reach the backend. (One gateway on SQLite: ExactlyOnceRouterTests.)
 @Suite(.awaitsCleanups) struct ExactlyOnceTests {
     static let copies = 1000
 
@@ -106,16 +107,5 @@ import Testing
         // The next assertion (counter 2) with a fresh nonce is accepted; the stored counter moved.
         let next = try SimulatedAppAttestSigner(device: device).sign(request, created: Date(), nonce: Nonce.random())
         #expect(try await GatewayHarness.send(next.sent(to: harness.url(0))).status == 201)
-    }
-
-    @Test func oneGatewayOnSQLiteLetsExactlyOneCopyThrough() async throws {
-        let harness = try await GatewayHarness.start(store: .sqlite) { $0.debug = false }
-        Cleanup.after { try await harness.stop() }
-        let device = try await harness.register()
-        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
-        let statuses = try await Self.storm(signed, gateways: [harness.url(0)])
-        #expect(statuses["201 "] == 1, "\(statuses)")
-        #expect(statuses["401 nonce_replayed"] == Self.copies - 1, "\(statuses)")
-        #expect(harness.backend.receivedCount == 1)
     }
 }
