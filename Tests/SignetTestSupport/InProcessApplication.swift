@@ -76,7 +76,11 @@ package final class InProcessApplication: Sendable {
             head: HTTPRequest(method: method, scheme: "http", authority: authority, path: target, headerFields: fields),
             body: RequestBody(buffer: body ?? ByteBuffer())
         )
-        let response = try await respond(request, peer)
+        return try await Self.collect(try await respond(request, peer))
+    }
+
+    /// A response with its body read whole, as a socket would have carried it.
+    static func collect(_ response: Response) async throws -> (head: HTTPResponse, body: ByteBuffer) {
         let collected = CollectedBody()
         try await response.body.write(CollectingWriter(into: collected))
         return (response.head, collected.bytes.withLock { $0 })
@@ -99,12 +103,7 @@ package final class InProcessApplication: Sendable {
             body: RequestBody(asyncSequence: parts)
         )
         let respond = self.respond
-        let answer = Task {
-            let response = try await respond(request, peer)
-            let collected = CollectedBody()
-            try await response.body.write(CollectingWriter(into: collected))
-            return (head: response.head, body: collected.bytes.withLock { $0 })
-        }
+        let answer = Task { try await Self.collect(try await respond(request, peer)) }
         return HeldRequest(source: source, answer: answer)
     }
 

@@ -27,22 +27,30 @@ enum AccessModeRegistry {
     /// The feature type that owns the mode `name`.
     static func owner(of name: String) -> (any GatewayFeature.Type)? { owners[name]?.owner }
 
-    /// Checks every route's mode against the configuration (``AccessMode/check``).
+    /// Checks every route's mode against the configuration (``check(_:at:in:)``).
     static func check(_ configuration: GatewayConfiguration) throws {
         for (index, route) in configuration.routes.enumerated() {
-            let at = "routes[\(index)]"
-            guard let mode = mode(named: route.access.mode) else {
-                throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not one of \(modes.map(\.name).joined(separator: ", "))")
-            }
-            try checkOptions(route.access, of: mode, at: at)
-            try mode.check(route, configuration, at)
+            _ = try check(route, at: "routes[\(index)]", in: configuration)
         }
+    }
+
+    /// Checks one route: its mode is registered, its options are the mode's, and the mode's check
+    /// against the configuration passes (``AccessMode/check``); returns the mode's owner.
+    ///
+    /// - Throws: ``ConfigurationError`` at `at` (`routes[2]`) or below it.
+    static func check(_ route: GatewayConfiguration.Route, at: String, in configuration: GatewayConfiguration) throws -> any GatewayFeature.Type {
+        guard let (mode, owner) = owners[route.access.mode] else {
+            throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not one of \(modes.map(\.name).joined(separator: ", "))")
+        }
+        try checkOptions(route.access, of: mode, at: at)
+        try mode.check(route, configuration, at)
+        return owner
     }
 
     /// The options a route carries are its mode's, of their types, the required ones given: as
     /// reading a file checks them, for a route made in code (an embedder's, a test's), where a
     /// misspelt or mistyped option would otherwise read as off.
-    static func checkOptions(_ access: GatewayConfiguration.Route.Access, of mode: AccessMode, at: String) throws {
+    private static func checkOptions(_ access: GatewayConfiguration.Route.Access, of mode: AccessMode, at: String) throws {
         for (name, value) in access.options.sorted(by: { $0.key < $1.key }) {
             guard let option = mode.options.first(where: { $0.name == name }) else {
                 throw ConfigurationError.invalid("\(at).\(name)", "\(at).\(name) is not an option of \(mode.name) routes")

@@ -80,7 +80,7 @@ struct RequestCompletionResponder: HTTPResponder {
             limit = maximumBodyBytes
             // A request without a body has nothing to hold back: its gate judges it at once.
             let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
-            if hasBody, let routes, let requirement = AccessModeRegistry.mode(named: routes.access(method: request.method.rawValue, path: routed).mode)?.signature {
+            if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
                 try await verifier.screen(
                     request,
                     receivedTarget: routed == received ? nil : received,

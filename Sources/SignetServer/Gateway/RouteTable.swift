@@ -13,6 +13,9 @@ struct RouteTable: Sendable {
         var prefix: String
         var methods: Set<String>?
         var access: GatewayConfiguration.Route.Access
+        /// What a request's signature must meet, for modes that take one (``AccessMode/signature``),
+        /// looked up once here rather than per request.
+        var signature: AccessRequirement?
     }
 
     /// One Hummingbird route: a path (`/a/b` or `/a/b/**`), a method and what it demands.
@@ -33,7 +36,8 @@ struct RouteTable: Sendable {
                 prefix: prefix.lowercased(),
                 // HEAD follows GET's rule, as nginx's `limit_except GET` does: it runs the same handler.
                 methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
-                access: $0.access
+                access: $0.access,
+                signature: AccessModeRegistry.mode(named: $0.access.mode)?.signature
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
@@ -55,6 +59,13 @@ struct RouteTable: Sendable {
     /// What a request must bring; `verified` when nothing matches (closed by default).
     func access(method: String, path: String) -> GatewayConfiguration.Route.Access {
         entry(method: method, path: path)?.access ?? .verified
+    }
+
+    /// What a request's signature must meet, for routes that take one; any signature when nothing
+    /// matches (the route is `verified`).
+    func signature(method: String, path: String) -> AccessRequirement? {
+        guard let entry = entry(method: method, path: path) else { return .verified }
+        return entry.signature
     }
 
     /// The rule that decides a request: the longest matching prefix whose methods include it.

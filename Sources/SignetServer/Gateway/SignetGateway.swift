@@ -69,6 +69,11 @@ public struct SignetGateway: Sendable {
     func feature<Feature: GatewayFeature>(_ type: Feature.Type) -> Feature? {
         features.lazy.compactMap { $0 as? Feature }.first
     }
+
+    /// The configured feature of type `owner` (an access mode's, from the registry).
+    func feature(ownedBy owner: any GatewayFeature.Type) -> (any GatewayFeature)? {
+        features.first { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) }
+    }
     /// What the client listener serves: everything, unless the operators have a listener of their own.
     var clientSurfaces: RouteSurfaces { configuration.adminListener == nil ? .all : .client }
 
@@ -196,12 +201,8 @@ public struct SignetGateway: Sendable {
     package func checkRouteOwners(_ routes: [GatewayConfiguration.Route]) throws {
         for (index, route) in routes.enumerated() {
             let at = "routes[\(index)]"
-            guard let mode = AccessModeRegistry.mode(named: route.access.mode), let owner = AccessModeRegistry.owner(of: route.access.mode) else {
-                throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not an access mode")
-            }
-            try AccessModeRegistry.checkOptions(route.access, of: mode, at: at)
-            try mode.check(route, configuration, at)
-            guard features.contains(where: { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) }) else {
+            let owner = try AccessModeRegistry.check(route, at: at, in: configuration)
+            guard feature(ownedBy: owner) != nil else {
                 throw ConfigurationError.invalid(
                     "\(at).access",
                     "\(at).access: \(route.access.mode) routes need their feature configured; no part of this configuration admits them"

@@ -42,7 +42,7 @@ enum ForwardedFields {
             // read `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read
             // in its place.
             if field.name.canonicalName.utf8.contains(UInt8(ascii: "_")) { return true }
-            let name = normalized(field.name.canonicalName)
+            let name = CGIFieldName.folded(field.name.canonicalName)
             return name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name) || connectionListed.contains(name)
         }
         if let identity {
@@ -74,7 +74,7 @@ enum ForwardedFields {
         let connectionListed = listed(in: fields[values: .connection])
         var out = fields
         out.removeAll { field in
-            let name = normalized(field.name.canonicalName)
+            let name = CGIFieldName.folded(field.name.canonicalName)
             return hopByHop.contains(name) || connectionListed.contains(name)
         }
         return out
@@ -85,9 +85,6 @@ enum ForwardedFields {
     static func fieldText(_ text: String) -> String {
         FormURLEncoding.percentEncode(text.utf8) { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }
     }
-
-    /// Lowercased, `_` read as `-`: the name as a CGI-style server would see it.
-    static func normalized(_ name: String) -> String { CGIFieldName.folded(name) }
 
     /// Fields that speak for the gateway about the client, or redirect the framework behind it.
     static let spoofable: Set<String> = [
@@ -112,7 +109,7 @@ enum ForwardedFields {
     }
 
     private static func listed(in values: [String]) -> Set<String> {
-        Set(FieldList.members(values).map(normalized))
+        Set(FieldList.members(values).map(CGIFieldName.folded))
     }
 }
 

@@ -47,9 +47,7 @@ extension SignetGateway {
     /// still fail to build, the route refuses every request rather than fall to the route above it.
     private func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> RouteGate {
         do {
-            guard let owner = AccessModeRegistry.owner(of: access.mode),
-                let feature = features.first(where: { ObjectIdentifier(type(of: $0)) == ObjectIdentifier(owner) })
-            else {
+            guard let owner = AccessModeRegistry.owner(of: access.mode), let feature = feature(ownedBy: owner) else {
                 throw ConfigurationError.invalid("routes", "routes: \(access.mode) has no owner")
             }
             return try feature.gate(for: access, listener: listener)
