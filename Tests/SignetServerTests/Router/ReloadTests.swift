@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import Logging
 import SignetCore
 import SignetServer
 import SignetTestSupport
@@ -144,6 +145,16 @@ import Testing
             headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
         )
         #expect(after.status == 429 && after.reason == "rate_limited", "\(after.status) \(after.text)")
+    }
+
+    /// A reload asked of a reloader that serves nothing yet, or was given nothing to read, is the
+    /// embedder's mistake: a ConfigurationError, not a client's `malformed_message`.
+    @Test func aReloadBeforeServingOrWithNothingToReadIsAConfigurationError() throws {
+        let reloader = GatewayReloader(onHangup: false, logger: Logger(label: "signet.test.reload"))
+        let early = #expect(throws: ConfigurationError.self) { try reloader.reload(to: GatewayConfiguration(upstream: "http://127.0.0.1:9")) }
+        #expect(early?.kind == .restartRequired, "\(String(describing: early))")
+        let nothing = #expect(throws: ConfigurationError.self) { try reloader.reload() }
+        #expect(nothing?.kind == .file, "\(String(describing: nothing))")
     }
 
     @Test func aRefusedConfigurationKeepsTheRunningOne() async throws {
