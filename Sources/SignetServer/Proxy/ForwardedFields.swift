@@ -124,4 +124,7 @@ extension HTTPField.Name {
     static let xForwardedProto = Self("X-Forwarded-Proto")!
     static let xForwardedHost = Self("X-Forwarded-Host")!
     static let forwarded = Self("Forwarded")!
+    static let signature = Self("Signature")!
+    static let signatureInput = Self("Signature-Input")!
+    static let contentDigest = Self("Content-Digest")!
 }

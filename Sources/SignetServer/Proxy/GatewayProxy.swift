@@ -85,7 +85,15 @@ struct GatewayProxy: Sendable {
         } catch let failure as UpstreamFailure {
             throw Self.error(failure)
         }
-        return try sign(status: status, headers: answer, body: responseBody, request: signedRequest, signer: responseSigner)
+        return try sign(
+            status: status,
+            method: request.method,
+            headers: answer,
+            upstreamLength: upstreamResponse.head.headerFields[.contentLength],
+            body: responseBody,
+            request: signedRequest,
+            signer: responseSigner
+        )
     }
 
     /// Adds `part` to a response body held for signing, within ``maximumSignedResponseBytes``.
@@ -107,14 +115,38 @@ struct GatewayProxy: Sendable {
         }
     }
 
+    /// The label of the gateway's response signature.
+    static let signatureLabel = "gateway"
+
     /// Signs the response with the gateway key, bound to the request it answers (`;req`).
+    ///
+    /// The signature vouches only for what the gateway checked: a `gateway` signature the upstream
+    /// wrote (another Signet gateway behind this one) is dropped, not refused; an upstream's
+    /// `Content-Digest` that does not match the body is replaced by the gateway's own. Framing
+    /// follows the status: a `HEAD` or `304` answer keeps the upstream's `Content-Length` (of the
+    /// content it would have sent), a `204` has none.
     private func sign(
         status: HTTPResponse.Status,
-        headers: HTTPTypes.HTTPFields,
+        method: HTTPRequest.Method,
+        headers upstreamFields: HTTPTypes.HTTPFields,
+        upstreamLength: String?,
         body: ByteBuffer,
         request: ServerMessage,
         signer: MessageSigner
     ) throws -> Response {
+        var headers = upstreamFields
+        Self.removeSignature(labelled: Self.signatureLabel, from: &headers)
+        let hasContent = method != .head && status != .notModified && status != .noContent && status.kind != .informational
+        if hasContent, let digest = headers[.contentDigest],
+            (try? body.withUnsafeReadableBytes { try ContentDigest.verify(digest, bodyBytes: $0) }) == nil
+        {
+            headers[.contentDigest] = nil
+        }
+        if hasContent {
+            headers[.contentLength] = String(body.readableBytes)
+        } else if method == .head || status == .notModified {
+            headers[.contentLength] = upstreamLength
+        }
         let message = ServerMessage(status: status.code, fields: headers, body: body)
         var components: [ComponentIdentifier] = [.status]
         if body.readableBytes > 0 { components.append(.contentDigest) }
@@ -129,7 +161,7 @@ struct GatewayProxy: Sendable {
         var out = headers
         for field in try signer.signatureFields(
             for: message,
-            label: "gateway",
+            label: Self.signatureLabel,
             components: components,
             created: clock(),
             relatedRequest: request
@@ -137,7 +169,28 @@ struct GatewayProxy: Sendable {
             guard let name = HTTPField.Name(field.name) else { continue }
             out.append(HTTPField(name: name, value: field.value))
         }
-        out[.contentLength] = String(body.readableBytes)
-        return Response(status: status, headers: out, body: .init(byteBuffer: body))
+        // Hummingbird writes the length of a body it is given where no field says one: none at all
+        // for an answer without content (a closure body of no stated length writes nothing).
+        let responseBody = hasContent ? ResponseBody(byteBuffer: body) : ResponseBody { try await $0.finish(nil) }
+        return Response(status: status, headers: out, body: responseBody)
+    }
+
+    /// Removes the member `label` from `Signature` and `Signature-Input`, keeping the others as
+    /// written; both fields go when either does not parse (a client could not read them either).
+    static func removeSignature(labelled label: String, from fields: inout HTTPTypes.HTTPFields) {
+        let names: [HTTPField.Name] = [.signature, .signatureInput]
+        guard names.contains(where: { fields[$0] != nil }) else { return }
+        for name in names {
+            guard let value = fields[name] else { continue }
+            guard let dictionary = try? StructuredFieldParser.parseDictionary(value) else {
+                for name in names { fields[name] = nil }
+                return
+            }
+            guard dictionary[label] != nil else { continue }
+            let kept = dictionary.entries.filter { $0.key != label }.map { entry in
+                "\(entry.key)=\(entry.rawValue ?? "")"
+            }
+            fields[name] = kept.isEmpty ? nil : kept.joined(separator: ", ")
+        }
     }
 }

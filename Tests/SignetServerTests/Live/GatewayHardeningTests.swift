@@ -44,6 +44,8 @@ import Testing
         return lines.joined(separator: "\r\n") + "\r\n\r\n" + String(decoding: message.body, as: UTF8.self)
     }
 
+    static let bank = MessageSigner(key: try! SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+
     static func get(_ target: String, _ extra: String = "") -> String {
         "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(extra)Connection: close\r\n\r\n"
     }
@@ -130,10 +132,17 @@ import Testing
             let head = try await GatewayHarness.send(method: "HEAD", url: harness.base + "/public/h\(round)")
             #expect(head.status == 200 && head.body.isEmpty, "\(head.status) \(head.text)")
             #expect(head.headers.first(name: "Content-Length").flatMap(Int.init).map { $0 > 0 } == true)
+            // Signed, the answer is held to be signed: the same framing, the upstream's length kept.
+            let signedHead = try await GatewayHarness.send(
+                try Self.bank.sign(try HTTPMessage.request(method: "HEAD", uri: harness.base + "/s\(round)"), created: Date(), nonce: Nonce.random())
+            )
+            #expect(signedHead.status == 200 && signedHead.body.isEmpty, "\(signedHead.status) \(signedHead.text)")
+            #expect(signedHead.headers.first(name: "Content-Length").flatMap(Int.init).map { $0 > 0 } == true, "\(signedHead.headers)")
+            #expect(signedHead.headers.first(name: "Signature-Input")?.hasPrefix("gateway=") == true)
             let get = try await GatewayHarness.send(method: "GET", url: harness.base + "/public/g\(round)")
             #expect(get.status == 200 && get.text.hasPrefix("GET /public/g\(round)"), "\(get.text)")
         }
-        #expect(upstream.seen.map(\.target) == (0..<3).flatMap { ["/public/h\($0)", "/public/g\($0)"] })
+        #expect(upstream.seen.map(\.target) == (0..<3).flatMap { ["/public/h\($0)", "/s\($0)", "/public/g\($0)"] })
     }
 
     /// The request target's bytes as the upstream client writes them on a real connection: the
