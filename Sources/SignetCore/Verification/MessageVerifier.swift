@@ -187,6 +187,8 @@ public struct MessageVerifier: Sendable {
             let records = try await keys.records(for: keyID)
             if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }
         }
+        // None usable: the first one's key says why (unknown, expired, revoked); choosing would not help.
+        if usable.isEmpty { return plausible[0] }
         guard usable.count == 1 else {
             throw SignetError(
                 .ambiguousSignature,

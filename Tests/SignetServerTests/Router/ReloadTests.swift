@@ -2,6 +2,7 @@
 import Foundation
 import Logging
 import SignetCore
+import SignetMiddleware
 import SignetServer
 import SignetTestSupport
 import Synchronization
@@ -200,5 +201,68 @@ import Testing
         #expect(metrics.contains("signet_http_requests_total{route=\"/\",code=\"201\",reason=\"none\"} 1"), "\(metrics)")
     }
 
+
+
+    /// A reload that changes a route's mode decides the very next request: `open` to `device-key`
+    /// refuses an unsigned request the upstream never sees, and back again lets it through.
+    @Test func aRouteChangedByAReloadDecidesTheNextRequest() async throws {
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router) {
+            $0.routes.insert(.init(prefix: "/echo/report", access: .open), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let upstream = try #require(harness.upstream)
+        let reloader = harness.gateways[0].reloader
+        let open = try #require(reloader.configuration)
+        let device = try await harness.register(.p256)
+        func unsigned() async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/report/q")
+        }
+        #expect(try await unsigned().status == 200)
+
+        var tightened = open
+        tightened.routes[0].access = .deviceKey
+        try reloader.reload(to: tightened)
+        let before = upstream.received.count
+        let refused = try await unsigned()
+        #expect(refused.status == 401 && refused.reason == "signature_missing", "\(refused.text)")
+        #expect(upstream.received.count == before)
+        let signed = try device.signer.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/report/q"), created: Date(), nonce: Nonce.random())
+        let taken = try await GatewayHarness.send(signed)
+        #expect(taken.status == 200 && (taken.json["headers"] as? [String: String])?["signet-device"] == device.deviceID, "\(taken.text)")
+
+        try reloader.reload(to: open)
+        #expect(try await unsigned().status == 200)
+    }
+
+    /// A reload is held to what a start is: a route whose mode's owner the new configuration does
+    /// not configure — added, or left behind when its feature was removed — is refused at that
+    /// route, and the running table keeps serving.
+    @Test func aReloadLeavingARouteWithoutItsOwnerIsRefusedAtThatRoute() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router) {
+            $0.tokens = .init(issuer: "https://signet.test", audience: ["scores"], keyFile: folder.appendingPathComponent("tokens.pem").path)
+            $0.routes.insert(.init(prefix: "/echo/token", access: .appToken), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let reloader = harness.gateways[0].reloader
+        let running = try #require(reloader.configuration)
+
+        var added = running
+        added.routes.insert(.init(prefix: "/echo/login", access: .password(PasswordRouteOptions())), at: 1)
+        let unowned = #expect(throws: ConfigurationError.self) { try reloader.reload(to: added) }
+        #expect(unowned?.path == "routes[1].access" && unowned?.message.contains("password") == true, "\(String(describing: unowned))")
+
+        var removed = running
+        removed.tokens = nil
+        let orphaned = #expect(throws: ConfigurationError.self) { try reloader.reload(to: removed) }
+        #expect(orphaned?.path == "routes[0].access" && orphaned?.message.contains("app-token") == true, "\(String(describing: orphaned))")
+
+        // Still the running table: the token route asks for a token, the login route is not there.
+        let token = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/token/x")
+        #expect(token.status == 401 && token.reason == "token_missing", "\(token.text)")
+        let login = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/login")
+        #expect(login.reason == "signature_missing", "the verified catch-all, as before: \(login.text)")
+        #expect(reloader.configuration == running)
+    }
 
 }
