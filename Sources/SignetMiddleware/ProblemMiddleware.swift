@@ -52,7 +52,9 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     source: signet?.clientAddress
                 )
             }
-            return ProblemResponse.make(problem, debug: debug, challenges: ProblemResponse.challenges(of: error))
+            var response = ProblemResponse.make(problem, debug: debug, challenges: ProblemResponse.challenges(of: error))
+            if let refusal = error as? MethodNotAllowed { response.headers[.allow] = refusal.allow }
+            return response
         }
     }
 }

@@ -57,6 +57,7 @@ public enum ProblemResponse {
     public static func signetError(from error: any Error) -> SignetError {
         if let error = error as? SignetError { return error }
         if let refusal = error as? ChallengedRefusal { return refusal.error }
+        if let refusal = error as? MethodNotAllowed { return refusal.error }
         if let error = error as? any HTTPResponseError {
             switch error.status {
             case .notFound: return SignetError(.notFound, "no such route")

@@ -180,6 +180,7 @@ public struct MessageVerifier: Sendable {
             }
         }
         if plausible.isEmpty, let firstRefusal { throw firstRefusal }
+        guard !plausible.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
         if plausible.count == 1 { return plausible[0] }
         var usable: [SignatureFields.Entry] = []
         for entry in plausible {
@@ -188,7 +189,7 @@ public struct MessageVerifier: Sendable {
             if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }
         }
         // None usable: the first one's key says why (unknown, expired, revoked); choosing would not help.
-        if usable.isEmpty { return plausible[0] }
+        if usable.isEmpty, let first = plausible.first { return first }
         guard usable.count == 1 else {
             throw SignetError(
                 .ambiguousSignature,

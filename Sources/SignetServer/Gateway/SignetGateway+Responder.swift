@@ -44,6 +44,7 @@ extension SignetGateway {
         router.add(middleware: ProblemMiddleware(debug: configuration.debug, metrics: metrics))
         let listener = FeatureListener(surfaces: surfaces, httpClient: httpClient)
         for feature in features { feature.addRoutes(to: router, listener: listener) }
+        router.refuseOtherMethods(under: RouteTable.reservedSegments)
         if surfaces.contains(.client) { addProxiedRoutes(to: router, listener: listener) }
         let routed = PathNormalizingResponder(router.buildResponder(), debug: configuration.debug, metrics: metrics)
         // Oblivious HTTP decapsulates in front of everything else the apps' listener does.

@@ -132,6 +132,26 @@ import X509
         #expect(after.status == 201, "\(after.text)")
     }
 
+    /// A chain read on the gateway's clock outside its certificates' validity, and a device below
+    /// the patch level the operator asks for, are refused with their codes.
+    @Test func aChainOutOfItsValidityOrBelowThePatchLevelIsRefused() async throws {
+        let clock = ManualClock(Date().addingTimeInterval(-40 * 365 * 86400))
+        let past = try await GatewayHarness.start(transport: .router, clock: clock)
+        Cleanup.after { try await past.stop() }
+        let early = try await past.attestAndroid(Self.android())
+        #expect(early.status == 401 && early.reason == "attestation_expired", "\(early.text)")
+        clock.advance(by: 80 * 365 * 86400)
+        let late = try await past.attestAndroid(Self.android())
+        #expect(late.status == 401 && late.reason == "attestation_expired", "\(late.text)")
+
+        let harness = try await GatewayHarness.start(transport: .router) { $0.androidAttestation?.minimumPatchLevel = 202_501 }
+        Cleanup.after { try await harness.stop() }
+        let old = try await harness.attestAndroid(Self.android { $0.osPatchLevel = 202_412 })
+        #expect(old.status == 401 && old.reason == "attestation_patch_level", "\(old.text)")
+        let current = try await harness.attestAndroid(Self.android { $0.osPatchLevel = 202_501 })
+        #expect(current.status == 201, "\(current.text)")
+    }
+
     @Test func withoutAndroidConfiguredTheRouteIsNotThere() async throws {
         let harness = try await GatewayHarness.start(transport: .router) { $0.androidAttestation = nil }
         Cleanup.after { try await harness.stop() }

@@ -5,6 +5,7 @@ import Foundation
 import SignetCore
 import SignetMiddleware
 import SignetServer
+import SignetStore
 import SignetSimulator
 import SignetTestSupport
 import Testing
@@ -110,4 +111,52 @@ import Testing
         )
         #expect(try await GatewayHarness.send(vault).reason == "trust_level_insufficient")
     }
+
+    /// An attestation the body does not describe: made for another key than `keyId` names, from
+    /// the development environment where only production is taken, or not CBOR at all. Each is
+    /// refused with its code, spends its challenge, and registers nothing.
+    @Test func anAttestationForAnotherKeyEnvironmentOrNotCBORIsRefused() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        func attest(keyID: String, attestation: [UInt8]) async throws -> GatewayHarness.Answer {
+            let challenge = try await harness.challenge()
+            let body: [String: Any] = ["keyId": keyID, "attestation": Base64.encode(attestation), "challenge": challenge]
+            return try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/devices/attest",
+                headers: [("Content-Type", "application/json")],
+                body: Array(try JSONSerialization.data(withJSONObject: body))
+            )
+        }
+        func made(by device: SimulatedAppAttestDevice, for challenge: String) throws -> [UInt8] {
+            try device.attest(clientDataHash: Array(SHA256.hash(data: Array(challenge.utf8))))
+        }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let other = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+
+        // Another device's attestation under this device's key id (the challenge is the one sent).
+        let challenge = try await harness.challenge()
+        let swapped = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "application/json")],
+            body: Array(try JSONSerialization.data(withJSONObject: [
+                "keyId": device.keyID, "attestation": Base64.encode(try made(by: other, for: challenge)), "challenge": challenge,
+            ]))
+        )
+        #expect(swapped.status == 401 && swapped.reason == "attestation_key_mismatch", "\(swapped.text)")
+        let notCBOR = try await attest(keyID: device.keyID, attestation: Array("not an attestation object".utf8))
+        #expect(notCBOR.status == 400 && notCBOR.reason == "malformed_cbor", "\(notCBOR.text)")
+        let truncated = try await attest(keyID: device.keyID, attestation: Array(try made(by: device, for: "x").prefix(40)))
+        #expect(truncated.status == 400 && truncated.reason == "malformed_cbor", "\(truncated.text)")
+        #expect(try await harness.store.listDevices(DeviceListing(search: "", after: nil, limit: 10)).isEmpty)
+        #expect(try await harness.attest(device).status == 201)
+
+        // A production gateway takes no development key.
+        let production = try await GatewayHarness.start(transport: .router) { $0.appAttest?.allowDevelopment = false }
+        Cleanup.after { try await production.stop() }
+        let development = try await production.attest(other)
+        #expect(development.status == 401 && development.reason == "environment_mismatch", "\(development.text)")
+    }
+
 }

@@ -4,7 +4,7 @@ import HTTPTypes
 import NIOHTTP1
 import SignetCore
 import SignetMiddleware
-import SignetServer
+@testable import SignetServer
 import SignetStore
 import SignetTestSupport
 import Testing
@@ -33,6 +33,50 @@ import Testing
     }
 
     static let bank = MessageSigner(key: try! SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+
+    /// Every path Signet serves itself, asked with a method it does not take, answers `405
+    /// method_not_allowed` with `Allow` naming exactly what the published contract says it takes
+    /// (and `HEAD` with `GET`); it is never the upstream's to answer, and a path whose feature is
+    /// not configured is not there for any method.
+    @Test func everyOwnPathAnswersAMethodItDoesNotTakeWith405AndAllow() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        let (harness, upstream) = try await Self.gateway {
+            $0.passwords = .init(realm: "signet-bank")
+            $0.tokens = .init(issuer: "https://signet.test", audience: ["scores"], keyFile: folder.appendingPathComponent("tokens.pem").path)
+            $0.allowDebugDevices = true
+        }
+        Cleanup.after { try await harness.stop() }
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.bytes)) as? [String: Any])
+        let paths = try #require(document["paths"] as? [String: [String: Any]])
+        var contract = paths.mapValues { Set($0.keys.map { $0.uppercased() }).intersection(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]) }
+        contract["/healthz"] = ["GET"]
+        contract["/readyz"] = ["GET"]
+        contract["/metrics"] = ["GET"]
+        let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
+        var served: Set<String> = []
+        for (path, documented) in contract.sorted(by: { $0.key < $1.key }) {
+            let target = path.replacingOccurrences(of: "{id}", with: "dev_nobody").replacingOccurrences(of: "{name}", with: "nobody")
+            let taken = documented.contains("GET") ? documented.union(["HEAD"]) : documented
+            var answers: [String: GatewayHarness.Answer] = [:]
+            for method in methods where !taken.contains(method) {
+                answers[method] = try await harness.sendAsWritten(method, target, fields: [("Authorization", "Bearer \(GatewayHarness.adminToken)")])
+            }
+            if answers.values.allSatisfy({ $0.status == 404 && $0.reason == "not_found" }) { continue }
+            served.insert(path)
+            for (method, answer) in answers {
+                #expect(answer.status == 405 && answer.reason == "method_not_allowed", "\(method) \(path): \(answer.status) \(answer.text)")
+                let allow = Set((answer.headers.first(name: "Allow") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                #expect(allow == taken, "\(method) \(path): Allow \(allow.sorted()), the contract \(taken.sorted())")
+            }
+        }
+        #expect(upstream.received.isEmpty)
+        let configured: Set<String> = [
+            "/signet/v1/challenges", "/signet/v1/devices", "/signet/v1/devices/attest", "/signet/v1/devices/android",
+            "/signet/v1/devices/debug", "/signet/v1/devices/{id}", "/signet/v1/pin-reports", "/signet/v1/tokens", "/signet/v1/jwks",
+            "/signet/v1/users/{name}", "/signet/v1/openapi.json", "/healthz", "/readyz", "/metrics",
+        ]
+        #expect(served == configured, "served: \(served.sorted())")
+    }
 
     @Test(arguments: [
         "/public/../api/items", "/public/%2e%2e/api/items", "/public/%2E%2E/transfers/1", "/public/.%2e/api",
