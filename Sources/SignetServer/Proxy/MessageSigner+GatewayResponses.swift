@@ -11,10 +11,10 @@ extension MessageSigner {
         do {
             text =
                 create
-                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key") {
+                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key", at: "responseSigning.keyFile") {
                     try SigningKey.generate(.p256).pemRepresentation ?? ""
                 }
-                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key")
+                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key", at: "responseSigning.keyFile")
             key = try SigningKey(text: text)
         } catch let error as SignetError {
             // The operator's file: a ConfigurationError at its key, not a client's reason code.

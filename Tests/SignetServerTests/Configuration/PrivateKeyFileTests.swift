@@ -15,7 +15,7 @@ import Testing
         let texts = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    try PrivateKeyFile.loadOrCreate(path, what: "a test key") { P256.Signing.PrivateKey().pemRepresentation }
+                    try PrivateKeyFile.loadOrCreate(path, what: "a test key", at: "tokens.keyFile") { P256.Signing.PrivateKey().pemRepresentation }
                 }
             }
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
@@ -26,5 +26,13 @@ import Testing
         #expect(mode == 0o600)
         // No temporary file is left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tokens.pem"])
+        // A file that cannot be made or read is the operator's to fix, at the key that names it.
+        let nowhere = folder.appendingPathComponent("missing/tokens.pem").path
+        let unwritable = #expect(throws: ConfigurationError.self) {
+            try PrivateKeyFile.loadOrCreate(nowhere, what: "a test key", at: "tokens.keyFile") { "" }
+        }
+        #expect(unwritable?.path == "tokens.keyFile" && unwritable?.kind == .file, "\(String(describing: unwritable))")
+        let unreadable = #expect(throws: ConfigurationError.self) { try PrivateKeyFile.load(nowhere, what: "a test key", at: "tokens.retiredKeys[0].keyFile") }
+        #expect(unreadable?.path == "tokens.retiredKeys[0].keyFile" && unreadable?.message.contains(nowhere) == true)
     }
 }

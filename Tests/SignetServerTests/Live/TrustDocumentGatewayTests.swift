@@ -93,11 +93,12 @@ import Testing
         let unpinned = try await sign(#"{"iss": "s", "iat": \#(now), "exp": \#(now + 3600), "version": 1, "pinSets": [{"host": "localhost", "pins": \#(strangers)}]}"#)
         let expired = try await sign(#"{"iss": "s", "iat": \#(now - 7200), "exp": \#(now - 3600), "version": 1, "pinSets": [{"host": "localhost", "pins": \#(strangers)}]}"#)
         for (file, reason) in [(unpinned, "pins none of the certificates"), (expired, "expired")] {
-            let error = await #expect(throws: SignetError.self) {
+            // The operator's document: a ConfigurationError at its key, not a client's reason code.
+            let error = await #expect(throws: ConfigurationError.self) {
                 let gateway = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) { $0.trustDocument = .init(file: file) }
                 try await gateway.stop()
             }
-            #expect(error?.reason.contains(reason) == true, "\(error?.reason ?? "")")
+            #expect(error?.path == "trustDocument.file" && error?.message.contains(reason) == true, "\(String(describing: error))")
         }
         // A document that does not parse is not signed in the first place.
         try Data(#"{"iss": "s"}"#.utf8).write(to: URL(fileURLWithPath: path("bad.json")))

@@ -271,7 +271,8 @@ import Testing
         #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
         var wrongKEM = configuration
         wrongKEM.keys[0].kem = .p256
-        #expect(throws: SignetError.self) { try OHTTPKeySet.loadOrCreate(wrongKEM) }
+        let mismatch = #expect(throws: ConfigurationError.self) { try OHTTPKeySet.loadOrCreate(wrongKEM) }
+        #expect(mismatch?.path == "ohttp.keys[0].keyFile" && mismatch?.message.contains("x25519") == true, "\(String(describing: mismatch))")
 
         // Windows: a key is served and used only inside its own.
         let now = Date()

@@ -6,10 +6,12 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import SignetCore
-import SignetServer
+import SignetMiddleware
 import SignetStore
 import SignetTestSupport
 import Testing
+
+@testable import SignetServer
 
 /// The operator console over real HTTP: sessions, CSRF, the pages' data, revocation end to end, and
 /// what an attacker can put in front of an operator's eyes.
@@ -71,8 +73,11 @@ import Testing
         }
     }
 
-    /// The console writes activity every second: wait for it.
-    static func settle() async throws { try await Task.sleep(for: .milliseconds(1_300)) }
+    /// Writes the console's pending activity now, as the gateway's flush does every second: what
+    /// the pages show next is what was sent before, on a loaded machine too.
+    static func settle(_ harness: GatewayHarness) async throws {
+        _ = try await harness.gateway.activity.flush(to: harness.store)
+    }
 
     @Test func signingInGivesAStrictSessionCookieAndSigningOutEndsIt() async throws {
         let harness = try await GatewayHarness.start(transport: .router)

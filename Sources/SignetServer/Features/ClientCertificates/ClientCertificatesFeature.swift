@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
+import SignetCore
 import SignetMiddleware
 
 /// The device CA (client certificates issued at registration) and mutual TLS: the gate of
@@ -24,11 +25,17 @@ struct ClientCertificatesFeature: GatewayFeature {
         let configuration = context.configuration
         guard let settings = configuration.deviceCA else { return nil }
         dependencies = context.dependencies
-        let deviceCA = try DeviceCertificateAuthority.loadOrCreate(
-            certificateFile: settings.certificateFile,
-            keyFile: settings.keyFile,
-            validityDays: settings.validity
-        )
+        let deviceCA: DeviceCertificateAuthority
+        do {
+            deviceCA = try DeviceCertificateAuthority.loadOrCreate(
+                certificateFile: settings.certificateFile,
+                keyFile: settings.keyFile,
+                validityDays: settings.validity
+            )
+        } catch let error as SignetError {
+            // The operator's files: unwritable, or not a certificate and its key.
+            throw ConfigurationError(.file, at: "deviceCA", "deviceCA: \(error.reason)")
+        }
         self.deviceCA = deviceCA
         verifier = configuration.tls?.clientCertificates == true ? ClientCertificateVerifier(deviceCA: deviceCA, devices: context.dependencies.store) : nil
     }

@@ -36,14 +36,20 @@ public struct OHTTPKeySet: Sendable {
     /// written to it (mode 0600), so every gateway instance sharing the files serves the same keys.
     public static func loadOrCreate(_ configuration: GatewayConfiguration.OHTTP) throws -> OHTTPKeySet {
         var entries: [Entry] = []
-        for key in configuration.keys {
+        for (index, key) in configuration.keys.enumerated() {
+            let at = "ohttp.keys[\(index)].keyFile"
             // Created exclusively, as the token keys are: instances starting together share one.
-            let text = try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key") {
+            let text = try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key", at: at) {
                 (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
             }
-            let privateKey = try OHTTPGatewayKey.PrivateKey(pem: text)
+            let privateKey: OHTTPGatewayKey.PrivateKey
+            do {
+                privateKey = try OHTTPGatewayKey.PrivateKey(pem: text)
+            } catch let error as SignetError {
+                throw ConfigurationError(.file, at: at, "\(at): \(key.keyFile): \(error.reason)")
+            }
             if let kem = key.kem, kem != privateKey.kem {
-                throw SignetError(.invalidKey, "\(key.keyFile) holds a \(privateKey.kem.rawValue) key, the configuration says \(kem.rawValue)")
+                throw ConfigurationError.invalid(at, "\(at): \(key.keyFile) holds a \(privateKey.kem.rawValue) key, the configuration says \(kem.rawValue)")
             }
             entries.append(
                 Entry(

@@ -8,11 +8,11 @@ extension GatewayConfiguration.Tokens {
     /// The key ring from the key files: the signing and next keys created when absent, retired
     /// ones read (a missing retired key is an error: tokens it signed could not be checked).
     func keyRing() throws -> AppTokenKeyRing {
-        let signing = try Self.privateKey(keyFile, create: true)
-        let next = try nextKeyFile.map { try Self.privateKey($0, create: true).publicKey }
-        let retired = try (retiredKeys ?? []).map { retired in
+        let signing = try Self.privateKey(keyFile, create: true, at: "tokens.keyFile")
+        let next = try nextKeyFile.map { try Self.privateKey($0, create: true, at: "tokens.nextKeyFile").publicKey }
+        let retired = try (retiredKeys ?? []).enumerated().map { index, retired in
             (
-                try Self.privateKey(retired.keyFile, create: false).publicKey,
+                try Self.privateKey(retired.keyFile, create: false, at: "tokens.retiredKeys[\(index)].keyFile").publicKey,
                 // A minute for clocks: the verifier allows that much past `exp`.
                 until: retired.retiredAt.addingTimeInterval(TimeInterval(lifetime) + 60)
             )
@@ -20,21 +20,21 @@ extension GatewayConfiguration.Tokens {
         return AppTokenKeyRing(signingKey: signing, next: next, retired: retired)
     }
 
-    private static func privateKey(_ path: String, create: Bool) throws -> P256.Signing.PrivateKey {
-        let text: String
-        if create {
-            text = try PrivateKeyFile.loadOrCreate(path, what: "the token signing key") {
-                P256.Signing.PrivateKey().pemRepresentation
-            }
-        } else {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw SignetError(.invalidKey, "cannot read the retired token key \(path)")
-            }
-            text = String(decoding: data, as: UTF8.self)
+    /// The P-256 key in `path`, which the configuration names at `key`.
+    private static func privateKey(_ path: String, create: Bool, at key: String) throws -> P256.Signing.PrivateKey {
+        let text =
+            create
+            ? try PrivateKeyFile.loadOrCreate(path, what: "the token signing key", at: key) { P256.Signing.PrivateKey().pemRepresentation }
+            : try PrivateKeyFile.load(path, what: "the retired token key", at: key)
+        let parsed: SigningKey
+        do {
+            parsed = try SigningKey(text: text)
+        } catch let error as SignetError {
+            throw ConfigurationError(.file, at: key, "\(key): \(path): \(error.reason)")
         }
-        guard let key = try SigningKey(text: text).p256PrivateKey else {
-            throw SignetError(.invalidKey, "the token key \(path) is not P-256")
+        guard let privateKey = parsed.p256PrivateKey else {
+            throw ConfigurationError.invalid(key, "\(key): the token key \(path) is not P-256")
         }
-        return key
+        return privateKey
     }
 }

@@ -11,7 +11,8 @@ import SignetTrust
 /// `GET /signet/v1/trust`: the operator's signed trust document, for apps to update their pins
 /// (and keys) over a connection their current pins accept. Checked at start: a document that has
 /// expired, or that does not pin the certificate this gateway serves, would strand the apps that
-/// take it, so the gateway refuses to start with one.
+/// take it, so the gateway refuses to start (or reload) with one: a ``ConfigurationError`` at
+/// `trustDocument.file`.
 struct TrustDocumentRoute: Sendable {
     let jws: String
     let etag: String
@@ -36,17 +37,21 @@ struct TrustDocumentRoute: Sendable {
         decoder.dateDecodingStrategy = .secondsSince1970
         guard parts.count == 3, let payload = Base64.urlDecode(String(parts[1])),
             let document = try? decoder.decode(SignetTrust.TrustDocument.self, from: Data(payload))
-        else { throw SignetError(.trustDocumentInvalid, "\(file) is not a compact JWS of a trust document") }
+        else { throw Self.refusal("\(file) is not a compact JWS of a trust document") }
         guard now < document.expires else {
-            throw SignetError(.trustDocumentExpired, "the trust document \(file) expired at \(document.expires)")
+            throw Self.refusal("the trust document \(file) expired at \(document.expires)")
         }
-        let pinSets = try document.pinSetValues()
+        let pinSets: [PinSet]
+        do {
+            pinSets = try document.pinSetValues()
+        } catch let error as SignetError {
+            throw Self.refusal("the trust document \(file): \(error.reason)")
+        }
         if let servedChain {
             let served = Set(try servedChain.map { try SPKIPin(certificateDER: $0) })
             let applicable = host.map { host in pinSets.filter { $0.pattern.matches(host) } } ?? pinSets
             guard applicable.contains(where: { !$0.pins.isDisjoint(with: served) }) else {
-                throw SignetError(
-                    .trustDocumentInvalid,
+                throw Self.refusal(
                     "the trust document \(file) pins none of the certificates this gateway serves\(host.map { " for \($0)" } ?? "")"
                 )
             }
@@ -55,6 +60,10 @@ struct TrustDocumentRoute: Sendable {
         self.expires = document.expires
         self.version = document.version
         self.etag = "\"" + SHA256.hash(data: Array(jws.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+    }
+
+    private static func refusal(_ message: String) -> ConfigurationError {
+        ConfigurationError.invalid("trustDocument.file", "trustDocument.file: \(message)")
     }
 
     func add(to router: Router<some SignetRequestContextProtocol>) {

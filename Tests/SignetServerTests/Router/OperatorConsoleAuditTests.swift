@@ -11,19 +11,18 @@ import SignetStore
 import SignetTestSupport
 import Testing
 
-/// The console over real sockets where what the activity flush and the pages show is the point
-/// (timed by the flush: in-process requests outrun it on a loaded machine):
-/// the audit of a revocation, and what an attacker puts in front of an operator.
+/// What the console's pages show once the activity is written: the audit of a revocation, and what
+/// an attacker puts in front of an operator (the flush is asked for, not waited on).
 @Suite(.awaitsCleanups) struct OperatorConsoleAuditTests {
     @Test func revokingADeviceTakesASessionTheFormTokenAndAConfirmationAndIsAudited() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register(.p256)
         var answer = try await GatewayHarness.send(
             try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         )
         #expect(answer.status == 201)
-        try await OperatorConsoleTests.settle()
+        try await OperatorConsoleTests.settle(harness)
 
         let browser = OperatorConsoleTests.Browser(base: harness.base)
         _ = try await browser.signIn()
@@ -65,7 +64,7 @@ import Testing
             try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
         )
         #expect(answer.status == 401 && answer.reason == "key_revoked")
-        try await OperatorConsoleTests.settle()
+        try await OperatorConsoleTests.settle(harness)
 
         let refusals = try await browser.get("/signet/admin/refusals?reason=key_revoked").text
         #expect(refusals.contains("<code>key_revoked</code>") && refusals.contains(device.keyID))
@@ -78,7 +77,7 @@ import Testing
     }
 
     @Test func whatAnAttackerSendsIsShownEscapedNeverRun() async throws {
-        let harness = try await GatewayHarness.start()
+        let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         let payload = "\"><script>alert(1)</script>"
         let signature = "sig1=(\"@method\");created=1;keyid=\"<script>alert(1)</script>\""
@@ -89,7 +88,7 @@ import Testing
             body: Array("{}".utf8)
         )
         #expect(answer.status >= 400)
-        try await OperatorConsoleTests.settle()
+        try await OperatorConsoleTests.settle(harness)
         let browser = OperatorConsoleTests.Browser(base: harness.base)
         _ = try await browser.signIn()
         let page = try await browser.get("/signet/admin/refusals").text
