@@ -357,7 +357,7 @@ let package = Package(
             name: "SignetServerTests",
             dependencies: [
                 "SignetCore", "SignetStore", "SignetPostgres", "SignetMiddleware", "SignetServer", "ExampleScores",
-                "SignetSimulator", "SignetAppAttest", "SignetAndroid", "SignetTestSupport",
+                "SignetSimulator", "SignetAppAttest", "SignetAndroid", "SignetTestSupport", "SignetTrust",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

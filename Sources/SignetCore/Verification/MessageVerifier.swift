@@ -129,6 +129,8 @@ public struct MessageVerifier: Sendable {
             limits: policy.signatureLimits
         )
         let candidates = try candidates(from: fields.entries)
+        // Fields that name no signature are refused now, before a body is read for nothing.
+        guard !candidates.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
         // Several candidates are settled by `verify`, which weighs their windows; one is common.
         guard candidates.count == 1 else { return }
         guard let keyID = candidates[0].parameters.keyID ?? fallbackKeyID else {
@@ -184,7 +186,7 @@ public struct MessageVerifier: Sendable {
         if plausible.count == 1 { return plausible[0] }
         var usable: [SignatureFields.Entry] = []
         for entry in plausible {
-            guard let keyID = entry.parameters.keyID else { continue }
+            guard let keyID = entry.parameters.keyID ?? fallbackKeyID else { continue }
             let records = try await keys.records(for: keyID)
             if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }
         }
@@ -245,6 +247,14 @@ public struct MessageVerifier: Sendable {
             throw SignetError(
                 .malformedHeader,
                 "Connection names \(named.name), which the signature covers: it would not reach the application"
+            )
+        }
+        if let removed = policy.removedOnTheWay,
+            let named = components.first(where: { !$0.name.hasPrefix("@") && removed($0.name) })
+        {
+            throw SignetError(
+                .malformedHeader,
+                "the signature covers \(named.name), which is removed on the way: it would not reach the application"
             )
         }
         for rule in policy.componentRules where rule.applies(to: message) {

@@ -78,6 +78,10 @@ public struct VerificationPolicy: Sendable {
     public var signatureLimits: SignatureFields.Limits
     /// How long to keep a nonce when the signature bounds neither its age nor its expiry, in seconds.
     public var nonceRetentionFallback: Int64
+    /// Fields the next hop removes before the application sees them, beyond those `Connection`
+    /// names (a proxy's own rules, given the lowercase name): a signature covering one is refused,
+    /// since what it vouches for would not arrive. `nil` when nothing is removed.
+    public var removedOnTheWay: (@Sendable (String) -> Bool)?
 
     public init(
         selection: Selection = .only,

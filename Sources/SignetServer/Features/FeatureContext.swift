@@ -17,6 +17,15 @@ struct FeatureContext: Sendable {
         built.lazy.compactMap { $0 as? Feature }.first
     }
 
+    /// Whether a key file at `path` may be created when it does not exist: at the first start, or at
+    /// a reload for a path the running configuration does not name (`paths` lists a configuration's
+    /// key files). A key the running gateway uses that vanished is refused, never made again: a new
+    /// key under the same path would fail every token, certificate or client made with the old one.
+    func mayCreate(_ path: String, among paths: (GatewayConfiguration) -> [String]) -> Bool {
+        guard let previousConfiguration else { return true }
+        return !paths(previousConfiguration).contains(path)
+    }
+
     /// The running gateway's instance of this feature, at a reload.
     func previous<Feature: GatewayFeature>(_ type: Feature.Type) -> Feature? {
         previous.lazy.compactMap { $0 as? Feature }.first

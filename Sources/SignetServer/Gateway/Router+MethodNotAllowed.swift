@@ -4,14 +4,15 @@ import Hummingbird
 import SignetMiddleware
 
 extension Router {
-    /// The methods a client can send that a path of Signet's own may not take.
-    static var refusableMethods: [HTTPRequest.Method] { [.get, .head, .post, .put, .delete, .patch, .options, .trace] }
+    /// The methods a path of Signet's own may not take: those the gateway serves anywhere (others,
+    /// `TRACE` among them, are `404` on every path, as on proxied routes).
+    static var refusableMethods: [HTTPRequest.Method] { SignetGateway.proxiedMethods }
 
     /// Makes every path this router serves under `segments` (Signet's own) answer the methods it
     /// does not take with `405 method_not_allowed` and `Allow`, rather than `404`: a client that
     /// GETs `/signet/v1/challenges` learns to POST it. Read from the routes the features added, so
     /// a feature that is not configured has no path here to refuse methods on. `HEAD` goes with
-    /// `GET`, as Hummingbird serves it. Call once every route is added.
+    /// `GET` (the router is built with `autoGenerateHeadEndpoints`). Call once every route is added.
     func refuseOtherMethods(under segments: Set<String>) {
         var served: [String: (path: RouterPath, methods: Set<HTTPRequest.Method>)] = [:]
         for route in routes {

@@ -40,7 +40,8 @@ extension SignetGateway {
     func judgingResponder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
         // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
-        let router = Router(context: SignetRequestContext.self, options: .caseInsensitive)
+        // HEAD wherever GET is served (RFC 9110 §9.3.2), Signet's own endpoints included.
+        let router = Router(context: SignetRequestContext.self, options: [.caseInsensitive, .autoGenerateHeadEndpoints])
         router.add(middleware: ProblemMiddleware(debug: configuration.debug, metrics: metrics))
         let listener = FeatureListener(surfaces: surfaces, httpClient: httpClient)
         for feature in features { feature.addRoutes(to: router, listener: listener) }

@@ -38,12 +38,7 @@ enum ForwardedFields {
         let connectionListed = listed(in: fields[values: .connection])
         var out = fields
         out.removeAll { field in
-            // Dropped as nginx does by default (`underscores_in_headers off`): CGI-style servers
-            // read `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read
-            // in its place.
-            if field.name.canonicalName.utf8.contains(UInt8(ascii: "_")) { return true }
-            let name = CGIFieldName.folded(field.name.canonicalName)
-            return name.hasPrefix("signet-") || isForwarding(name) || hopByHop.contains(name) || connectionListed.contains(name)
+            isRemoved(field.name.canonicalName) || connectionListed.contains(CGIFieldName.folded(field.name.canonicalName))
         }
         if let identity {
             if !identity.keyID.isEmpty { out.append(HTTPField(name: .signetKeyID, value: identity.keyID)) }
@@ -66,6 +61,23 @@ enum ForwardedFields {
         }
         out.append(HTTPField(name: .forwarded, value: forwarded.joined(separator: ";")))
         return out
+    }
+
+    /// Whether the client's field `name` (lowercase) is removed from every request, whatever
+    /// `Connection` says.
+    static func isRemoved(_ name: String) -> Bool {
+        // Dropped as nginx does by default (`underscores_in_headers off`): CGI-style servers read
+        // `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read in its place.
+        if name.utf8.contains(UInt8(ascii: "_")) { return true }
+        let folded = CGIFieldName.folded(name)
+        return folded.hasPrefix("signet-") || isForwarding(folded) || hopByHop.contains(folded)
+    }
+
+    /// Whether a signature may not cover the field `name`: one the upstream would not receive as
+    /// the client sent it. `Host` and `Content-Length` are written again with what was verified
+    /// (the public authority, the body's length), so covering them is sound.
+    static func isNotDelivered(_ name: String) -> Bool {
+        name != "host" && name != "content-length" && isRemoved(name)
     }
 
     /// The upstream's response fields less those that stay on their hop (hop-by-hop, or named in

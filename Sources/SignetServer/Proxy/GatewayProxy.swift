@@ -137,9 +137,7 @@ struct GatewayProxy: Sendable {
         var headers = upstreamFields
         Self.removeSignature(labelled: Self.signatureLabel, from: &headers)
         let hasContent = method != .head && status != .notModified && status != .noContent && status.kind != .informational
-        if hasContent, let digest = headers[.contentDigest],
-            (try? body.withUnsafeReadableBytes { try ContentDigest.verify(digest, bodyBytes: $0) }) == nil
-        {
+        if hasContent, let digest = headers[.contentDigest], !Self.checks(digest, body) {
             headers[.contentDigest] = nil
         }
         if hasContent {
@@ -175,11 +173,22 @@ struct GatewayProxy: Sendable {
         return Response(status: status, headers: out, body: responseBody)
     }
 
-    /// Removes the member `label` from `Signature` and `Signature-Input`, keeping the others as
-    /// written; both fields go when either does not parse (a client could not read them either).
+    /// Whether `digest` is one the gateway checked whole: every member an algorithm it computes,
+    /// each matching the body. A member it cannot check (`md5`, `crc32c`) would be signed unchecked.
+    static func checks(_ digest: String, _ body: ByteBuffer) -> Bool {
+        guard let members = try? StructuredFieldParser.parseDictionary(digest).keys,
+            members.allSatisfy({ ContentDigest.Algorithm(rawValue: $0) != nil })
+        else { return false }
+        return (try? body.withUnsafeReadableBytes { try ContentDigest.verify(digest, bodyBytes: $0) }) != nil
+    }
+
+    /// Removes the member `label` from `Signature` and `Signature-Input`, keeping the others
+    /// (serialised again, canonically); both fields go when either does not parse or cannot be
+    /// written again (a client could not read them either).
     static func removeSignature(labelled label: String, from fields: inout HTTPTypes.HTTPFields) {
         let names: [HTTPField.Name] = [.signature, .signatureInput]
         guard names.contains(where: { fields[$0] != nil }) else { return }
+        var rewritten: [(HTTPField.Name, String?)] = []
         for name in names {
             guard let value = fields[name] else { continue }
             guard let dictionary = try? StructuredFieldParser.parseDictionary(value) else {
@@ -187,10 +196,18 @@ struct GatewayProxy: Sendable {
                 return
             }
             guard dictionary[label] != nil else { continue }
-            let kept = dictionary.entries.filter { $0.key != label }.map { entry in
-                "\(entry.key)=\(entry.rawValue ?? "")"
+            var kept = SFDictionary()
+            for entry in dictionary.entries where entry.key != label { kept.append(key: entry.key, member: entry.member) }
+            guard kept.count > 0 else {
+                rewritten.append((name, nil))
+                continue
             }
-            fields[name] = kept.isEmpty ? nil : kept.joined(separator: ", ")
+            guard let text = try? StructuredFieldSerializer.serialize(kept) else {
+                for name in names { fields[name] = nil }
+                return
+            }
+            rewritten.append((name, text))
         }
+        for (name, value) in rewritten { fields[name] = value }
     }
 }

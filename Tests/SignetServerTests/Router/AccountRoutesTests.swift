@@ -4,6 +4,7 @@ import NIOHTTP1
 import SignetCore
 import SignetServer
 import SignetStore
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -187,4 +188,78 @@ import Testing
         let anonymous = try await harness.register(.p256)
         #expect(try await harness.store.device(id: anonymous.deviceID)?.user == nil)
     }
+
+    /// Deleting a user revokes every device registered for the user in the same step: the next
+    /// signed request is refused `key_revoked` at once, the device key cache notwithstanding, and
+    /// the upstream never sees it; other devices carry on.
+    @Test func deletingAUserRevokesItsDevicesAtOnce() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(store: .memory, transport: .router)
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let device = try await Self.registerBound(harness, user: "Mufasa", password: "Circle of Life")
+        let other = try await harness.register(.p256)
+        func signed(_ device: GatewayHarness.Device) async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(
+                try device.signer.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"), created: Date(), nonce: Nonce.random())
+            )
+        }
+        // Resolved once, so its key is in the cache when the user goes.
+        #expect(try await signed(device).status == 200)
+        let upstream = try #require(harness.upstream)
+        let before = upstream.received.count
+        let deleted = try await GatewayHarness.send(
+            method: "DELETE",
+            url: harness.base + "/signet/v1/users/Mufasa",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(deleted.status == 204, "\(deleted.text)")
+        let refused = try await signed(device)
+        #expect(refused.status == 401 && refused.reason == "key_revoked", "\(refused.text)")
+        #expect(upstream.received.count == before)
+        let record = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/signet/v1/devices/\(device.deviceID)",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(record.json["status"] as? String == "revoked", "\(record.text)")
+        // A device not the user's is untouched (refused here by level, not by revocation).
+        #expect(try await signed(other).reason == "trust_level_insufficient")
+        let gone = try await GatewayHarness.send(
+            method: "DELETE",
+            url: harness.base + "/signet/v1/users/Mufasa",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(gone.status == 404 && gone.reason == "not_found")
+    }
+
+    /// With `requireForRegistration`, every way of registering asks for a login first, and a
+    /// refused login spends no challenge: the same challenge then registers, bound to the user.
+    @Test func aRegistrationNeedsALoginWhenRequiredAndARefusedOneSpendsNoChallenge() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(store: .memory, transport: .router) {
+            $0.passwords?.requireForRegistration = true
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let json = [("Content-Type", "application/json")]
+        let key = try SigningKey.generate(.p256)
+        let challenge = try await harness.challenge()
+        let body = try harness.registration(key: key, alg: "ecdsa-p256-sha256", challenge: challenge)
+        let devices = harness.base + "/signet/v1/devices"
+        let bare = try await GatewayHarness.send(method: "POST", url: devices, headers: json, body: body)
+        #expect(bare.status == 401 && bare.reason == "credentials_missing", "\(bare.text)")
+        #expect(try GatewayHarness.digestChallenges(bare).isEmpty == false, "the answer offers the login")
+        let digest = try await harness.challenge("/echo/password/login")
+        func login(_ password: String) -> String {
+            GatewayHarness.digest(digest, user: "Mufasa", password: password, method: "POST", uri: "/signet/v1/devices", body: body).fieldValue
+        }
+        let wrong = try await GatewayHarness.send(method: "POST", url: devices, headers: json + [("Authorization", login("Hakuna Matata"))], body: body)
+        #expect(wrong.status == 401 && wrong.reason == "credentials_invalid", "\(wrong.text)")
+        let right = try await GatewayHarness.send(method: "POST", url: devices, headers: json + [("Authorization", login("Circle of Life"))], body: body)
+        #expect(right.status == 201 && right.json["user"] as? String == "Mufasa", "the challenge was still unspent: \(right.text)")
+        // App Attest's registration asks the same.
+        let iPhone = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let attested = try await harness.attest(iPhone)
+        #expect(attested.status == 401 && attested.reason == "credentials_missing", "\(attested.text)")
+    }
+
 }

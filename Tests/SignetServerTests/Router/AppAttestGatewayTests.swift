@@ -159,4 +159,31 @@ import Testing
         #expect(development.status == 401 && development.reason == "environment_mismatch", "\(development.text)")
     }
 
+
+    /// A refused request never moves a device's counter: an assertion refused by the route's level
+    /// or by a tampered body leaves the counter where it was, so the next counter still passes —
+    /// strict counters (no window) included.
+    @Test func aRefusedAssertionNeverAdvancesTheCounter() async throws {
+        let harness = try await GatewayHarness.start(transport: .router) {
+            $0.appAttest?.counterWindow = 0
+            $0.routes.insert(.init(prefix: "/echo/android", access: .androidKeyAttestation), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        #expect(try await harness.attest(device).status == 201)
+        let signer = SimulatedAppAttestSigner(device: device)
+        func get(_ path: String, counter: UInt32) throws -> HTTPMessage {
+            try signer.sign(try HTTPMessage.request(method: "GET", uri: harness.base + path), created: Date(), nonce: Nonce.random(), counter: counter)
+        }
+        let wrongRoute = try await GatewayHarness.send(try get("/echo/android/x", counter: 9))
+        #expect(wrongRoute.reason == "trust_level_insufficient")
+        var tampered = try signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random(), counter: 9)
+        tampered.body = Array(#"{"name":"Gilgamesh","score":999}"#.utf8)
+        #expect(try await GatewayHarness.send(tampered).reason == "digest_mismatch")
+        // Counter 5 is above what was accepted (nothing yet), though 9 was refused twice.
+        #expect(try await GatewayHarness.send(try get("/attested/a", counter: 5)).status == 404, "reached the upstream, which has no such page")
+        #expect(try await GatewayHarness.send(try get("/attested/b", counter: 6)).status == 404)
+        #expect(try await GatewayHarness.send(try get("/attested/c", counter: 6)).reason == "counter_not_increasing")
+    }
+
 }

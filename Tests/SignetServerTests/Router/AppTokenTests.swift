@@ -8,6 +8,7 @@ import SignetServer
 import SignetStore
 import NIOHTTP1
 import SignetTestSupport
+import SignetSimulator
 import Testing
 
 /// App tokens end to end: issued to a signed device, checked by PyJWT with the JWKS fetched from the
@@ -236,5 +237,45 @@ import Testing
         for _ in 0..<3 { #expect(try await Self.use(ordinary, harness.base + "/echo/token/x").status == 200) }
     }
 
+
+
+    /// `tokens.issueTo` decides who gets a token, by the level of the key that asks: with
+    /// `app-attest`, a plain device key is refused and an attested iPhone gets one that carries its
+    /// level to every route it opens; with `attested`, Android and debug devices qualify and a shared
+    /// secret does not.
+    @Test func tokensGoOnlyToKeysOfTheLevelConfigured() async throws {
+        let harness = try await Self.start { configuration, _ in
+            configuration.tokens?.issueTo = .appAttest
+            configuration.allowDebugDevices = true
+        }
+        Cleanup.after { try await harness.stop() }
+        let plain = try await harness.register(.p256)
+        let refused = try await Self.issue(harness, plain)
+        #expect(refused.status == 403 && refused.reason == "trust_level_insufficient", "\(refused.text)")
+
+        let iPhone = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let attested = try await harness.attest(iPhone)
+        try #require(attested.status == 201)
+        let request = try HTTPMessage.request(method: "POST", uri: harness.base + "/signet/v1/tokens")
+        let issued = try await GatewayHarness.send(try SimulatedAppAttestSigner(device: iPhone).sign(request, created: Date(), nonce: Nonce.random()))
+        let token = try #require(issued.json["token"] as? String, "\(issued.text)")
+        let used = try await Self.use(token, harness.base + "/echo/token/x")
+        let seen = used.json["headers"] as? [String: String] ?? [:]
+        #expect(seen["signet-trust-level"] == "app-attest" && seen["signet-device"] == attested.json["deviceId"] as? String, "\(seen)")
+        #expect(seen["signet-key-id"] == iPhone.keyID && seen["signet-token"] == nil, "\(seen)")
+
+        // `attested`: either platform, not a shared secret.
+        var running = try #require(harness.gateways[0].reloader.configuration)
+        running.tokens?.issueTo = .attested
+        try harness.gateways[0].reloader.reload(to: running)
+        let android = AndroidGatewayTests.android()
+        let registered = try await harness.attestAndroid(android)
+        let androidKeyID = try #require(registered.json["keyid"] as? String)
+        let androidDevice = GatewayHarness.Device(key: android.signingKey, keyID: androidKeyID, deviceID: "", algorithm: ECDSAP256SHA256())
+        #expect(try await Self.issue(harness, androidDevice).status == 201)
+        let bank = GatewayHarness.Device(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", deviceID: "", algorithm: HMACSHA256())
+        #expect(try await Self.issue(harness, bank).reason == "trust_level_insufficient")
+        #expect(try await Self.issue(harness, plain).reason == "trust_level_insufficient")
+    }
 
 }

@@ -101,4 +101,29 @@ import Testing
     }
 
 
+
+    /// What the upstream receives from an opened envelope: the plaintext with its own length, the
+    /// configured `plaintextContentType` whatever the app declared, and who opened it — the key's
+    /// version as `Signet-Key-Id`, trust level `shared-secret` — none of it the client's to say.
+    @Test func theUpstreamGetsThePlaintextAndWhoseKeyOpenedIt() async throws {
+        let harness = try await Self.start(.json)
+        Cleanup.after { try await harness.stop() }
+        let upstream = try #require(harness.upstream)
+        let v1 = try EnvelopeKey(version: "1", encryptionKey: Array(Self.secret[..<32]), macKey: Array(Self.secret[32...]))
+        let plaintext = Array(#"{"name":"Env","score":5}"#.utf8)
+        let answer = try await harness.sendAsWritten(
+            "POST",
+            "/scores",
+            fields: [("Content-Type", "text/plain"), ("Signet-Key-Id", "envelope-9"), ("Signet-Trust-Level", "app-attest")],
+            body: try JSONEnvelope.seal(plaintext, key: v1)
+        )
+        #expect(answer.status == 201, "\(answer.text)")
+        let received = try #require(upstream.received.last)
+        #expect(received.body == plaintext)
+        #expect(received.fields["Content-Length"] == [String(plaintext.count)])
+        #expect(received.fields["Content-Type"] == ["application/json"])
+        #expect(received.fields["Signet-Key-Id"] == ["envelope-1"] && received.fields["Signet-Trust-Level"] == ["shared-secret"], "\(received.fields.all)")
+        #expect(received.fields["Signet-Device"].isEmpty)
+    }
+
 }

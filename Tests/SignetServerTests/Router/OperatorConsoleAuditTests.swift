@@ -9,6 +9,7 @@ import SignetCore
 import SignetServer
 import SignetStore
 import SignetTestSupport
+import SignetMiddleware
 import Testing
 
 /// What the console's pages show once the activity is written: the audit of a revocation, and what
@@ -99,4 +100,27 @@ import Testing
         // A refusal never keeps a query string's secrets… only the path.
         #expect(!page.contains("AAAA"))
     }
+
+    /// A revocation through the admin API is audited like one through the console, naming which
+    /// admin token acted (a digest of it, never the token).
+    @Test func aRevocationThroughTheAdminAPIIsAuditedWithItsActor() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let revoked = try await GatewayHarness.send(
+            method: "DELETE",
+            url: harness.base + "/signet/v1/devices/\(device.deviceID)",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect(revoked.status == 204)
+        try await OperatorConsoleTests.settle(harness)
+        let records = try await harness.store.auditRecords(before: nil, limit: 10)
+        let record = try #require(records.first { $0.action == "device.revoke" }, "\(records)")
+        #expect(record.actor == AdminToken(GatewayHarness.adminToken).actor && record.actor.hasPrefix("admin-token "), "\(record)")
+        let browser = OperatorConsoleTests.Browser(base: harness.base)
+        _ = try await browser.signIn()
+        let audit = try await browser.get("/signet/admin/audit").text
+        #expect(audit.contains("<code>device.revoke</code></td><td>\(device.deviceID)</td>") && !audit.contains(GatewayHarness.adminToken))
+    }
+
 }

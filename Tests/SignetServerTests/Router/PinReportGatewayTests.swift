@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import NIOHTTP1
 import SignetServer
 import SignetStore
 import SignetTestSupport
@@ -58,6 +59,53 @@ import Testing
         let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0)
             + ((try? FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int) ?? 0)
         #expect(size < 4 << 20, "the store is \(size) bytes")
+    }
+
+
+    /// One source sends at most `pinReportsPerSourcePerMinute` reports a minute (then `429
+    /// rate_limited` with `Retry-After`), each at most 64 KiB and a report at all; reading them
+    /// takes the admin token.
+    @Test func reportsAreBoundedPerSourceAndInSizeAndReadOnlyByOperators() async throws {
+        let clock = ManualClock()
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router, clock: clock) {
+            $0.pinReportsPerSourcePerMinute = 3
+        }
+        Cleanup.after { try await harness.stop() }
+        func post(_ body: [UInt8]) async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(
+                method: "POST",
+                url: harness.base + "/signet/v1/pin-reports",
+                headers: [("Content-Type", "application/json")],
+                body: body
+            )
+        }
+        let report = Array(try JSONSerialization.data(withJSONObject: [
+            "hostname": "api.example.com", "known-pins": ["pin-sha256=\"AAAA\""], "served-certificate-chain": ["AAAA"],
+            "validation-result": 1,
+        ]))
+        let large = Array(try JSONSerialization.data(withJSONObject: [
+            "hostname": "api.example.com", "served-certificate-chain": [String(repeating: "A", count: 66_000)],
+        ]))
+        #expect(try await post(large).reason == "body_too_large")
+        #expect(try await post(Array("not a report".utf8)).reason == "malformed_message")
+        // The refusal of a body past the bound came before the route, and counted nothing; the
+        // malformed one counted, as any attempt does.
+        #expect(try await post(report).status == 201)
+        #expect(try await post(report).status == 201)
+        let limited = try await post(report)
+        #expect(limited.status == 429 && limited.reason == "rate_limited", "\(limited.status) \(limited.text)")
+        #expect(Int(limited.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
+        // A minute later the source may send again.
+        clock.advance(by: 61)
+        #expect(try await post(report).status == 201)
+        let anonymous = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/pin-reports")
+        #expect(anonymous.status == 401 && anonymous.reason == "admin_unauthorized")
+        let listed = try await GatewayHarness.send(
+            method: "GET",
+            url: harness.base + "/signet/v1/pin-reports",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+        )
+        #expect((listed.json["reports"] as? [[String: Any]])?.first?["count"] as? Int == 3, "\(listed.text)")
     }
 
 }

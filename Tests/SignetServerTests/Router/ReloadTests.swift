@@ -265,4 +265,38 @@ import Testing
         #expect(reloader.configuration == running)
     }
 
+
+    /// A reload makes a key file only under a path the running gateway does not use (a new
+    /// `nextKeyFile` at a rotation): a token, OHTTP or device CA key the running gateway uses that
+    /// has vanished is refused at its key, never made again — a new key under the same path would
+    /// fail every token, encapsulation or certificate made with the old one.
+    @Test func aReloadRefusesToRemakeAKeyFileTheRunningGatewayUses() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router) {
+            $0.tokens = .init(issuer: "https://signet.test", audience: ["scores"], keyFile: path("tokens.pem"))
+            $0.ohttp = .init(keys: [.init(keyId: 1, keyFile: path("ohttp.pem"))])
+            $0.deviceCA = .init(certificateFile: path("ca.pem"), keyFile: path("ca.key"))
+        }
+        Cleanup.after { try await harness.stop() }
+        let reloader = harness.gateways[0].reloader
+        let running = try #require(reloader.configuration)
+        let cases: [([String], String)] = [(["tokens.pem"], "tokens.keyFile"), (["ohttp.pem"], "ohttp.keys[0].keyFile"), (["ca.pem", "ca.key"], "deviceCA")]
+        for (files, key) in cases {
+            let saved = try files.map { try Data(contentsOf: URL(fileURLWithPath: path($0))) }
+            for file in files { try FileManager.default.removeItem(atPath: path(file)) }
+            let refused = #expect(throws: ConfigurationError.self) { try reloader.reload(to: running) }
+            #expect(refused?.path == key && refused?.kind == .file, "\(files): \(String(describing: refused))")
+            for file in files { #expect(!FileManager.default.fileExists(atPath: path(file)), "\(file) was made again") }
+            for (file, data) in zip(files, saved) { try data.write(to: URL(fileURLWithPath: path(file))) }
+        }
+        // A rotation names a new next key: that one is made.
+        var rotation = running
+        rotation.tokens?.nextKeyFile = path("tokens-next.pem")
+        try reloader.reload(to: rotation)
+        #expect(FileManager.default.fileExists(atPath: path("tokens-next.pem")))
+        let jwks = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/jwks")
+        #expect((jwks.json["keys"] as? [[String: Any]])?.count == 2, "\(jwks.text)")
+    }
+
 }

@@ -78,6 +78,20 @@ import Testing
         #expect(try Self.labels(answer, "Signature") == ["app", "gateway"])
         #expect(!answer.headers["Signature"].joined().contains("AAAA"), "the upstream's gateway signature was dropped")
 
+        // A bare member (true) the upstream wrote is written back as one (`flag;p=1`, not `flag=`),
+        // so the answer is still signed rather than refused.
+        upstream.answer(.respond(status: .ok, fields: [("Signature-Input", #"gateway=("@status"), flag;p=1"#), ("Signature", "gateway=:AAAA:, flag")], body: body))
+        let bare = try await GatewayHarness.send(try Self.signed(harness))
+        #expect(bare.status == 200, "\(bare.text)")
+        #expect(bare.headers["Signature-Input"].first == "flag;p=1" && bare.headers["Signature"].first == "flag", "\(bare.headers)")
+
+        // A member the gateway cannot check (md5) beside a right one: replaced, never signed unchecked.
+        upstream.answer(.respond(status: .ok, fields: [("Content-Digest", "\(ContentDigest.fieldValue(for: body)), md5=:AAAAAAAAAAAAAAAAAAAAAA==:")], body: body))
+        let third = try Self.signed(harness)
+        let unchecked = try await GatewayHarness.send(third)
+        #expect(unchecked.headers["Content-Digest"] == [ContentDigest.fieldValue(for: body)], "\(unchecked.headers["Content-Digest"])")
+        #expect(try await Self.verify(unchecked, answering: third, harness).covers(.contentDigest))
+
         // A digest the upstream got right is kept (the upstream's own signature may cover it), and signed.
         upstream.answer(.respond(status: .ok, fields: [("Content-Digest", ContentDigest.fieldValue(for: body, algorithm: .sha512))], body: body))
         let second = try Self.signed(harness)
@@ -158,4 +172,25 @@ import Testing
         #expect(refused.headers["Signature"].isEmpty && refused.headers["Signature-Input"].isEmpty)
         #expect(upstream.received.isEmpty)
     }
+
+    /// The response signature covers exactly what docs/gateway.md lists — the status, the body's
+    /// digest, its type, and the request's method, target and signature — so an answer whose
+    /// `Content-Type` is changed on the way fails; answers to requests that carried no signature
+    /// (open, app-token, password routes) are not signed.
+    @Test func theSignatureCoversWhatTheDocsSayAndOnlySignedRequestsGetOne() async throws {
+        let (harness, upstream) = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        upstream.answerEveryRequest(.respond(status: .ok, fields: [("Content-Type", "application/json")], body: Array("{}".utf8)))
+        let request = try Self.signed(harness)
+        let answer = try await GatewayHarness.send(request)
+        let input = try #require(answer.headers.first(name: "Signature-Input"))
+        #expect(input.hasPrefix(#"gateway=("@status" "content-digest" "content-type" "@method";req "@target-uri";req "signature";req)"#), "\(input)")
+        _ = try await Self.verify(answer, answering: request, harness)
+        var retyped = answer
+        retyped.headers.replaceOrAdd(name: "Content-Type", value: "text/html")
+        await #expect(throws: SignetError.self) { try await Self.verify(retyped, answering: request, harness) }
+        let open = try await GatewayHarness.send(method: "GET", url: harness.base + "/public/x")
+        #expect(open.status == 200 && open.headers["Signature"].isEmpty && open.headers["Signature-Input"].isEmpty)
+    }
+
 }

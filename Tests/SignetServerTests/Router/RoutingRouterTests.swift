@@ -34,6 +34,47 @@ import Testing
 
     static let bank = MessageSigner(key: try! SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
 
+    /// Only the methods the gateway proxies are proxied: `TRACE`, WebDAV's and made-up ones are
+    /// `404 not_found` on an open route as on a signed one, and never reach the upstream. Paths of
+    /// the gateway's own that do not exist are `404` too, even where `/` is open; a path that only
+    /// starts like one (`/signetx`) is the upstream's.
+    @Test func methodsAndOwnPathsTheGatewayDoesNotServeAreNotFound() async throws {
+        let (harness, upstream) = try await Self.gateway {
+            $0.routes = [.init(prefix: "/items", access: .verified), .init(prefix: "/", access: .open)]
+        }
+        Cleanup.after { try await harness.stop() }
+        for method in ["TRACE", "PROPFIND", "MKCOL", "FOO"] {
+            for target in ["/public/x", "/items"] {
+                let answer = try await harness.sendAsWritten(method, target)
+                #expect(answer.status == 404 && answer.reason == "not_found", "\(method) \(target): \(answer.status)")
+            }
+        }
+        for target in ["/signet", "/signet/v1/nope", "/SIGNET/x", "/healthz/x", "/metrics/x", "/signet/v1/devices/a/b"] {
+            let answer = try await harness.sendAsWritten("GET", target)
+            #expect(answer.status == 404 && answer.reason == "not_found", "\(target): \(answer.status)")
+        }
+        #expect(upstream.received.isEmpty)
+        #expect(try await harness.sendAsWritten("GET", "/signetx").status == 200)
+        #expect(upstream.received.map(\.target) == ["/signetx"])
+    }
+
+    /// A route's `methods` decide per method, `HEAD` following `GET`: a route open for `GET` serves
+    /// `HEAD` (forwarded as `HEAD`), and leaves every other method — `OPTIONS` too — to the route
+    /// above it, here one that asks for a signature.
+    @Test func aRouteOpenForGetServesHeadAndLeavesOtherMethodsToTheRouteAbove() async throws {
+        let (harness, upstream) = try await Self.gateway {
+            $0.routes = [.init(prefix: "/reports", methods: ["GET"], access: .open), .init(prefix: "/", access: .verified)]
+        }
+        Cleanup.after { try await harness.stop() }
+        #expect(try await harness.sendAsWritten("GET", "/reports/1").status == 200)
+        #expect(try await harness.sendAsWritten("HEAD", "/reports/1").status == 200)
+        for method in ["OPTIONS", "POST", "DELETE"] {
+            let answer = try await harness.sendAsWritten(method, "/reports/1", body: method == "POST" ? [] : nil)
+            #expect(answer.status == 401 && answer.reason == "signature_missing", "\(method): \(answer.status) \(answer.text)")
+        }
+        #expect(upstream.received.map(\.method.rawValue) == ["GET", "HEAD"])
+    }
+
     /// Every path Signet serves itself, asked with a method it does not take, answers `405
     /// method_not_allowed` with `Allow` naming exactly what the published contract says it takes
     /// (and `HEAD` with `GET`); it is never the upstream's to answer, and a path whose feature is
@@ -52,7 +93,7 @@ import Testing
         contract["/healthz"] = ["GET"]
         contract["/readyz"] = ["GET"]
         contract["/metrics"] = ["GET"]
-        let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"]
+        let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
         var served: Set<String> = []
         for (path, documented) in contract.sorted(by: { $0.key < $1.key }) {
             let target = path.replacingOccurrences(of: "{id}", with: "dev_nobody").replacingOccurrences(of: "{name}", with: "nobody")
@@ -63,11 +104,23 @@ import Testing
             }
             if answers.values.allSatisfy({ $0.status == 404 && $0.reason == "not_found" }) { continue }
             served.insert(path)
+            if documented.contains("GET") {
+                // HEAD is served wherever GET is, as GET answers it, without a body.
+                let auth = [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+                let get = try await harness.sendAsWritten("GET", target, fields: auth)
+                let head = try await harness.sendAsWritten("HEAD", target, fields: auth)
+                #expect(head.status == get.status && head.body.isEmpty, "HEAD \(path): \(head.status), GET \(get.status)")
+            }
             for (method, answer) in answers {
                 #expect(answer.status == 405 && answer.reason == "method_not_allowed", "\(method) \(path): \(answer.status) \(answer.text)")
                 let allow = Set((answer.headers.first(name: "Allow") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                 #expect(allow == taken, "\(method) \(path): Allow \(allow.sorted()), the contract \(taken.sorted())")
             }
+        }
+        // TRACE is no method of the gateway's, on its own paths as on proxied ones.
+        for target in ["/healthz", "/signet/v1/challenges", "/public/x"] {
+            let trace = try await harness.sendAsWritten("TRACE", target)
+            #expect(trace.status == 404 && trace.reason == "not_found", "TRACE \(target): \(trace.status)")
         }
         #expect(upstream.received.isEmpty)
         let configured: Set<String> = [

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
+import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -135,4 +136,51 @@ import Testing
         )
         #expect(upstream.received.count == received)
     }
+
+    /// With `policy.requireNonce` off, a signature without a nonce may repeat (an operator's choice
+    /// for idempotent APIs); one with a nonce is still claimed once. `expires`, when a signature
+    /// carries it, is kept either way.
+    @Test func withoutARequiredNonceASignatureMayRepeatAndExpiresStillHolds() async throws {
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router) {
+            $0.policy.requireNonce = false
+            $0.policy.clockSkewSeconds = 0
+        }
+        Cleanup.after { try await harness.stop() }
+        let upstream = try #require(harness.upstream)
+        func request() throws -> HTTPMessage { try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/report") }
+        let bare = try Self.bank.sign(try request(), created: Date())
+        #expect(try await GatewayHarness.send(bare).status == 200)
+        #expect(try await GatewayHarness.send(bare).status == 200, "no nonce, nothing to replay")
+        let once = try Self.bank.sign(try request(), created: Date(), nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(once).status == 200)
+        #expect(try await GatewayHarness.send(once).reason == "nonce_replayed")
+        let lapsed = try Self.bank.sign(try request(), created: Date().addingTimeInterval(-20), expires: Date().addingTimeInterval(-10))
+        let refused = try await GatewayHarness.send(lapsed)
+        #expect(refused.status == 401 && refused.reason == "expired", "\(refused.text)")
+        #expect(upstream.received.count == 3)
+    }
+
+    /// The signature fields are bounded before anything else is read: more than 16 KiB together is
+    /// `431 header_too_large`, more than eight signatures `malformed_header`; nothing is claimed or
+    /// forwarded, and a body announced behind them is never needed.
+    @Test func signatureFieldsPastTheirBoundsAreRefusedAtTheHead() async throws {
+        let (harness, upstream) = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let created = Int(Date().timeIntervalSince1970)
+        let large = [
+            ("Signature-Input", "sig1=(\"@method\");created=\(created);keyid=\"bank-v1\";nonce=\"n\""),
+            ("Signature", "sig1=:" + Base64.encode([UInt8](repeating: 1, count: 13_000)) + ":"),
+        ]
+        let tooLarge = try await harness.sendAsWritten("POST", "/echo/x", fields: large + [("Content-Type", "application/json")], body: Array(repeating: 0x20, count: 100))
+        #expect(tooLarge.status == 431 && tooLarge.reason == "header_too_large", "\(tooLarge.status) \(tooLarge.text)")
+        let nine = (0..<9).map { "s\($0)=(\"@method\");created=\(created);keyid=\"bank-v1\";nonce=\"n\($0)\"" }.joined(separator: ", ")
+        let signatures = (0..<9).map { "s\($0)=:AAAA:" }.joined(separator: ", ")
+        let tooMany = try await harness.sendAsWritten("GET", "/echo/x", fields: [("Signature-Input", nine), ("Signature", signatures)])
+        #expect(tooMany.status == 400 && tooMany.reason == "malformed_header", "\(tooMany.text)")
+        #expect(upstream.received.isEmpty)
+        // The nonces those named were never claimed: the same nonce, rightly signed, passes.
+        let fresh = try Self.bank.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/x"), created: Date(), nonce: "n0")
+        #expect(try await GatewayHarness.send(fresh).status == 200)
+    }
+
 }

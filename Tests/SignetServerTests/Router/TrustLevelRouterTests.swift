@@ -208,4 +208,33 @@ import Testing
             #expect(other.status == 200)
         }
     }
+
+    /// Debug devices are taken only while `allowDebugDevices` is on: a reload that turns it off
+    /// refuses the ones registered before (`trust_level_insufficient`, on every route, `verified`
+    /// too) and registers no more.
+    @Test func debugDevicesAreRefusedOnceAllowDebugDevicesIsOff() async throws {
+        let (harness, signers, _) = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let debug = try #require(signers[.debug])
+        #expect(try await GatewayHarness.send(try Self.get(harness, "/echo/mode/verified/x", by: debug)).status == 200)
+        var production = try #require(harness.gateways[0].reloader.configuration)
+        production.allowDebugDevices = false
+        try harness.gateways[0].reloader.reload(to: production)
+        for mode in ["verified", "device-key", "attested"] {
+            let refused = try await GatewayHarness.send(try Self.get(harness, "/echo/mode/\(mode)/x", by: debug))
+            #expect(refused.status == 403 && refused.reason == "trust_level_insufficient", "\(mode): \(refused.text)")
+        }
+        let key = try SigningKey.generate(.p256)
+        let body = try JSONSerialization.data(withJSONObject: [
+            "name": "another runner", "publicKey": try JSONSerialization.jsonObject(with: Data(key.verificationKey.jwk.jsonString.utf8)),
+        ])
+        let registration = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/debug",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)"), ("Content-Type", "application/json")],
+            body: Array(body)
+        )
+        #expect(registration.status == 403 && registration.reason == "trust_level_insufficient", "\(registration.text)")
+    }
+
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Hummingbird
 import SignetCore
 import SignetMiddleware
@@ -26,6 +27,11 @@ struct ClientCertificatesFeature: GatewayFeature {
         guard let settings = configuration.deviceCA else { return nil }
         dependencies = context.dependencies
         let deviceCA: DeviceCertificateAuthority
+        let files = [settings.certificateFile, settings.keyFile]
+        let running: (GatewayConfiguration) -> [String] = { [$0.deviceCA?.certificateFile, $0.deviceCA?.keyFile].compactMap { $0 } }
+        if !files.allSatisfy({ context.mayCreate($0, among: running) }), !files.allSatisfy(FileManager.default.fileExists) {
+            throw ConfigurationError(.file, at: "deviceCA", "deviceCA: \(settings.certificateFile) and \(settings.keyFile) are the running CA's and must exist: a new CA would fail every certificate issued")
+        }
         do {
             deviceCA = try DeviceCertificateAuthority.loadOrCreate(
                 certificateFile: settings.certificateFile,
@@ -35,6 +41,10 @@ struct ClientCertificatesFeature: GatewayFeature {
         } catch let error as SignetError {
             // The operator's files: unwritable, or not a certificate and its key.
             throw ConfigurationError(.file, at: "deviceCA", "deviceCA: \(error.reason)")
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError(.file, at: "deviceCA", "deviceCA: \(settings.certificateFile), \(settings.keyFile): \(error)")
         }
         self.deviceCA = deviceCA
         verifier = configuration.tls?.clientCertificates == true ? ClientCertificateVerifier(deviceCA: deviceCA, devices: context.dependencies.store) : nil

@@ -34,14 +34,22 @@ public struct OHTTPKeySet: Sendable {
 
     /// The configured keys from their files, or — for a file that does not exist yet — a new key
     /// written to it (mode 0600), so every gateway instance sharing the files serves the same keys.
-    public static func loadOrCreate(_ configuration: GatewayConfiguration.OHTTP) throws -> OHTTPKeySet {
+    ///
+    /// - Parameters:
+    ///   - configuration: The `ohttp` settings.
+    ///   - mayCreate: Whether a missing file may be made (at a reload, only one the running gateway
+    ///     does not use).
+    public static func loadOrCreate(_ configuration: GatewayConfiguration.OHTTP, mayCreate: (String) -> Bool = { _ in true }) throws -> OHTTPKeySet {
         var entries: [Entry] = []
         for (index, key) in configuration.keys.enumerated() {
             let at = "ohttp.keys[\(index)].keyFile"
             // Created exclusively, as the token keys are: instances starting together share one.
-            let text = try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key", at: at) {
-                (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
-            }
+            let text =
+                mayCreate(key.keyFile)
+                ? try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key", at: at) {
+                    (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
+                }
+                : try PrivateKeyFile.load(key.keyFile, what: "the OHTTP key", at: at)
             let privateKey: OHTTPGatewayKey.PrivateKey
             do {
                 privateKey = try OHTTPGatewayKey.PrivateKey(pem: text)

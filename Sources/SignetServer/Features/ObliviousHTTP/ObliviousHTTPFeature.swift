@@ -15,7 +15,9 @@ struct ObliviousHTTPFeature: GatewayFeature {
         let dependencies = context.dependencies
         guard let settings = dependencies.configuration.ohttp else { return nil }
         self.settings = settings
-        self.keySet = try OHTTPKeySet.loadOrCreate(settings)
+        self.keySet = try OHTTPKeySet.loadOrCreate(settings) { path in
+            context.mayCreate(path) { running in running.ohttp?.keys.map(\.keyFile) ?? [] }
+        }
         self.dependencies = dependencies
     }
 

@@ -17,6 +17,8 @@ extension SignetRequestVerifier {
         policy.maximumAge = configuration.policy.maxAgeSeconds
         policy.clockSkew = configuration.policy.clockSkewSeconds
         policy.requireNonce = configuration.policy.requireNonce
+        // What the proxy removes never reaches the upstream: a signature may not vouch for it.
+        policy.removedOnTheWay = ForwardedFields.isNotDelivered
         var algorithms = SignatureAlgorithms.standard
         for algorithm in added { algorithms = algorithms.registering(algorithm) }
         let verifier = MessageVerifier(

@@ -5,11 +5,12 @@ import SignetCore
 import SignetMiddleware
 
 extension GatewayConfiguration.Tokens {
-    /// The key ring from the key files: the signing and next keys created when absent, retired
-    /// ones read (a missing retired key is an error: tokens it signed could not be checked).
-    func keyRing() throws -> AppTokenKeyRing {
-        let signing = try Self.privateKey(keyFile, create: true, at: "tokens.keyFile")
-        let next = try nextKeyFile.map { try Self.privateKey($0, create: true, at: "tokens.nextKeyFile").publicKey }
+    /// The key ring from the key files: the signing and next keys created when absent and
+    /// `mayCreate` allows it, retired ones read (a missing retired key is an error: tokens it signed
+    /// could not be checked).
+    func keyRing(mayCreate: (String) -> Bool = { _ in true }) throws -> AppTokenKeyRing {
+        let signing = try Self.privateKey(keyFile, create: mayCreate(keyFile), at: "tokens.keyFile")
+        let next = try nextKeyFile.map { try Self.privateKey($0, create: mayCreate($0), at: "tokens.nextKeyFile").publicKey }
         let retired = try (retiredKeys ?? []).enumerated().map { index, retired in
             (
                 try Self.privateKey(retired.keyFile, create: false, at: "tokens.retiredKeys[\(index)].keyFile").publicKey,

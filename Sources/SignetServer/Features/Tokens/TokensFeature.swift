@@ -40,7 +40,11 @@ struct TokensFeature: GatewayFeature {
         clientCertificates = context.feature(ClientCertificatesFeature.self)?.verifier
         if let tokens = configuration.tokens {
             let issuer = try AppTokenIssuer(
-                ring: try tokens.keyRing(),
+                ring: try tokens.keyRing { path in
+                    context.mayCreate(path) { running in
+                        running.tokens.map { [$0.keyFile] + ($0.nextKeyFile.map { [$0] } ?? []) + ($0.retiredKeys ?? []).map(\.keyFile) } ?? []
+                    }
+                },
                 issuer: tokens.issuer,
                 audience: tokens.audience,
                 lifetimeSeconds: tokens.lifetime
