@@ -262,4 +262,24 @@ import Testing
         #expect(attested.status == 401 && attested.reason == "credentials_missing", "\(attested.text)")
     }
 
+
+    /// A `password-or-device` route judges a device's level before any cryptography, as signature
+    /// routes do: an unbound device's signature with its bytes zeroed is refused by level, not as
+    /// invalid, and claims no nonce — the same nonce, rightly signed, passes on a `verified` route.
+    @Test func aPasswordOrDeviceRouteJudgesTheLevelBeforeAnyCryptography() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(store: .memory, transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let stranger = try await harness.register(.p256)
+        let nonce = Nonce.random()
+        let zeroed = try stranger.signer.sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x"),
+            created: Date(),
+            nonce: nonce
+        ).replacingSignatureBytes()
+        let refused = try await GatewayHarness.send(zeroed)
+        #expect(refused.status == 403 && refused.reason == "trust_level_insufficient", "\(refused.text)")
+        let elsewhere = try stranger.signer.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/x"), created: Date(), nonce: nonce)
+        #expect(try await GatewayHarness.send(elsewhere).status == 200, "the refused request claimed its nonce")
+    }
+
 }

@@ -146,4 +146,44 @@ import Testing
         // Within the six hours the cached keys still serve while Firebase is down.
         #expect(try await verifier.identity(for: second, now: Date().addingTimeInterval(3600)).appID == Self.appID)
     }
+
+    /// On the embedded default (one gateway, SQLite), a route that consumes App Check tokens takes
+    /// each once — of many sent at once, one passes — while routes that do not consume still take
+    /// it; another spelling of the same token is not a fresh one, and a forgery uses up nothing.
+    @Test func aConsumingRouteTakesEachTokenOnceOnSQLite() async throws {
+        guard PythonPeer.available("jwt, cryptography") else { return }
+        let firebase = try await PythonServer("app_token_peer.py", ["firebase", "300"])
+        Cleanup.after { firebase.stop() }
+        let harness = try await AppTokenTests.start(store: .sqlite) { configuration, _ in
+            configuration.firebaseAppCheck = .init(projectNumber: Self.project, jwksUrl: "http://127.0.0.1:\(firebase.port)/v1/jwks")
+            let once = GatewayConfiguration.Route(prefix: "/echo/once", access: .firebaseAppCheck(consumeTokens: true))
+            configuration.routes.insert(contentsOf: [once, .init(prefix: "/echo/firebase", access: .firebaseAppCheck)], at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let upstream = try #require(harness.upstream)
+        func outcome(_ token: String, _ path: String) async throws -> String {
+            let answer = try await AppTokenTests.use(token, harness.base + path, field: "X-Firebase-AppCheck")
+            return answer.status == 200 ? "200" : answer.reason ?? "\(answer.status)"
+        }
+        let token = try await Self.mint(firebase, Self.claims())
+        let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<16 { group.addTask { try await outcome(token, "/echo/once/x") } }
+            return try await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        #expect(outcomes == ["200": 1, "token_replayed": 15], "\(outcomes)")
+        #expect(upstream.received.filter { $0.target == "/echo/once/x" }.count == 1)
+        #expect(try await outcome(token, "/echo/firebase/x") == "200")
+        // The signature's last base64url character carries spare bits: another spelling, same token.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let lastCharacter = try #require(token.last)
+        let last = try #require(alphabet.firstIndex(of: lastCharacter))
+        #expect(try await outcome(String(token.dropLast()) + String(alphabet[last ^ 1]), "/echo/once/x") != "200")
+        // A forgery carrying a fresh token's signature is refused and uses up nothing.
+        let fresh = try await Self.mint(firebase, Self.claims())
+        let parts = fresh.split(separator: ".").map(String.init)
+        let otherPayload = try await Self.mint(firebase, Self.claims { $0["sub"] = "1:123456789012:android:ff" }).split(separator: ".")[1]
+        #expect(try await outcome([parts[0], String(otherPayload), parts[2]].joined(separator: "."), "/echo/once/x") == "token_invalid")
+        #expect(try await outcome(fresh, "/echo/once/x") == "200")
+    }
+
 }
