@@ -205,8 +205,6 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     /// Checks what can be checked before starting.
     public func validate() throws {
         _ = try UpstreamOrigin(parsing: upstream)
-        try appAttest?.validate()
-        try androidAttestation?.validate(development: development)
         for (index, route) in routes.enumerated() {
             do {
                 try RouteTable.checkPrefix(route.prefix)
@@ -214,7 +212,6 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
                 throw error.under("routes[\(index)]")
             }
         }
-        if let ohttp { try ohttp.validate() }
         guard (1...3600).contains(requestTimeoutSeconds) else {
             throw ConfigurationError.invalid("requestTimeoutSeconds", "requestTimeoutSeconds is between 1 and 3600")
         }
@@ -224,15 +221,8 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
         guard maxConnectionsPerClient >= 1 else {
             throw ConfigurationError.invalid("maxConnectionsPerClient", "maxConnectionsPerClient is at least 1")
         }
-        for (index, secret) in sharedSecrets.enumerated() {
-            do {
-                _ = try SigningKey(base64Secret: secret.secretBase64)
-            } catch let error as SignetError {
-                throw ConfigurationError.invalid("sharedSecrets[\(index)].secretBase64", "sharedSecrets[\(index)].secretBase64: \(error.reason)")
-            }
-        }
-        try validatePasswords()
-        try validateTokens()
+        // Each feature's part, checked by the feature (its folder holds the rules).
+        for feature in FeatureRegistry.types { try feature.validate(self) }
         // Each route's mode, checked by the feature that owns it: configured, options consistent.
         try AccessModeRegistry.check(self)
         if let tls {

@@ -29,6 +29,11 @@ protocol GatewayFeature: Sendable {
     static func signatureAlgorithms(_ configuration: GatewayConfiguration) -> [any SignatureAlgorithm]
     /// Keys the request verifier takes besides registered devices' (shared secrets).
     static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord]
+    /// Checks this feature's part of the configuration, as ``GatewayConfiguration/validate()`` does
+    /// for the whole, before anything is opened or built.
+    ///
+    /// - Throws: ``ConfigurationError`` at the key that is wrong.
+    static func validate(_ configuration: GatewayConfiguration) throws
     /// Checks the files this feature reads or creates, before anything is opened or written.
     static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks)
     /// Signet's own endpoints this feature serves (`/signet/v1/tokens`), as logs and metrics name
@@ -58,6 +63,7 @@ extension GatewayFeature {
     static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord] { [] }
     static func restartOnlyChanges(from old: GatewayConfiguration, to new: GatewayConfiguration) -> [String] { [] }
     static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {}
+    static func validate(_ configuration: GatewayConfiguration) throws {}
     static var endpoints: [String] { [] }
     static var operatorPaths: [(methods: [HTTPRequest.Method], path: String)] { [] }
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {

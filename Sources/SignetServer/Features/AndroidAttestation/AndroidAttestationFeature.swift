@@ -16,6 +16,8 @@ import X509
 /// through the request verifier, and routes ask for it by trust level
 /// (``RequestSignaturesFeature``: `android-key-attestation`, or `attested` for either platform).
 struct AndroidAttestationFeature: GatewayFeature {
+    static func validate(_ configuration: GatewayConfiguration) throws { try configuration.androidAttestation?.validate(development: configuration.development) }
+
     let settings: GatewayConfiguration.AndroidAttestation
     /// What registration checks with, before the HTTP client (Play Integrity's standard tokens) is
     /// known: ``registrar(httpClient:)`` completes it.

@@ -10,6 +10,8 @@ import SignetMiddleware
 /// Apple App Attest: the attestation verifier registration uses, the `apple-app-attest` signature
 /// algorithm the request verifier learns, and the receipt exchange with Apple in the background.
 struct AppAttestFeature: GatewayFeature {
+    static func validate(_ configuration: GatewayConfiguration) throws { try configuration.appAttest?.validate() }
+
     let settings: GatewayConfiguration.AppAttest
     let attestationVerifier: AppAttestAttestationVerifier
     let receiptVerifier: AppAttestReceiptVerifier

@@ -23,6 +23,8 @@ struct ObliviousHTTPFeature: GatewayFeature {
 
     static let endpoints = ["/signet/v1/ohttp-keys", "/signet/v1/ohttp"]
 
+    static func validate(_ configuration: GatewayConfiguration) throws { try configuration.ohttp?.validate() }
+
     static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
         for key in configuration.ohttp?.keys ?? [] { files.mayCreate(key.keyFile, "the OHTTP key") }
     }

@@ -38,6 +38,8 @@ struct PasswordsFeature: GatewayFeature {
     /// The accounts, by name (`/signet/v1/users/{name}`); written in two parts, as no route
     /// serves the bare prefix.
     static let endpoints = ["/signet/v1/" + "users"]
+
+    static func validate(_ configuration: GatewayConfiguration) throws { try configuration.validatePasswords() }
     /// The user accounts.
     static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = [(SignetGateway.proxiedMethods, "/signet/v1/users/:name")]
 

@@ -29,6 +29,17 @@ struct SharedSecretsFeature: GatewayFeature {
         metrics = context.dependencies.metrics
     }
 
+    /// Every secret decodes to a key.
+    static func validate(_ configuration: GatewayConfiguration) throws {
+        for (index, secret) in configuration.sharedSecrets.enumerated() {
+            do {
+                _ = try SigningKey(base64Secret: secret.secretBase64)
+            } catch let error as SignetError {
+                throw ConfigurationError.invalid("sharedSecrets[\(index)].secretBase64", "sharedSecrets[\(index)].secretBase64: \(error.reason)")
+            }
+        }
+    }
+
     /// The verifier's HMAC keys, with their validity.
     static func sharedKeys(_ configuration: GatewayConfiguration) throws -> [KeyRecord] {
         try configuration.sharedSecrets.map { secret in

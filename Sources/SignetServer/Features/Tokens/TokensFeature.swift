@@ -99,6 +99,8 @@ struct TokensFeature: GatewayFeature {
 
     static let endpoints = ["/signet/v1/tokens", "/signet/v1/jwks"]
 
+    static func validate(_ configuration: GatewayConfiguration) throws { try configuration.validateTokens() }
+
     static func checkFiles(_ configuration: GatewayConfiguration, _ files: inout FileChecks) {
         guard let tokens = configuration.tokens else { return }
         files.mayCreate(tokens.keyFile, "the token signing key")
