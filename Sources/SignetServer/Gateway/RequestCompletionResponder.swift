@@ -102,6 +102,10 @@ struct RequestCompletionResponder: HTTPResponder {
             return SignetError(.requestTooSlow, "the request's body did not arrive within the server's deadline")
         case HTTPParserError.invalidEOFState, ChannelError.eof, ChannelError.ioOnClosedChannel, is CancellationError:
             return SignetError(.clientClosedRequest, "the client closed the connection before its request was complete")
+        case let error as HTTPParserError:
+            // The head parsed and the body did not (a transfer coding nobody can frame,
+            // `xchunked`): the client's request is wrong, as when its head is.
+            return SignetError(.requestInvalid, "the HTTP parser refused the request (\(error))")
         default:
             if channel.map({ !$0.isActive }) ?? false {
                 return SignetError(.clientClosedRequest, "the client closed the connection before its request was complete")

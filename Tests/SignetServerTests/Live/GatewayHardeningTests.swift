@@ -182,6 +182,11 @@ import Testing
         let huge = Self.get("/public/x", "X-Big: " + String(repeating: "a", count: 100 * 1024) + "\r\n")
         answer = try await RawHTTP.exchange(port: port, huge)
         #expect(RawHTTP.status(answer) == 431 && RawHTTP.reason(answer) == "header_too_large", "\(answer)")
+        // A transfer coding nobody can frame (`xchunked`): refused as the request it is, not a 500.
+        for coding in ["xchunked", "gzip", "chunked, gzip", "identity"] {
+            answer = try await RawHTTP.exchange(port: port, "POST /public/x HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: \(coding)\r\n\r\n0\r\n\r\n")
+            #expect(RawHTTP.status(answer) == 400 && RawHTTP.reason(answer) == "request_invalid", "\(coding): \(answer)")
+        }
         #expect(upstream.seen.isEmpty)
         // Methods nobody routes are problems too.
         answer = try await RawHTTP.exchange(port: port, "TRACE /public/x HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
