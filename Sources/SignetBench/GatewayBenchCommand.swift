@@ -21,7 +21,10 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             request, one with every route open. wrk sends pre-signed POSTs (Ed25519, Content-Digest, a fresh \
             nonce each, so no request is a replay) to each in turn, and the command prints throughput, p50 \
             and p99 latency, the ratio and the added p99. Needs wrk (apt-get install wrk). Build with \
-            -c release: `swift run -c release signet-bench gateway`.
+            -c release: `swift run -c release signet-bench gateway`. With `--compare nginx`, nginx as a \
+            reverse proxy (one worker) over the same upstream takes the same requests in the same rounds, \
+            and each gateway's rate is printed as a share of nginx's and of nginx's bound; run the bench \
+            under `taskset -c 0` with `--wrk-cpus 1` so nginx's worker shares the gateway's core.
             """
     )
 
@@ -57,8 +60,12 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     )
     var rounds: Int = 1
 
+    @Option(help: "A peer measured in the same rounds over the same upstream: nginx (a reverse proxy, one worker).")
+    var compare: String?
+
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        guard compare == nil || compare == "nginx" else { throw ValidationError("--compare takes nginx") }
     }
 
     func run() async throws {
@@ -91,6 +98,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         }
         let verifying = try await gateway(open: false, name: "verifying")
         let passing = try await gateway(open: true, name: "passing")
+        let nginx = compare == nil ? nil : try await NginxReverseProxy(upstream: upstreamURL, folder: folder)
+        defer { nginx?.stop() }
 
         // A registered device (or a configured shared secret) and one pre-signed request per send.
         let algorithm = try SignatureAlgorithms.standard.require(alg)
@@ -163,32 +172,45 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             )
         }
         // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
-        for port in [passing.port, verifying.port] { _ = try wrk(port, seconds: 2, requests: warmUpFile) }
+        for port in [passing.port, verifying.port] + (nginx.map { [$0.port] } ?? []) {
+            _ = try wrk(port, seconds: 2, requests: warmUpFile)
+        }
         print(
             "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
         )
         var ratios: [Double] = []
         var passThroughRates: [Double] = []
+        var verifiedRates: [Double] = []
+        var nginxRates: [Double] = []
         var addedP99s: [Double] = []
         var refused = 0
         for round in 0..<rounds {
             // Nonces of its own (the verifying gateway accepts each once), and signed just before
             // the round, so no round outlives its signatures' window.
             let requests = try presign(count, prefix: "r\(round)n")
-            // Alternate which goes first, so a drift over the minutes weighs on both alike.
+            // Rotate which goes first, so a drift over the minutes weighs on each alike.
             var open: WrkRun?
             var verified: WrkRun?
-            for verifyingFirst in round % 2 == 0 ? [false, true] : [true, false] {
-                if verifyingFirst {
-                    verified = try wrk(verifying.port, seconds: duration, requests: requests)
-                } else {
-                    open = try wrk(passing.port, seconds: duration, requests: requests)
+            var peer: WrkRun?
+            var order = [0, 1] + (nginx == nil ? [] : [2])
+            for _ in 0..<(round % order.count) { order.append(order.removeFirst()) }
+            for which in order {
+                switch which {
+                case 0: open = try wrk(passing.port, seconds: duration, requests: requests)
+                case 1: verified = try wrk(verifying.port, seconds: duration, requests: requests)
+                default: peer = try nginx.map { try wrk($0.port, seconds: duration, requests: requests) }
                 }
             }
             guard let open, let verified else { continue }
             let label = rounds > 1 ? " \(round + 1)" : ""
-            for (name, run) in [("pass-through (open)" + label, open), ("verified" + label, verified)] {
+            var runs = [("pass-through (open)" + label, open), ("verified" + label, verified)]
+            if let peer {
+                runs.insert(("nginx (proxy, 1 worker)" + label, peer), at: 0)
+                nginxRates.append(peer.requestsPerSecond)
+            }
+            verifiedRates.append(verified.requestsPerSecond)
+            for (name, run) in runs {
                 print(
                     name.padding(24) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
                         + WrkRun.format(run.p50).padding(12, left: true) + WrkRun.format(run.p99).padding(12, left: true)
@@ -218,7 +240,10 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         if refused > 0 {
             print("warning: \(refused) verified requests were not accepted (more requests than pre-signed?)")
         }
-        printBound(ratios: ratios, passThrough: passThroughRates, median: median)
+        let reference = printBound(ratios: ratios, passThrough: passThroughRates, median: median)
+        if !nginxRates.isEmpty {
+            printComparison(nginx: nginxRates, passThrough: passThroughRates, verified: verifiedRates, reference: reference, median: median)
+        }
 
         try await verifying.stop()
         try await passing.stop()
@@ -229,10 +254,11 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     /// openssl's rate, `1 / (1/pass-through + 1/primitive)`, measured here, in the same minutes and
     /// on the same CPUs as the runs (openssl inherits this process's affinity). Prints each round's
     /// verified throughput as a share of that bound.
-    func printBound(ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) {
+    @discardableResult
+    func printBound(ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) -> OpenSSLSpeed.Reference? {
         guard !ratios.isEmpty, let reference = OpenSSLSpeed().reference(for: alg, seconds: 3) else {
             print("no openssl reference for \(alg): no bound printed")
-            return
+            return nil
         }
         // verified / bound = (verified / pass-through) × (1 + pass-through / primitive)
         let shares = zip(ratios, passThrough).map { ratio, open in ratio * (1 + open / reference.rate) }
@@ -249,6 +275,29 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 aim
             )
         )
+        return reference
+    }
+
+    /// Each round's gateway rates as a share of nginx's in the same round, and the verified rate as
+    /// a share of nginx's bound, `1 / (1/nginx + 1/primitive)`: what a perfect proxy verifying at
+    /// openssl's speed would do on this core.
+    func printComparison(
+        nginx: [Double],
+        passThrough: [Double],
+        verified: [Double],
+        reference: OpenSSLSpeed.Reference?,
+        median: ([Double]) -> Double
+    ) {
+        func shares(_ values: [Double], of peer: [Double]) -> String {
+            let each = zip(values, peer).map { $0 / $1 }
+            return each.map { String(format: "%.2f", $0) }.joined(separator: ", ") + String(format: " (median %.2f)", median(each))
+        }
+        print("pass-through / nginx: " + shares(passThrough, of: nginx) + "; aim ≥ 0.30")
+        print("verified / nginx: " + shares(verified, of: nginx))
+        if let reference {
+            let bounds = nginx.map { 1 / (1 / $0 + 1 / reference.rate) }
+            print(String(format: "nginx's bound with %@: %.0f/s (median); verified / nginx's bound: ", reference.work, median(bounds)) + shares(verified, of: bounds))
+        }
     }
 
     static let benchSecret = Array("signet-bench-shared-secret-32byt".utf8)
