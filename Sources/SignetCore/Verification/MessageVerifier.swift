@@ -133,6 +133,8 @@ public struct MessageVerifier: Sendable {
         guard !candidates.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
         // Several candidates are settled by `verify`, which weighs their windows; one is common.
         guard candidates.count == 1 else { return }
+        // A covered field that would not reach the application is refused on the head alone.
+        try checkDelivered(candidates[0].parameters.components, of: message)
         guard let keyID = candidates[0].parameters.keyID ?? fallbackKeyID else {
             throw SignetError(.parameterMissing, "the signature has no keyid")
         }
@@ -237,6 +239,19 @@ public struct MessageVerifier: Sendable {
     }
 
     private func checkCoverage(_ components: [ComponentIdentifier], of message: some HTTPMessageView) throws {
+        try checkDelivered(components, of: message)
+        for rule in policy.componentRules where rule.applies(to: message) {
+            let satisfied = rule.oneOf.contains { set in set.allSatisfy(components.contains) }
+            if !satisfied {
+                let wanted = rule.oneOf.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
+                throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
+            }
+        }
+    }
+
+    /// Every covered field reaches the application: none that `Connection` names, none the next
+    /// hop removes (``VerificationPolicy/removedOnTheWay``). Needs the head only.
+    private func checkDelivered(_ components: [ComponentIdentifier], of message: some HTTPMessageView) throws {
         // A field `Connection` names is hop-by-hop (RFC 9110 §7.6.1): the next hop removes it, so a
         // covered one would not reach the application — `Connection: content-type` would strip the
         // type the signature vouched for. Names read as CGI-style servers read them (`_` as `-`).
@@ -256,13 +271,6 @@ public struct MessageVerifier: Sendable {
                 .malformedHeader,
                 "the signature covers \(named.name), which is removed on the way: it would not reach the application"
             )
-        }
-        for rule in policy.componentRules where rule.applies(to: message) {
-            let satisfied = rule.oneOf.contains { set in set.allSatisfy(components.contains) }
-            if !satisfied {
-                let wanted = rule.oneOf.map { $0.map(\.description).joined(separator: " ") }.joined(separator: " | ")
-                throw SignetError(.componentNotCovered, "the signature must cover \(wanted)")
-            }
         }
     }
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 
 /// What a feature is built from: the shared collaborators, the features built before it (in
 /// ``FeatureRegistry`` order), and at a reload the running gateway's, whose state it may carry on.
@@ -21,9 +22,12 @@ struct FeatureContext: Sendable {
     /// a reload for a path the running configuration does not name (`paths` lists a configuration's
     /// key files). A key the running gateway uses that vanished is refused, never made again: a new
     /// key under the same path would fail every token, certificate or client made with the old one.
+    /// Paths are compared as files: standardised, symbolic links resolved (`a//b`, `./b` and a link
+    /// to `b` are all `b`).
     func mayCreate(_ path: String, among paths: (GatewayConfiguration) -> [String]) -> Bool {
         guard let previousConfiguration else { return true }
-        return !paths(previousConfiguration).contains(path)
+        func file(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path }
+        return !paths(previousConfiguration).map(file).contains(file(path))
     }
 
     /// The running gateway's instance of this feature, at a reload.

@@ -74,8 +74,10 @@ enum ForwardedFields {
     }
 
     /// Whether a signature may not cover the field `name`: one the upstream would not receive as
-    /// the client sent it. `Host` and `Content-Length` are written again with what was verified
-    /// (the public authority, the body's length), so covering them is sound.
+    /// the client sent it. `Host` and `Content-Length` are written again by the gateway: the body's
+    /// true length, and the upstream's own authority with the public one in `X-Forwarded-Host` —
+    /// what a signature binds of the target is `@authority` or `@target-uri`, which the standard
+    /// rules require, so a covered `Host` adds nothing the upstream could be misled by.
     static func isNotDelivered(_ name: String) -> Bool {
         name != "host" && name != "content-length" && isRemoved(name)
     }

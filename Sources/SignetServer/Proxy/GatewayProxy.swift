@@ -182,9 +182,10 @@ struct GatewayProxy: Sendable {
         return (try? body.withUnsafeReadableBytes { try ContentDigest.verify(digest, bodyBytes: $0) }) != nil
     }
 
-    /// Removes the member `label` from `Signature` and `Signature-Input`, keeping the others
-    /// (serialised again, canonically); both fields go when either does not parse or cannot be
-    /// written again (a client could not read them either).
+    /// Removes the member `label` from `Signature` and `Signature-Input`, keeping the others byte
+    /// for byte as written (a verifier builds the signature base from `Signature-Input`'s raw
+    /// member text, so a canonical rewrite would break the upstream's own signatures); both fields
+    /// go when either does not parse (a client could not read them either).
     static func removeSignature(labelled label: String, from fields: inout HTTPTypes.HTTPFields) {
         let names: [HTTPField.Name] = [.signature, .signatureInput]
         guard names.contains(where: { fields[$0] != nil }) else { return }
@@ -196,17 +197,19 @@ struct GatewayProxy: Sendable {
                 return
             }
             guard dictionary[label] != nil else { continue }
-            var kept = SFDictionary()
-            for entry in dictionary.entries where entry.key != label { kept.append(key: entry.key, member: entry.member) }
-            guard kept.count > 0 else {
-                rewritten.append((name, nil))
-                continue
+            var kept: [String] = []
+            for entry in dictionary.entries where entry.key != label {
+                if let raw = entry.rawValue {
+                    // A bare member (true) is its key and parameters, with no `=`.
+                    kept.append(raw.isEmpty || raw.hasPrefix(";") ? entry.key + raw : entry.key + "=" + raw)
+                } else if let text = try? StructuredFieldSerializer.member(entry.member) {
+                    kept.append(entry.key + "=" + text)
+                } else {
+                    for name in names { fields[name] = nil }
+                    return
+                }
             }
-            guard let text = try? StructuredFieldSerializer.serialize(kept) else {
-                for name in names { fields[name] = nil }
-                return
-            }
-            rewritten.append((name, text))
+            rewritten.append((name, kept.isEmpty ? nil : kept.joined(separator: ", ")))
         }
         for (name, value) in rewritten { fields[name] = value }
     }

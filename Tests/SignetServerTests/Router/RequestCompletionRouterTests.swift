@@ -98,6 +98,8 @@ import Testing
         ([(String, String)](), "signature_missing"),
         ([("Signature-Input", "sig1=(\"@method\");created=1;keyid=\"nobody\""), ("Signature", "sig1=:AAAA:")], "unknown_key"),
         ([("Signature-Input", "sig1=("), ("Signature", "sig1=:AAAA:")], "malformed_header"),
+        // A covered field the proxy would remove: refused on the head, not after a megabyte.
+        ([("Signature-Input", "sig1=(\"@method\" \"x_amount\");created=1;keyid=\"bank-v1\""), ("Signature", "sig1=:AAAA:"), ("X_Amount", "5")], "malformed_header"),
     ])
     func aSenderThatCannotVerifyIsRefusedBeforeItsBodyIsRead(fields: [(String, String)], reason: String) async throws {
         let harness = try await GatewayHarness.start(transport: .router)

@@ -63,7 +63,8 @@ import Testing
             ("Content-Digest", wrongDigest),
             ("Signature-Input", #"gateway=("@status" "content-digest");created=1;keyid="inner""#),
             ("Signature", "gateway=:AAAA:"),
-            ("Signature-Input", #"app=("@status");created=1;keyid="app-key""#),
+            // Written as its signer wrote it (spaces, a decimal): verifiers build the base from these bytes.
+            ("Signature-Input", #"app=("@status"   "content-type");created=1;keyid="app-key";v=1.50"#),
             ("Signature", "app=:BBBB:"),
         ]
         upstream.answer(.respond(status: .ok, fields: answerFields, body: body))
@@ -75,6 +76,7 @@ import Testing
         #expect(verified.covers(.contentDigest) && verified.covers(.status))
         #expect(answer.headers["Content-Digest"] == [ContentDigest.fieldValue(for: body)], "\(answer.headers["Content-Digest"])")
         #expect(try Self.labels(answer, "Signature-Input") == ["app", "gateway"])
+        #expect(answer.headers["Signature-Input"].first == #"app=("@status"   "content-type");created=1;keyid="app-key";v=1.50"#, "\(answer.headers["Signature-Input"])")
         #expect(try Self.labels(answer, "Signature") == ["app", "gateway"])
         #expect(!answer.headers["Signature"].joined().contains("AAAA"), "the upstream's gateway signature was dropped")
 

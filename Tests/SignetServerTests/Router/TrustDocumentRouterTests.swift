@@ -14,12 +14,14 @@ import Testing
     static let pins = ["sha256/AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=", "sha256/AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI="]
 
     /// A document of `version`, signed, in a file of `folder`.
-    static func document(_ version: Int, in folder: URL, expires: Date = Date().addingTimeInterval(86400), host: String = "api.example.com")
+    static let issued = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 60)
+
+    static func document(_ version: Int, in folder: URL, expires: Date = issued.addingTimeInterval(86400), host: String = "api.example.com")
         async throws -> (file: String, jws: String)
     {
         let document = TrustDocument(
             issuer: "scores",
-            issuedAt: Date().addingTimeInterval(-60),
+            issuedAt: issued,
             expires: expires,
             version: version,
             pinSets: [PinSetClaim(host: host, pins: pins)]
@@ -60,14 +62,19 @@ import Testing
         let replaced = try await Self.fetch(harness, ifNoneMatch: etag)
         #expect(replaced.status == 200 && replaced.text == second.jws)
         #expect(replaced.headers.first(name: "ETag") != etag)
-        // The same configuration again is no change.
+        // The same configuration again is no change; nor is the same document signed again.
         try reloader.reload(to: next)
+        let resigned = try await Self.document(2, in: folder)
+        #expect(resigned.jws != second.jws, "a fresh signature")
+        var again = next
+        again.trustDocument = .init(file: resigned.file)
+        try reloader.reload(to: again)
 
         // What apps would refuse, or what would strand them, is refused at the document's key, and
         // version 2 stays served.
         let refusals: [(String, String)] = [
             (try await Self.document(1, in: folder).file, "version 1 and the gateway serves version 2"),
-            (try await Self.document(2, in: folder).file, "version 2 and the gateway serves version 2 with other content"),
+            (try await Self.document(2, in: folder, host: "other.example.com").file, "version 2 and the gateway serves version 2 with other content"),
             (try await Self.document(3, in: folder, expires: Date().addingTimeInterval(-60)).file, "expired"),
         ]
         for (file, message) in refusals {
@@ -77,6 +84,6 @@ import Testing
             #expect(error?.path == "trustDocument.file" && error?.message.contains(message) == true, "\(String(describing: error))")
         }
         let still = try await Self.fetch(harness)
-        #expect(still.status == 200 && still.text == second.jws)
+        #expect(still.status == 200 && still.text == resigned.jws)
     }
 }

@@ -22,7 +22,7 @@ struct TrustDocumentFeature: GatewayFeature {
             now: dependencies.clock()
         )
         if let served = context.previous(Self.self)?.route,
-            route.version < served.version || (route.version == served.version && route.jws != served.jws)
+            route.version < served.version || (route.version == served.version && route.content != served.content)
         {
             throw ConfigurationError.invalid(
                 "trustDocument.file",

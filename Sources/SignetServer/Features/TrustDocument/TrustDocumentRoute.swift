@@ -19,6 +19,8 @@ struct TrustDocumentRoute: Sendable {
     /// When the served document expires (the operator console warns ahead of it).
     let expires: Date
     let version: Int
+    /// What the document says: the same document signed again is the same.
+    let content: SignetTrust.TrustDocument
 
     /// Reads and checks the document.
     ///
@@ -57,6 +59,7 @@ struct TrustDocumentRoute: Sendable {
             }
         }
         self.jws = jws
+        self.content = document
         self.expires = document.expires
         self.version = document.version
         self.etag = "\"" + SHA256.hash(data: Array(jws.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
