@@ -63,6 +63,9 @@ struct GatewayProxy: Sendable {
             $0.upstreamSeconds = Self.seconds(elapsed)
         }
         var answer = ForwardedFields.inbound(upstreamResponse.head.headerFields)
+        // Where this gateway signs answers, a client never sees a `gateway` signature it did not
+        // make — on an unsigned route's answer either.
+        if responseSigner != nil { Self.removeSignature(labelled: Self.signatureLabel, from: &answer) }
         // The code's own reason phrase: the upstream's text (`403 internal: user 17 lacks role
         // admin`) stays on its hop, and no response signature covers it.
         let status = HTTPResponse.Status(code: upstreamResponse.head.status.code)
