@@ -53,7 +53,10 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         if let signatures, request.headers[.signatureInput] != nil || request.headers[.signature] != nil {
             // The device branch is the verification middleware with this route's requirement
             // (checked before any cryptography or nonce claim); password material it carries goes
-            // no further.
+            // no further — so a signature may not vouch for it: the upstream would never get it.
+            if !route.keepAuthorization, Self.carriesPassword(request), Self.coversAuthorization(request) {
+                throw SignetError(.malformedHeader, "the signature covers Authorization, whose password credentials never reach the upstream")
+            }
             let devices = SignetVerificationMiddleware<Context>(
                 verifier: signatures,
                 requirement: .passwordOrDevice(route),
@@ -82,6 +85,21 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         let limit = maximumBodyBytes
         return Admission(login.identity) { response in
             response = try await Self.authenticate(&response, login: login, maximumBodyBytes: limit)
+        }
+    }
+
+    /// Whether `Authorization` holds Digest or Basic credentials (what a signed request loses).
+    static func carriesPassword(_ request: Request) -> Bool {
+        request.headers[values: .authorization].contains { ["digest", "basic"].contains($0.prefix { $0 != " " }.lowercased()) }
+    }
+
+    /// Whether any signature's components name `authorization` (read before verification, so
+    /// nothing is claimed or computed for a request that cannot be delivered as signed).
+    static func coversAuthorization(_ request: Request) -> Bool {
+        guard let input = request.headers[.signatureInput], let members = try? StructuredFieldParser.parseDictionary(input) else { return false }
+        return members.entries.contains { entry in
+            guard case .innerList(let list) = entry.member else { return false }
+            return list.items.contains { $0.bareItem == .string("authorization") }
         }
     }
 

@@ -282,4 +282,28 @@ import Testing
         #expect(try await GatewayHarness.send(elsewhere).status == 200, "the refused request claimed its nonce")
     }
 
+
+    /// On a `password-or-device` route a signed request's password credentials go no further — so
+    /// a signature may not cover them: refused before any cryptography, and nothing reaches the
+    /// upstream. Covering another scheme's `Authorization`, which the upstream does get, passes.
+    @Test func aSignatureMayNotCoverPasswordCredentialsTheUpstreamNeverGets() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(store: .memory, transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let upstream = try #require(harness.upstream)
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let device = try await Self.registerBound(harness, user: "Mufasa", password: "Circle of Life")
+        func signed(_ authorization: String) throws -> HTTPMessage {
+            var message = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/either/x")
+            message.fields.append(name: "Authorization", value: authorization)
+            return try device.signer.sign(message, components: [.method, .targetURI, "authorization"], created: Date(), nonce: Nonce.random())
+        }
+        let before = upstream.received.count
+        let basic = try await GatewayHarness.send(try signed("Basic TXVmYXNhOkNpcmNsZSBvZiBMaWZl"))
+        #expect(basic.status == 400 && basic.reason == "malformed_header", "\(basic.text)")
+        #expect(upstream.received.count == before)
+        let bearer = try await GatewayHarness.send(try signed("Bearer an-upstream-token"))
+        #expect(bearer.status == 200, "\(bearer.text)")
+        #expect(upstream.received.last?.fields["Authorization"] == ["Bearer an-upstream-token"])
+    }
+
 }
