@@ -26,6 +26,20 @@ import Testing
         #expect(mode == 0o600)
         // No temporary file is left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["tokens.pem"])
+        // The device CA is a pair: instances starting together all load the one pair one of them wrote.
+        let caFile = folder.appendingPathComponent("ca.pem").path
+        let caKey = folder.appendingPathComponent("ca.key").path
+        let serials = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let ca = try DeviceCertificateAuthority.loadOrCreate(certificateFile: caFile, keyFile: caKey, validityDays: 30)
+                    return try ca.issuer.certificatePEM
+                }
+            }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        #expect(serials.count == 1, "\(serials)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["ca.key", "ca.pem", "tokens.pem"])
         // A file that cannot be made or read is the operator's to fix, at the key that names it.
         let nowhere = folder.appendingPathComponent("missing/tokens.pem").path
         let unwritable = #expect(throws: ConfigurationError.self) {

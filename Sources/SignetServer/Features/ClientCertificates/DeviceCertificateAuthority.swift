@@ -21,17 +21,27 @@ public struct DeviceCertificateAuthority: Sendable {
         self.validity = TimeInterval(validityDays) * 86_400
     }
 
-    /// The CA from files, or — when they do not exist yet — a new CA written to them (mode 0600 for
-    /// the key), so every gateway instance sharing the files issues under one CA.
+    /// The CA from files, or — when they do not exist yet — a new CA written to them (mode 0600),
+    /// so every gateway instance sharing the files issues under one CA.
+    ///
+    /// Instances starting together on one volume agree on one CA: the key is created exclusively
+    /// (``PrivateKeyFile``), and the instance whose key was linked into place writes its certificate
+    /// next; the others wait for that certificate rather than write their own beside its key.
     public static func loadOrCreate(certificateFile: String, keyFile: String, validityDays: Int) throws
         -> DeviceCertificateAuthority
     {
         let files = FileManager.default
         if !files.fileExists(atPath: certificateFile) && !files.fileExists(atPath: keyFile) {
             let ca = try CertificateIssuer.selfSignedCA(commonName: "Signet Device CA")
-            guard files.createFile(atPath: keyFile, contents: Data(try ca.privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600]),
-                files.createFile(atPath: certificateFile, contents: Data(try ca.certificatePEM.utf8))
-            else { throw SignetError(.invalidKey, "cannot write the device CA to \(certificateFile)") }
+            let ours = try ca.privateKeyPEM
+            let key = try PrivateKeyFile.loadOrCreate(keyFile, what: "the device CA key", at: "deviceCA.keyFile") { ours }
+            if key == ours {
+                let certificate = try ca.certificatePEM
+                _ = try PrivateKeyFile.loadOrCreate(certificateFile, what: "the device CA certificate", at: "deviceCA.certificateFile") { certificate }
+            } else {
+                // Another instance made the key: its certificate follows within moments.
+                for _ in 0..<100 where !files.fileExists(atPath: certificateFile) { usleep(100_000) }
+            }
         }
         return DeviceCertificateAuthority(
             issuer: try CertificateIssuer.load(certificateFile: certificateFile, keyFile: keyFile),
