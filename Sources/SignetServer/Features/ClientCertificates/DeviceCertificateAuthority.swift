@@ -25,7 +25,7 @@ public struct DeviceCertificateAuthority: Sendable {
     /// so every gateway instance sharing the files issues under one CA.
     ///
     /// Instances starting together on one volume agree on one CA: the key is created exclusively
-    /// (``PrivateKeyFile``), and the instance whose key was linked into place writes its certificate
+    /// (as the token keys are), and the instance whose key was linked into place writes its certificate
     /// next; the others wait for that certificate rather than write their own beside its key.
     public static func loadOrCreate(certificateFile: String, keyFile: String, validityDays: Int) throws
         -> DeviceCertificateAuthority
