@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import NIOHTTP1
 import SignetCore
@@ -304,6 +305,40 @@ import Testing
         let bearer = try await GatewayHarness.send(try signed("Bearer an-upstream-token"))
         #expect(bearer.status == 200, "\(bearer.text)")
         #expect(upstream.received.last?.fields["Authorization"] == ["Bearer an-upstream-token"])
+    }
+
+
+    /// An App Attest registration that carries a Digest login binds the attested device to the user,
+    /// as a key registration does: `"user"` and `Authentication-Info` in the answer, and the
+    /// device's requests then tell the upstream who it is for.
+    @Test func anAttestedRegistrationWithALoginBindsTheDevice() async throws {
+        let harness = try await GatewayHarness.startWithPasswords(store: .memory, transport: .router) {
+            $0.routes.insert(.init(prefix: "/echo/attested", access: .appAttest), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        try await harness.putUser("Mufasa", password: "Circle of Life")
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        let challenge = try await harness.challenge()
+        let attestation = try device.attest(clientDataHash: Array(SHA256.hash(data: Array(challenge.utf8))))
+        let body = Array(try JSONSerialization.data(withJSONObject: ["keyId": device.keyID, "attestation": Base64.encode(attestation), "challenge": challenge]))
+        let digest = try await harness.challenge("/echo/password/login")
+        let login = GatewayHarness.digest(digest, user: "Mufasa", password: "Circle of Life", method: "POST", uri: "/signet/v1/devices/attest", body: body)
+        let registered = try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/attest",
+            headers: [("Content-Type", "application/json"), ("Authorization", login.fieldValue)],
+            body: body
+        )
+        #expect(registered.status == 201 && registered.json["user"] as? String == "Mufasa", "\(registered.text)")
+        #expect(registered.headers.first(name: "Authentication-Info")?.contains("rspauth=") == true, "\(registered.headers)")
+        let signed = try SimulatedAppAttestSigner(device: device).sign(
+            try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/attested/x"),
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        let answer = try await GatewayHarness.send(signed)
+        let seen = answer.json["headers"] as? [String: String] ?? [:]
+        #expect(seen["signet-user"] == "Mufasa" && seen["signet-trust-level"] == "app-attest", "\(answer.text)")
     }
 
 }

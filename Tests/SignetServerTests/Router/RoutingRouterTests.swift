@@ -333,4 +333,19 @@ import Testing
         }
         #expect(upstream.received.count == 1)
     }
+
+    /// The seeds' query scheme tells the upstream whose secret verified it: `Signet-Key-Id` is the
+    /// route's key id, at trust level `shared-secret`, whatever the client wrote.
+    @Test func theLegacyQuerySchemeNamesItsKeyToTheUpstream() async throws {
+        let (harness, upstream) = try await Self.gateway {
+            $0.routes = [.init(prefix: "/legacy/score", access: .legacyQueryHMAC(keyId: "highscore-legacy")), .init(prefix: "/", access: .verified)]
+        }
+        Cleanup.after { try await harness.stop() }
+        let query = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "{\"score\":90}")
+        let answer = try await harness.sendAsWritten("GET", "/legacy/score?" + query, fields: [("Signet-Key-Id", "bank-v1"), ("Signet-Trust-Level", "app-attest")])
+        #expect(answer.status == 200, "\(answer.text)")
+        let received = try #require(upstream.received.last)
+        #expect(received.fields["Signet-Key-Id"] == ["highscore-legacy"] && received.fields["Signet-Trust-Level"] == ["shared-secret"], "\(received.fields.all)")
+    }
+
 }

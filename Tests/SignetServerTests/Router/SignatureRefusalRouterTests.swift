@@ -183,4 +183,24 @@ import Testing
         #expect(try await GatewayHarness.send(fresh).status == 200)
     }
 
+
+    /// With a body, the type is covered too: a body signed with its digest but no `Content-Type` is
+    /// `component_not_covered`, and a covered type that `Connection` would strip is
+    /// `malformed_header` — neither reaches the upstream.
+    @Test func aBodysTypeIsCoveredAndCannotBeStrippedOnTheWay() async throws {
+        let (harness, upstream) = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let body = Array(#"{"amount":1}"#.utf8)
+        let untyped = try Self.bank.sign(
+            try HTTPMessage.request(method: "POST", uri: harness.base + "/echo/pay", body: body),
+            components: [.method, .targetURI, .contentDigest],
+            created: Date(),
+            nonce: Nonce.random()
+        )
+        var stripped = try HTTPMessage.request(method: "POST", uri: harness.base + "/echo/pay", fields: Self.fields([("Content-Type", "application/json")]), body: body)
+        stripped.fields.append(name: "Connection", value: "content-type")
+        stripped = try Self.bank.sign(stripped, components: [.method, .targetURI, .contentDigest, "content-type"], created: Date(), nonce: Nonce.random())
+        try await Self.expectRefused([("no type", untyped, "component_not_covered"), ("type stripped by Connection", stripped, "malformed_header")], upstream)
+    }
+
 }
