@@ -129,8 +129,6 @@ public struct MessageVerifier: Sendable {
             limits: policy.signatureLimits
         )
         let candidates = try candidates(from: fields.entries)
-        // Fields that name no signature are refused now, before a body is read for nothing.
-        guard !candidates.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
         // Several candidates are settled by `verify`, which weighs their windows; one is common.
         guard candidates.count == 1 else { return }
         // A covered field that would not reach the application is refused on the head alone.
@@ -159,6 +157,8 @@ public struct MessageVerifier: Sendable {
             }
             return tagged
         case .only:
+            // Fields of blanks name none: refused here, before (at the head) a body is read for nothing.
+            guard !entries.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
             return entries
         }
     }
@@ -184,7 +184,6 @@ public struct MessageVerifier: Sendable {
             }
         }
         if plausible.isEmpty, let firstRefusal { throw firstRefusal }
-        guard !plausible.isEmpty else { throw SignetError(.signatureMissing, "the signature fields name no signature") }
         if plausible.count == 1 { return plausible[0] }
         var usable: [SignatureFields.Entry] = []
         for entry in plausible {
@@ -193,7 +192,7 @@ public struct MessageVerifier: Sendable {
             if records.contains(where: { $0.isUsable(at: now) }) { usable.append(entry) }
         }
         // None usable: the first one's key says why (unknown, expired, revoked); choosing would not help.
-        if usable.isEmpty, let first = plausible.first { return first }
+        if usable.isEmpty { return plausible[0] }
         guard usable.count == 1 else {
             throw SignetError(
                 .ambiguousSignature,

@@ -109,9 +109,7 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
     static func removingAuthorization(_ request: Request, keep: Bool, passwordSchemesOnly: Bool = false) -> Request {
         let values = request.headers[values: .authorization]
         guard !keep, !values.isEmpty else { return request }
-        if passwordSchemesOnly, !values.contains(where: { ["digest", "basic"].contains($0.prefix { $0 != " " }.lowercased()) }) {
-            return request
-        }
+        if passwordSchemesOnly, !carriesPassword(request) { return request }
         var head = request.head
         head.headerFields[.authorization] = nil
         return Request(head: head, body: request.body)

@@ -17,15 +17,18 @@ import SignetCore
 /// which fails if the name exists. Several instances starting at once on one shared volume thus
 /// all end up with the key one of them wrote, never each with its own.
 enum PrivateKeyFile {
-    /// The file's text; `make()`'s text, written with mode 0600, when there was no file.
+    /// The file's text; `make()`'s text, written with mode 0600, when there was no file and
+    /// `create` allows it (a reload creates only keys the running gateway does not use).
     ///
     /// - Parameters:
     ///   - path: The key file.
     ///   - what: Names the key in errors ("the token signing key").
     ///   - key: The configuration key that names the file (`tokens.keyFile`).
+    ///   - create: Whether a missing file is made; when not, it is refused.
     ///   - make: A new key as PEM.
-    static func loadOrCreate(_ path: String, what: String, at key: String, make: () throws -> String) throws -> String {
+    static func loadOrCreate(_ path: String, what: String, at key: String, create: Bool = true, make: () throws -> String) throws -> String {
         if let text = read(path) { return text }
+        guard create else { throw failure(key, "cannot read \(what) \(path)") }
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt64.random(in: 0 ... .max)).tmp"
         // Created 0600 by open(2) itself: FileManager writes first and sets permissions after,
         // leaving the key readable by others (the umask's 0644) in between.
@@ -39,12 +42,6 @@ enum PrivateKeyFile {
         if link(temporary, path) != 0, errno != EEXIST {
             throw failure(key, "cannot create \(what) \(path): \(String(cString: strerror(errno)))")
         }
-        guard let text = read(path) else { throw failure(key, "cannot read \(what) \(path)") }
-        return text
-    }
-
-    /// The file's text, which must exist (a reload creates nothing).
-    static func load(_ path: String, what: String, at key: String) throws -> String {
         guard let text = read(path) else { throw failure(key, "cannot read \(what) \(path)") }
         return text
     }

@@ -123,9 +123,9 @@ struct GatewayProxy: Sendable {
 
     /// Signs the response with the gateway key, bound to the request it answers (`;req`).
     ///
-    /// The signature vouches only for what the gateway checked: a `gateway` signature the upstream
-    /// wrote (another Signet gateway behind this one) is dropped, not refused; an upstream's
-    /// `Content-Digest` that does not match the body is replaced by the gateway's own. Framing
+    /// The signature vouches only for what the gateway checked: the upstream's own `gateway`
+    /// signature is gone already (``forward(_:context:)``); an upstream's `Content-Digest` that
+    /// does not match the body is replaced by the gateway's own. Framing
     /// follows the status: a `HEAD` or `304` answer keeps the upstream's `Content-Length` (of the
     /// content it would have sent), a `204` has none.
     private func sign(
@@ -138,7 +138,6 @@ struct GatewayProxy: Sendable {
         signer: MessageSigner
     ) throws -> Response {
         var headers = upstreamFields
-        Self.removeSignature(labelled: Self.signatureLabel, from: &headers)
         let hasContent = method != .head && status != .notModified && status != .noContent && status.kind != .informational
         if hasContent, let digest = headers[.contentDigest], !Self.checks(digest, body) {
             headers[.contentDigest] = nil
@@ -200,17 +199,10 @@ struct GatewayProxy: Sendable {
                 return
             }
             guard dictionary[label] != nil else { continue }
-            var kept: [String] = []
-            for entry in dictionary.entries where entry.key != label {
-                if let raw = entry.rawValue {
-                    // A bare member (true) is its key and parameters, with no `=`.
-                    kept.append(raw.isEmpty || raw.hasPrefix(";") ? entry.key + raw : entry.key + "=" + raw)
-                } else if let text = try? StructuredFieldSerializer.member(entry.member) {
-                    kept.append(entry.key + "=" + text)
-                } else {
-                    for name in names { fields[name] = nil }
-                    return
-                }
+            // A parsed member keeps its raw text; a bare one (true) is its key and parameters, no `=`.
+            let kept = dictionary.entries.filter { $0.key != label }.map { entry in
+                let raw = entry.rawValue ?? ""
+                return raw.isEmpty || raw.hasPrefix(";") ? entry.key + raw : entry.key + "=" + raw
             }
             rewritten.append((name, kept.isEmpty ? nil : kept.joined(separator: ", ")))
         }

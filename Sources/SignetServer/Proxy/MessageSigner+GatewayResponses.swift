@@ -9,12 +9,9 @@ extension MessageSigner {
         let text: String
         let key: SigningKey
         do {
-            text =
-                create
-                ? try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key", at: "responseSigning.keyFile") {
-                    try SigningKey.generate(.p256).pemRepresentation ?? ""
-                }
-                : try PrivateKeyFile.load(signing.keyFile, what: "the response signing key", at: "responseSigning.keyFile")
+            text = try PrivateKeyFile.loadOrCreate(signing.keyFile, what: "the response signing key", at: "responseSigning.keyFile", create: create) {
+                try SigningKey.generate(.p256).pemRepresentation ?? ""
+            }
             key = try SigningKey(text: text)
         } catch let error as SignetError {
             // The operator's file: a ConfigurationError at its key, not a client's reason code.

@@ -46,7 +46,7 @@ import Testing
             try PrivateKeyFile.loadOrCreate(nowhere, what: "a test key", at: "tokens.keyFile") { "" }
         }
         #expect(unwritable?.path == "tokens.keyFile" && unwritable?.kind == .file, "\(String(describing: unwritable))")
-        let unreadable = #expect(throws: ConfigurationError.self) { try PrivateKeyFile.load(nowhere, what: "a test key", at: "tokens.retiredKeys[0].keyFile") }
+        let unreadable = #expect(throws: ConfigurationError.self) { try PrivateKeyFile.loadOrCreate(nowhere, what: "a test key", at: "tokens.retiredKeys[0].keyFile", create: false) { "" } }
         #expect(unreadable?.path == "tokens.retiredKeys[0].keyFile" && unreadable?.message.contains(nowhere) == true)
     }
 }

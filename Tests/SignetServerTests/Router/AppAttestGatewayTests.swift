@@ -118,9 +118,10 @@ import Testing
     @Test func anAttestationForAnotherKeyEnvironmentOrNotCBORIsRefused() async throws {
         let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
-        func attest(keyID: String, attestation: [UInt8]) async throws -> GatewayHarness.Answer {
+        /// Registers `keyID` with the attestation made for a fresh challenge.
+        func attest(keyID: String, attestation: (String) throws -> [UInt8]) async throws -> GatewayHarness.Answer {
             let challenge = try await harness.challenge()
-            let body: [String: Any] = ["keyId": keyID, "attestation": Base64.encode(attestation), "challenge": challenge]
+            let body: [String: Any] = ["keyId": keyID, "attestation": Base64.encode(try attestation(challenge)), "challenge": challenge]
             return try await GatewayHarness.send(
                 method: "POST",
                 url: harness.base + "/signet/v1/devices/attest",
@@ -135,19 +136,11 @@ import Testing
         let other = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
 
         // Another device's attestation under this device's key id (the challenge is the one sent).
-        let challenge = try await harness.challenge()
-        let swapped = try await GatewayHarness.send(
-            method: "POST",
-            url: harness.base + "/signet/v1/devices/attest",
-            headers: [("Content-Type", "application/json")],
-            body: Array(try JSONSerialization.data(withJSONObject: [
-                "keyId": device.keyID, "attestation": Base64.encode(try made(by: other, for: challenge)), "challenge": challenge,
-            ]))
-        )
+        let swapped = try await attest(keyID: device.keyID) { try made(by: other, for: $0) }
         #expect(swapped.status == 401 && swapped.reason == "attestation_key_mismatch", "\(swapped.text)")
-        let notCBOR = try await attest(keyID: device.keyID, attestation: Array("not an attestation object".utf8))
+        let notCBOR = try await attest(keyID: device.keyID) { _ in Array("not an attestation object".utf8) }
         #expect(notCBOR.status == 400 && notCBOR.reason == "malformed_cbor", "\(notCBOR.text)")
-        let truncated = try await attest(keyID: device.keyID, attestation: Array(try made(by: device, for: "x").prefix(40)))
+        let truncated = try await attest(keyID: device.keyID) { _ in Array(try made(by: device, for: "x").prefix(40)) }
         #expect(truncated.status == 400 && truncated.reason == "malformed_cbor", "\(truncated.text)")
         #expect(try await harness.store.listDevices(DeviceListing(search: "", after: nil, limit: 10)).isEmpty)
         #expect(try await harness.attest(device).status == 201)

@@ -24,17 +24,7 @@ import Testing
         #expect(harness.backend.receivedCount == 1)
 
         // The response signature verifies only together with the request it answers.
-        var fields = MessageFields()
-        for header in answer.headers { fields.append(name: header.name, value: header.value) }
-        let response = HTTPMessage.response(status: answer.status, fields: fields, body: answer.body)
-        var policy = VerificationPolicy.permissive
-        policy.selection = .label("gateway")
-        let verifier = MessageVerifier(
-            keys: KeyRing([KeyRecord(keyID: "gateway", algorithm: "ed25519", key: harness.gatewayKey.verificationKey)]),
-            policy: policy,
-            nonces: nil
-        )
-        let verified = try await verifier.verify(response, relatedRequest: signed, now: Date())
+        let verified = try await ResponseSigningRouterTests.verify(answer, answering: signed, harness)
         #expect(verified.covers(.contentDigest))
         let other = try device.signer.sign(
             try harness.scorePost("{\"name\":\"x\",\"score\":1}"),
@@ -42,7 +32,7 @@ import Testing
             nonce: "other"
         )
         let error = await #expect(throws: SignetError.self) {
-            try await verifier.verify(response, relatedRequest: other, now: Date())
+            try await ResponseSigningRouterTests.verify(answer, answering: other, harness)
         }
         #expect(error?.code == .signatureInvalid)
     }

@@ -79,19 +79,24 @@ import Testing
         devices[.android] = registered.json["deviceId"] as? String
 
         let debugKey = try SigningKey.generate(.p256)
-        let debugBody = try JSONSerialization.data(withJSONObject: [
-            "name": "CI runner", "publicKey": try JSONSerialization.jsonObject(with: Data(debugKey.verificationKey.jwk.jsonString.utf8)),
-        ])
-        let debug = try await GatewayHarness.send(
-            method: "POST",
-            url: harness.base + "/signet/v1/devices/debug",
-            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)"), ("Content-Type", "application/json")],
-            body: Array(debugBody)
-        )
+        let debug = try await Self.registerDebug(debugKey, named: "CI runner", harness)
         try #require(debug.status == 201, "\(debug.text)")
         signers[.debug] = signer(MessageSigner(key: debugKey, keyID: try #require(debug.json["keyid"] as? String), algorithm: ECDSAP256SHA256()))
         devices[.debug] = debug.json["deviceId"] as? String
         return (harness, signers, devices)
+    }
+
+    /// `POST /signet/v1/devices/debug` for `key`, with the admin token.
+    static func registerDebug(_ key: SigningKey, named name: String, _ harness: GatewayHarness) async throws -> GatewayHarness.Answer {
+        let body = try JSONSerialization.data(withJSONObject: [
+            "name": name, "publicKey": try JSONSerialization.jsonObject(with: Data(key.verificationKey.jwk.jsonString.utf8)),
+        ])
+        return try await GatewayHarness.send(
+            method: "POST",
+            url: harness.base + "/signet/v1/devices/debug",
+            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)"), ("Content-Type", "application/json")],
+            body: Array(body)
+        )
     }
 
     static func get(_ harness: GatewayHarness, _ path: String, by sign: Signer, nonce: String = Nonce.random()) throws -> HTTPMessage {
@@ -224,16 +229,7 @@ import Testing
             let refused = try await GatewayHarness.send(try Self.get(harness, "/echo/mode/\(mode)/x", by: debug))
             #expect(refused.status == 403 && refused.reason == "trust_level_insufficient", "\(mode): \(refused.text)")
         }
-        let key = try SigningKey.generate(.p256)
-        let body = try JSONSerialization.data(withJSONObject: [
-            "name": "another runner", "publicKey": try JSONSerialization.jsonObject(with: Data(key.verificationKey.jwk.jsonString.utf8)),
-        ])
-        let registration = try await GatewayHarness.send(
-            method: "POST",
-            url: harness.base + "/signet/v1/devices/debug",
-            headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)"), ("Content-Type", "application/json")],
-            body: Array(body)
-        )
+        let registration = try await Self.registerDebug(try SigningKey.generate(.p256), named: "another runner", harness)
         #expect(registration.status == 403 && registration.reason == "trust_level_insufficient", "\(registration.text)")
     }
 

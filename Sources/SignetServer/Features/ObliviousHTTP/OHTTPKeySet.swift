@@ -44,12 +44,9 @@ public struct OHTTPKeySet: Sendable {
         for (index, key) in configuration.keys.enumerated() {
             let at = "ohttp.keys[\(index)].keyFile"
             // Created exclusively, as the token keys are: instances starting together share one.
-            let text =
-                mayCreate(key.keyFile)
-                ? try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key", at: at) {
-                    (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
-                }
-                : try PrivateKeyFile.load(key.keyFile, what: "the OHTTP key", at: at)
+            let text = try PrivateKeyFile.loadOrCreate(key.keyFile, what: "the OHTTP key", at: at, create: mayCreate(key.keyFile)) {
+                (key.kem == .p256 ? OHTTPGatewayKey.PrivateKey.p256(.init()) : .x25519(.init())).pemRepresentation
+            }
             let privateKey: OHTTPGatewayKey.PrivateKey
             do {
                 privateKey = try OHTTPGatewayKey.PrivateKey(pem: text)

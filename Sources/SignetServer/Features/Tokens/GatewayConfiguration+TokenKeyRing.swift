@@ -23,10 +23,9 @@ extension GatewayConfiguration.Tokens {
 
     /// The P-256 key in `path`, which the configuration names at `key`.
     private static func privateKey(_ path: String, create: Bool, at key: String) throws -> P256.Signing.PrivateKey {
-        let text =
-            create
-            ? try PrivateKeyFile.loadOrCreate(path, what: "the token signing key", at: key) { P256.Signing.PrivateKey().pemRepresentation }
-            : try PrivateKeyFile.load(path, what: "the retired token key", at: key)
+        let text = try PrivateKeyFile.loadOrCreate(path, what: "the token key", at: key, create: create) {
+            P256.Signing.PrivateKey().pemRepresentation
+        }
         let parsed: SigningKey
         do {
             parsed = try SigningKey(text: text)
