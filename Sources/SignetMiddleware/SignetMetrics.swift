@@ -131,6 +131,18 @@ public final class SignetMetrics: Sendable {
         if failed { counter("signet_store_errors_total", [("operation", operation)]).increment() }
     }
 
+    /// One store operation the gateway's guard saw fail (`signet_store_failures_total` by kind:
+    /// `timeout`, `error`, or `refused` without asking a store that is down).
+    public func recordStoreFailure(kind: String) {
+        counter("signet_store_failures_total", [("kind", kind)]).increment()
+    }
+
+    /// `signet_store_up`: 1 while the store answers, 0 while the gateway takes it to be down.
+    public func recordStoreUp(_ up: Bool) {
+        instrument("signet_store_up", []) { Gauge(label: "signet_store_up", dimensions: [], factory: factory) }
+            .record(up ? 1 : 0)
+    }
+
     /// `signet_nonce_claims_total` by result: `claimed` the first time, `replayed` after.
     public func recordNonceClaim(fresh: Bool) {
         counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")]).increment()

@@ -38,10 +38,14 @@ public protocol SignetRequestContextProtocol: RequestContext {
     var remoteAddress: String? { get }
     /// The connection, for the mutual-TLS client certificate (`source.channel`); `nil` by default.
     var channel: (any Channel)? { get }
+    /// Whether the client closed the connection the request came on: nothing is done on its
+    /// behalf any more (forwarded, claimed). `false` by default.
+    var clientHasGone: Bool { get }
 }
 
 extension SignetRequestContextProtocol {
     public var channel: (any Channel)? { nil }
+    public var clientHasGone: Bool { false }
 
     /// The client's address, for per-source limits, audit entries and forwarding fields: the one
     /// trusted proxies named (``SignetRequestState/clientAddress``), else the peer's.
@@ -61,12 +65,18 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
     public let remoteAddress: String?
     /// The connection, for the mutual-TLS client certificate.
     public let channel: (any Channel)?
+    /// The connection was open when the request's context was made: a test's channel, never
+    /// connected, is not a client that has gone.
+    private let wasConnected: Bool
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.channel = source.channel
+        self.wasConnected = source.channel.isActive
     }
+
+    public var clientHasGone: Bool { wasConnected && channel?.isActive == false }
 
     /// Bodies are bounded by the middleware's own limit; this only caps Hummingbird's decoders.
     public var maxUploadSize: Int { 1024 * 1024 }

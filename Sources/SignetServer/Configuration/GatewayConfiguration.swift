@@ -129,6 +129,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     public var androidAttestation: AndroidAttestation?
     /// How long the upstream has to answer before `upstream_unavailable` (503).
     public var upstreamTimeoutSeconds: Int = 30
+    /// How long the store has, from the moment a request is complete, to answer everything the
+    /// request asks of it (key lookups, the nonce claim, a counter): past it `503 store_unavailable`
+    /// with `Retry-After`, and the request is never forwarded. Well under a client's own timeout.
+    public var storeTimeoutMilliseconds: Int = 5000
     /// How long a request's body may take to arrive after its head, however it trickles: past it
     /// `408 request_too_slow` and the connection closes. Requests are judged when complete; this
     /// bounds how long one can be held open.
@@ -214,6 +218,9 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
         }
         guard (1...3600).contains(requestTimeoutSeconds) else {
             throw ConfigurationError.invalid("requestTimeoutSeconds", "requestTimeoutSeconds is between 1 and 3600")
+        }
+        guard (50...60000).contains(storeTimeoutMilliseconds) else {
+            throw ConfigurationError.invalid("storeTimeoutMilliseconds", "storeTimeoutMilliseconds is between 50 and 60000")
         }
         if let maxConnections, maxConnections < 1 {
             throw ConfigurationError.invalid("maxConnections", "maxConnections is at least 1")

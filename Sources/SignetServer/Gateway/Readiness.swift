@@ -39,7 +39,8 @@ final class Readiness: Sendable {
                 return Task { latest }
             }
             let check = Task { [store, upstream] in
-                async let storeAnswers = (try? await store.ping()) != nil
+                // Bounded as a request's operations are: a probe answers within probeTimeout.
+                async let storeAnswers = (try? await StoreBudget.within(.seconds(2)) { try await store.ping() }) != nil
                 async let upstreamAnswers = (try? await upstream.probe(timeout: Self.probeTimeout)) != nil
                 return Report(store: await storeAnswers, upstream: await upstreamAnswers, at: ContinuousClock.now)
             }

@@ -24,7 +24,9 @@ import SignetMiddleware
 ///    `408 request_too_slow` after it, `499 client_closed_request` when the client goes away.
 /// 4. Only then is the judging stage chosen — the one in force *now*, after any reload — and the
 ///    complete request handed to it: Oblivious HTTP, path normalisation, the router and each
-///    route's gate read the clock after this point.
+///    route's gate read the clock after this point. What it asks of the store must be answered
+///    within `storeTimeoutMilliseconds` in all (``StoreBudget``), or it is refused
+///    `503 store_unavailable` and never forwarded.
 struct RequestCompletionResponder: HTTPResponder {
     typealias Context = SignetRequestContext
 
@@ -34,6 +36,8 @@ struct RequestCompletionResponder: HTTPResponder {
     let routes: RouteTable?
     let verifier: SignetRequestVerifier
     let maximumBodyBytes: Int
+    /// The store's time for a request: for the screen of its head, and from its completion.
+    let storeTimeout: Duration
     /// Requests in progress per client, when proxies are trusted (`nil` otherwise).
     let clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
     let debug: Bool
@@ -63,7 +67,7 @@ struct RequestCompletionResponder: HTTPResponder {
             return refuse(Self.refusal(error, channel: context.channel), request, context)
         }
         context.signet.isComplete = true
-        return try await judging.respond(to: request, context: context)
+        return try await StoreBudget.within(storeTimeout) { try await judging.respond(to: request, context: context) }
     }
 
     /// Screens the head, then reads the body whole; returns the routed path (normalised once,
@@ -81,12 +85,14 @@ struct RequestCompletionResponder: HTTPResponder {
             // A request without a body has nothing to hold back: its gate judges it at once.
             let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
             if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
-                try await verifier.screen(
-                    request,
-                    receivedTarget: routed == received ? nil : received,
-                    requirement: requirement,
-                    now: clock()
-                )
+                try await StoreBudget.within(storeTimeout) {
+                    try await verifier.screen(
+                        request,
+                        receivedTarget: routed == received ? nil : received,
+                        requirement: requirement,
+                        now: clock()
+                    )
+                }
             }
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")

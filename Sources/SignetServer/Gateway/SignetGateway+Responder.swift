@@ -61,6 +61,7 @@ extension SignetGateway {
             routes: surfaces.contains(.client) ? routes : nil,
             verifier: dependencies.requestVerifier,
             maximumBodyBytes: configuration.maxBodyBytes,
+            storeTimeout: .milliseconds(configuration.storeTimeoutMilliseconds),
             clientRequests: trustedProxies == nil ? nil : (clientRequests, configuration.maxConnectionsPerClient),
             debug: configuration.debug,
             metrics: metrics,

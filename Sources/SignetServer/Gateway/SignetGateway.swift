@@ -115,11 +115,19 @@ public struct SignetGateway: Sendable {
     ) throws {
         if !validated { try configuration.validate() }
         self.configuration = configuration
-        self.store = store
         self.logger = logger
         activity = previous?.activity ?? ActivityRecorder(clock: clock)
         exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
         metrics = exposition.metrics
+        // Every operation bounded, none attempted while the store is known down (a reload keeps
+        // what is known).
+        let store = StoreGuard.guarding(
+            store,
+            timeout: .milliseconds(configuration.storeTimeoutMilliseconds),
+            metrics: metrics,
+            logger: logger
+        )
+        self.store = store
         routes = try RouteTable(configuration.routes)
         upstream = try transport ?? previous?.upstream ?? UpstreamClient(origin: UpstreamOrigin(parsing: configuration.upstream))
         trustedProxies = try configuration.proxies()

@@ -48,6 +48,11 @@ struct GatewayProxy: Sendable {
         }
         // `Host` is the upstream's authority, written first as the head goes out.
         let upstreamRequest = HTTPRequest(method: request.method, scheme: nil, authority: upstream.authority, path: target, headerFields: fields)
+        // The last moment to refuse: nothing goes upstream for a client that has gone — it has
+        // retried with a fresh nonce or given up, and either way would not learn the outcome.
+        if context.clientHasGone {
+            throw SignetError(.clientClosedRequest, "the client closed the connection before its request was forwarded")
+        }
         let upstreamResponse: UpstreamResponse
         let started = ContinuousClock.now
         do {

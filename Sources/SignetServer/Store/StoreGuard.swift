@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+import Logging
+import SignetCore
+import SignetMiddleware
+import SignetStore
+
+/// The store as the gateway uses it: every operation through ``StoreGuard``.
+typealias GuardedStore = InterceptedStore<StoreGuard>
+
+/// What stands around every store operation of the gateway: none waits past its time, and none is
+/// attempted while the store is known to be down (``StoreHealth``).
+///
+/// The invariant: **no request waits for the store longer than `storeTimeoutMilliseconds`**, all its
+/// operations together (``StoreBudget``): past it the request is refused `503 store_unavailable`
+/// with `Retry-After`, and so never forwarded. PostgreSQL's client waits for a connection as long as
+/// the server is away, and a query on a connection whose server vanished waits for TCP to give up:
+/// without this, an outage held every request for its whole length and then executed them late.
+///
+/// An operation runs in a task of its own and the caller waits for whichever comes first, its answer
+/// or its time (``StoreWatchdog``): a task group would wait for a child that ignores cancellation,
+/// which a query on a dead connection does. An operation past its time is cancelled and left to
+/// finish; a nonce it claims late is burnt, never forwarded (the client retries with a fresh one).
+/// Operations outside a request (sweeps, the console's flushes, receipt refreshes) have
+/// ``backgroundTimeout``.
+struct StoreGuard: StoreInterceptor {
+    /// A request's time for the store, all its operations together.
+    let timeout: Duration
+    let health: StoreHealth
+    let watchdog: StoreWatchdog
+
+    /// What an operation outside any request may take: a sweep of a large table may take long.
+    static let backgroundTimeout: Duration = .seconds(60)
+
+    /// `store` guarded with `timeout`; a store guarded already (a reload passes the running one)
+    /// keeps its store and its health, with the new timeout.
+    static func guarding(_ store: any SignetStorage, timeout: Duration, metrics: SignetMetrics, logger: Logger) -> GuardedStore {
+        if let guarded = store as? GuardedStore {
+            let kept = guarded.interceptor
+            return GuardedStore(guarded.base, interceptor: StoreGuard(timeout: timeout, health: kept.health, watchdog: kept.watchdog))
+        }
+        let guarding = StoreGuard(timeout: timeout, health: StoreHealth(metrics: metrics, logger: logger), watchdog: StoreWatchdog())
+        return GuardedStore(store, interceptor: guarding)
+    }
+
+    static func unavailable(_ reason: String) -> SignetError {
+        var error = SignetError(.storeUnavailable, reason)
+        error.retryAfterSeconds = 1
+        return error
+    }
+
+    func run<T: Sendable>(_ name: String, probe: Bool, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let budget = StoreBudget.current
+        let allowed = budget?.left ?? Self.backgroundTimeout
+        guard allowed > .zero else {
+            throw Self.unavailable("the request's time for the store ran out before \(name)")
+        }
+        guard health.admit(probe: probe) else {
+            throw Self.unavailable("the store is not answering")
+        }
+        let started = ContinuousClock.now
+        defer { budget?.spend(ContinuousClock.now - started) }
+        let result = OnceContinuation<T>()
+        let work = Task {
+            do { result.resume(.success(try await operation())) } catch { result.resume(.failure(error)) }
+        }
+        let watched = watchdog.watch(until: started + allowed) {
+            if result.resume(.failure(TimedOut())) { work.cancel() }
+        }
+        defer { watchdog.release(watched) }
+        do {
+            let value = try await result.value()
+            health.succeeded()
+            return value
+        } catch is TimedOut {
+            let error = Self.unavailable("the store did not answer \(name) in time")
+            health.failed(name, .timeout, error)
+            throw error
+        } catch let error as SignetError where error.code == .storeUnavailable {
+            var error = error
+            error.retryAfterSeconds = error.retryAfterSeconds ?? 1
+            health.failed(name, .error, error)
+            throw error
+        } catch let error as SignetError {
+            // An answer: a device that exists, an account that does not.
+            health.succeeded()
+            throw error
+        } catch {
+            let failure = Self.unavailable("the store failed \(name)")
+            health.failed(name, .error, failure)
+            throw failure
+        }
+    }
+
+    private struct TimedOut: Error {}
+}
