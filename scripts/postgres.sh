@@ -10,6 +10,12 @@ as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$
 case "$1" in
 start)
   dir="$2"; port="$3"
+  # The server outlives this script: it must not keep a descriptor of whoever started it (Foundation's
+  # Process waits for its child through a socket the child inherits; held by the server, it never closes).
+  for fd in /proc/$$/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+  done
   mkdir -p "$dir"
   [ "$(id -u)" = 0 ] && chown postgres: "$dir"
   if [ ! -f "$dir/data/PG_VERSION" ]; then

@@ -67,13 +67,16 @@ struct GatewayListeners: Sendable {
     }
 
     /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``), a body
-    /// that must arrive within `requestTimeout` of its head (``RequestDeadlineHandler``); a
+    /// that must arrive within `requestTimeout` of its head (``RequestDeadlineHandler``), a request
+    /// abandoned when its client stops sending (``ClientDepartureHandler``); a
     /// connection that sends nothing for 60 s while a request is read, or between requests, is
     /// closed (nginx's `client_header_timeout` / `client_body_timeout`): a head that is not whole
     /// within 60 s of the previous answer closes it, however it trickles.
     static func http1(requestTimeout: TimeAmount) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
-            additionalChannelHandlers: [ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout)],
+            additionalChannelHandlers: [
+                ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout), ClientDepartureHandler(),
+            ],
             idleTimeout: .seconds(60)
         )
     }

@@ -7,6 +7,7 @@ import NIOCore
 import NIOPosix
 import SignetCore
 import SignetServer
+import SignetStore
 import SignetTestSupport
 import Testing
 
@@ -74,6 +75,53 @@ import Testing
         #expect(entry.metadata["status"] == "499")
         #expect(entry.metadata["reason"] == "client_closed_request")
         #expect(!logs.all.contains { $0.level >= .error })
+    }
+
+    /// A client that gives up while its request is judged (its store slow) has retried with a fresh
+    /// nonce, or will not learn the outcome: its request is never forwarded afterwards.
+    @Test func aClientThatGoesAwayWhileItsRequestIsJudgedIsNeverForwarded() async throws {
+        var quiet = Logger(label: "signet.test")
+        quiet.logLevel = .critical
+        let (backend, backendServer) = try await GatewayHarness.startBackend(logger: quiet)
+        Cleanup.after { await backendServer.stop() }
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:\(backendServer.port)")
+        configuration.listen.port = 0
+        configuration.store = .memory
+        configuration.routes = [.init(prefix: "/", access: .verified)]
+        configuration.sharedSecrets = [.init(keyId: "bank-v1", secretBase64: Base64.encode(GatewayHarness.bankSecret))]
+        let store = InterceptedStore.stalling()
+        let gateway = try SignetGateway(configuration: configuration, store: store, logger: quiet)
+        let server = try await BackgroundServer.start(logger: quiet) { gateway.application(onServerRunning: $0) }
+        Cleanup.after { await server.stop() }
+        func signed() throws -> [UInt8] {
+            let message = try HTTPMessage.request(
+                method: "POST",
+                uri: "http://127.0.0.1:\(server.port)/scores",
+                fields: [("Content-Type", "application/json")],
+                body: Array("{\"name\":\"Gilgamesh\",\"score\":100}".utf8)
+            )
+            return Array(GatewayHardeningTests.raw(try Self.bank.sign(message, created: Date(), nonce: Nonce.random())).utf8)
+        }
+
+        store.interceptor.stall()
+        let leaving = try await RawConnection.open(port: server.port)
+        try await leaving.send(try signed())
+        // Its nonce claim waits on the store; the client goes; then the store answers.
+        for _ in 0..<100 where !store.interceptor.operations.contains("nonce_claim") {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await leaving.close()
+        try await Task.sleep(for: .milliseconds(200))
+        store.interceptor.release()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(backend.receivedCount == 0)
+
+        // One that stays is forwarded.
+        let staying = try await RawConnection.open(port: server.port)
+        try await staying.send(try signed())
+        let answer = try await staying.response()
+        #expect(RawHTTP.status(answer) == 201, "\(answer)")
+        #expect(backend.receivedCount == 1)
     }
 
     /// Behind a trusted balancer every connection is the balancer's: each client's requests in
