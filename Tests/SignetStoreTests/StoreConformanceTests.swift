@@ -57,6 +57,25 @@ import Testing
 
     // MARK: Devices
 
+    /// A value a store cannot keep (PostgreSQL refuses NUL in text) is the request's fault: never
+    /// `store_unavailable`, which would let a client make the gateway take the store for down.
+    @Test(arguments: kinds)
+    func aValueTheStoreRefusesIsNotAnOutage(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        defer { Task { try? await store.shutdown() } }
+        for lookup in [
+            { _ = try await store.device(id: "dev\u{0}ice") },
+            { _ = try await store.account(name: "mu\u{0}fasa") },
+            { _ = try await store.claim(keyID: "k\u{0}", nonce: "n", until: Date(timeIntervalSinceNow: 60), now: Date()) },
+        ] as [@Sendable () async throws -> Void] {
+            do {
+                try await lookup()
+            } catch let error as SignetError {
+                #expect(error.code != .storeUnavailable, "\(error)")
+            }
+        }
+    }
+
     @Test(arguments: kinds)
     func devicesRegisterLookUpAndRevoke(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
