@@ -38,8 +38,8 @@ public protocol SignetRequestContextProtocol: RequestContext {
     var remoteAddress: String? { get }
     /// The connection, for the mutual-TLS client certificate (`source.channel`); `nil` by default.
     var channel: (any Channel)? { get }
-    /// Whether the client closed the connection the request came on: nothing is done on its
-    /// behalf any more (forwarded, claimed). `false` by default.
+    /// Whether the client closed the connection the request came on while it was answered:
+    /// nothing is forwarded on its behalf any more. `false` by default.
     var clientHasGone: Bool { get }
 }
 
@@ -66,7 +66,8 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
     /// The connection, for the mutual-TLS client certificate.
     public let channel: (any Channel)?
     /// The connection was open when the request's context was made: a test's channel, never
-    /// connected, is not a client that has gone.
+    /// connected, is not a client that has gone. (A client whose request and close arrive in one
+    /// read is closed before that: its request is answered to no one, and may be forwarded.)
     private let wasConnected: Bool
 
     public init(source: ApplicationRequestContextSource) {

@@ -330,9 +330,10 @@ public final class PostgresStore: SignetStorage {
     }
 
     /// Runs `body`; a failure is `store_unavailable`, except a value the server refused (SQLSTATE
-    /// class 22, a data exception such as a NUL in text, or 23, a constraint), which is the
-    /// request's `malformed_message`: the store answered, and a client that sends such values must
-    /// not make the gateway take the store for down (`StoreHealth`).
+    /// class 22, a data exception such as a NUL in text; 23, a constraint; 54, a limit such as an
+    /// index row too large for a 3 KB nonce), which is the request's `malformed_message`: the store
+    /// answered, and a client that sends such values must not make the gateway take the store for
+    /// down (`StoreHealth`).
     func perform(_ body: (PostgresClient, Logger) async throws -> Void) async throws {
         do {
             try await body(client, logger)
@@ -340,7 +341,7 @@ public final class PostgresStore: SignetStorage {
             throw error
         } catch let error as PSQLError where error.code == .server {
             let state = error.serverInfo?[.sqlState] ?? ""
-            if state.hasPrefix("22") || state.hasPrefix("23") {
+            if ["22", "23", "54"].contains(String(state.prefix(2))) {
                 throw SignetError(.malformedMessage, "the store refused a value of the request (SQLSTATE \(state))")
             }
             throw SignetError(.storeUnavailable, "PostgreSQL: \(String(reflecting: error))")

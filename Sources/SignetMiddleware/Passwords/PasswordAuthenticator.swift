@@ -233,10 +233,12 @@ public final class PasswordAuthenticator: Sendable {
         } catch let error as SignetError where error.code == .digestNonceInvalid {
             throw await challenging(error, route: route, now: now)
         }
+        // A name no account can have (a NUL from `username*=UTF-8''%00`) is not looked up: it is
+        // an unknown user, and never a query the store refuses.
         let account =
             credentials.userhash
             ? try await store.account(userhash: credentials.username.lowercased(), algorithm: credentials.algorithm)
-            : try await store.account(name: credentials.username)
+            : (try? AccountName.validate(credentials.username)) == nil ? nil : try await store.account(name: credentials.username)
         // A user's failures count under every algorithm's subject however the name was sent: a
         // userhash under SHA-256, then under SHA-512-256, gets one budget, not one per algorithm.
         let userSubjects: [String]

@@ -33,8 +33,17 @@ struct FileChecks {
             mayCreate(certificate, "\(name).certificateFile")
             mayCreate(key, "\(name).keyFile")
         } else {
+            let readable = problems.count
             mustRead(certificate, "\(name).certificateFile")
             mustRead(key, "\(name).keyFile")
+            guard problems.count == readable else { return }
+            do {
+                _ = try GatewayTLS.read(certificateFile: certificate, keyFile: key, named: name)
+            } catch let error as ConfigurationError {
+                problems.append(error.message)
+            } catch {
+                problems.append("\(name): \(error)")
+            }
         }
     }
 }

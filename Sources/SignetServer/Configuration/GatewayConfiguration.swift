@@ -129,9 +129,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     public var androidAttestation: AndroidAttestation?
     /// How long the upstream has to answer before `upstream_unavailable` (503).
     public var upstreamTimeoutSeconds: Int = 30
-    /// How long the store has, from the moment a request is complete, to answer everything the
-    /// request asks of it (key lookups, the nonce claim, a counter): past it `503 store_unavailable`
-    /// with `Retry-After`, and the request is never forwarded. Well under a client's own timeout.
+    /// How long a complete request may wait for the store, all that it asks of it together (key
+    /// lookups, the nonce claim, a counter; the screen of its head has as long again): past it
+    /// `503 store_unavailable` with `Retry-After`, and the request is never forwarded. Well under a
+    /// client's own timeout.
     public var storeTimeoutMilliseconds: Int = 5000
     /// How long a request's body may take to arrive after its head, however it trickles: past it
     /// `408 request_too_slow` and the connection closes. Requests are judged when complete; this

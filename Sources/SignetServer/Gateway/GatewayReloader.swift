@@ -14,8 +14,10 @@ import Synchronization
 /// the metrics and, while the token and `passwords` are unchanged, the counts of failed admin
 /// credentials and logins carry on.
 ///
-/// A configuration that does not validate, names a file that is not there, or changes what only a
-/// restart can (`listen`, `tls`, `store`, `upstream`…) is refused, logged, and the running one is kept. Reloads are
+/// The listeners' certificates and keys are read again from their files (renewed certificates are
+/// served to new connections; open ones keep theirs). A configuration that does not validate, names
+/// a file that is not there or a key that is not its certificate's, or changes what only a restart
+/// can (`listen`, the rest of `tls`, `store`, `upstream`…) is refused, logged, and the running one is kept. Reloads are
 /// serialised; the swap is one reference (``ReloadableResponder``).
 public final class GatewayReloader: Service, Sendable {
     struct Serving: Sendable {
@@ -86,6 +88,8 @@ public final class GatewayReloader: Service, Sendable {
             for listener in current.listeners {
                 next.replaceResponders(of: listener, httpClient: current.httpClient)
             }
+            // Connections accepted from now on get the renewed certificates; open ones keep theirs.
+            next.certificateRenewal?.install()
             serving?.gateway = next
         }
     }
@@ -94,10 +98,11 @@ public final class GatewayReloader: Service, Sendable {
     static func restartOnly(from old: GatewayConfiguration, to new: GatewayConfiguration) throws {
         var changed: [String] = []
         if old.listen != new.listen { changed.append("listen") }
-        if old.tls != new.tls { changed.append("tls") }
+        // The certificate files are read again (a renewal); what else TLS is, only a restart changes.
+        if Self.withoutFiles(old.tls) != Self.withoutFiles(new.tls) { changed.append("tls") }
         if old.store != new.store { changed.append("store") }
         if old.upstream != new.upstream { changed.append("upstream") }
-        if old.adminListener != new.adminListener { changed.append("adminListener") }
+        if Self.withoutFiles(old.adminListener) != Self.withoutFiles(new.adminListener) { changed.append("adminListener") }
         if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
             changed.append("clientAddressFrom (proxy-protocol)")
         } else if new.clientAddressFrom == .proxyProtocol, old.trustedProxies != new.trustedProxies {
@@ -121,6 +126,24 @@ public final class GatewayReloader: Service, Sendable {
                 at: changed[0].prefix { $0 != " " }.description,
                 "\(changed.joined(separator: ", ")) changed: a restart applies \(changed.count == 1 ? "it" : "them"); the running configuration is kept"
             )
+        }
+    }
+
+    /// `tls` without the paths of its certificate and key, which a reload may change.
+    static func withoutFiles(_ tls: GatewayConfiguration.TLS?) -> GatewayConfiguration.TLS? {
+        tls.map {
+            var fixed = $0
+            fixed.certificateFile = nil
+            fixed.keyFile = nil
+            return fixed
+        }
+    }
+
+    static func withoutFiles(_ listener: GatewayConfiguration.AdminListener?) -> GatewayConfiguration.AdminListener? {
+        listener.map {
+            var fixed = $0
+            fixed.tls = withoutFiles($0.tls)
+            return fixed
         }
     }
 

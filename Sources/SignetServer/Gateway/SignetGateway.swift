@@ -49,6 +49,8 @@ public struct SignetGateway: Sendable {
     let clientRequests: ClientRequestLimiter
     /// TLS and the HTTP servers of both listeners; kept by a reload.
     let listeners: GatewayListeners
+    /// At a reload, the certificates read again from their files, served once it commits.
+    let certificateRenewal: GatewayListeners.Renewal?
     /// The served certificate when the gateway speaks HTTPS.
     public var tls: GatewayTLS? { listeners.tls }
     /// The admin listener's served certificate, when it speaks HTTPS.
@@ -156,10 +158,12 @@ public struct SignetGateway: Sendable {
             algorithms: FeatureRegistry.types.flatMap { $0.signatureAlgorithms(configuration) }
         )
 
-        // A reload keeps the servers and what they serve: TLS changes need a restart, and a
-        // development certificate must not be made anew.
-        listeners = try previous?.listeners ?? GatewayListeners(configuration, trustedProxies: trustedProxies)
-        let tls = listeners.tls
+        // A reload keeps the servers; a development certificate without files is never made anew.
+        let listeners = try previous?.listeners ?? GatewayListeners(configuration, trustedProxies: trustedProxies)
+        self.listeners = listeners
+        // A reload reads the certificate files again; the reloader serves them once it commits.
+        certificateRenewal = try previous.map { _ in try listeners.renewal(for: configuration) }
+        let tls = certificateRenewal?.tls ?? listeners.tls
         // Made on first start only: at a reload, a new key under the same key id would fail every
         // client that pinned the published one.
         responseSigner = try configuration.responseSigning.map { try MessageSigner(gatewayResponses: $0, create: previous == nil) }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -7,31 +8,39 @@ import SignetMiddleware
 
 /// The gateway's listeners as served: the apps' listener and, with `adminListener`, the operators',
 /// each with its TLS resolved (a development certificate made once) and its HTTP server. A reload
-/// keeps them: TLS and addresses change only at a restart (``GatewayReloader``).
+/// keeps them, and renews the certificates they serve from their files (``renewal(for:)``);
+/// addresses and the rest of TLS change only at a restart (``GatewayReloader``).
 struct GatewayListeners: Sendable {
-    /// The served certificate when the apps' listener speaks HTTPS.
-    let tls: GatewayTLS?
+    /// What the apps' listener serves, when it speaks HTTPS.
+    let served: ServedTLS?
     let server: HTTPServerBuilder
-    /// The admin listener's served certificate, and its server when `adminListener` is configured.
-    let adminTLS: GatewayTLS?
+    /// What the admin listener serves, when it speaks HTTPS.
+    let adminServed: ServedTLS?
     let adminServer: HTTPServerBuilder?
 
+    /// The certificate the apps' listener serves now.
+    var tls: GatewayTLS? { served?.tls }
+    /// The certificate the admin listener serves now.
+    var adminTLS: GatewayTLS? { adminServed?.tls }
+
     init(_ configuration: GatewayConfiguration, trustedProxies: TrustedProxies?) throws {
-        let tls = try configuration.tls.map { try GatewayTLS.resolve($0) }
-        self.tls = tls
+        served = try configuration.tls.map {
+            try ServedTLS(GatewayTLS.resolve($0, named: "tls"), clientCertificates: $0.clientCertificates == true)
+        }
         let connections = ConnectionLimits(perClient: configuration.maxConnectionsPerClient, trusted: trustedProxies)
         let requestTimeout = TimeAmount.seconds(Int64(configuration.requestTimeoutSeconds))
         server = Self.makeServer(
-            tls: try tls?.channelConfiguration(clientCertificates: configuration.tls?.clientCertificates == true),
+            tls: served,
             proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil,
             connections: connections,
             requestTimeout: requestTimeout
         )
-        let adminTLS = try configuration.adminListener?.tls.map { try GatewayTLS.resolve($0) }
-        self.adminTLS = adminTLS
-        adminServer = try configuration.adminListener.map { _ in
+        adminServed = try configuration.adminListener?.tls.map {
+            try ServedTLS(GatewayTLS.resolve($0, named: "adminListener.tls"), clientCertificates: configuration.adminListenerAsksForCertificates)
+        }
+        adminServer = configuration.adminListener.map { [adminServed] _ in
             Self.makeServer(
-                tls: try adminTLS?.channelConfiguration(clientCertificates: configuration.adminListenerAsksForCertificates),
+                tls: adminServed,
                 proxyProtocol: nil,
                 connections: ConnectionLimits(perClient: configuration.maxConnectionsPerClient, trusted: nil),
                 requestTimeout: requestTimeout
@@ -39,11 +48,37 @@ struct GatewayListeners: Sendable {
         }
     }
 
+    /// The certificates of `configuration`'s files, read and made ready to serve, not yet served:
+    /// a reload installs them once the whole new configuration is accepted. A development
+    /// certificate without files is kept (a new one would fail every client that trusts it).
+    struct Renewal: Sendable {
+        fileprivate var prepared: [(ServedTLS, ServedTLS.Prepared)] = []
+        /// The apps' listener's certificate after the renewal.
+        var tls: GatewayTLS?
+
+        func install() {
+            for (served, next) in prepared { served.install(next) }
+        }
+    }
+
+    func renewal(for configuration: GatewayConfiguration) throws -> Renewal {
+        var renewal = Renewal(tls: tls)
+        for (served, tls, name) in [(served, configuration.tls, "tls"), (adminServed, configuration.adminListener?.tls, "adminListener.tls")] {
+            guard let served, let tls, let certificateFile = tls.certificateFile, let keyFile = tls.keyFile else { continue }
+            let files = FileManager.default
+            guard files.fileExists(atPath: certificateFile) || files.fileExists(atPath: keyFile) || tls.development != true else { continue }
+            let next = try served.prepare(GatewayTLS.read(certificateFile: certificateFile, keyFile: keyFile, named: name))
+            renewal.prepared.append((served, next))
+            if name == "tls" { renewal.tls = next.tls }
+        }
+        return renewal
+    }
+
     /// HTTP/1.1 (``http1(requestTimeout:)``), over TLS when configured, after a PROXY protocol
     /// header when the trusted proxies send one (read before the TLS handshake, where balancers put
     /// it), each connection counted against its client's limit before anything else.
     static func makeServer(
-        tls: TLSChannelConfiguration?,
+        tls: ServedTLS?,
         proxyProtocol: TrustedProxies?,
         connections: ConnectionLimits,
         requestTimeout: TimeAmount
@@ -54,12 +89,12 @@ struct GatewayListeners: Sendable {
             case (nil, nil):
                 return ConnectionLimitChannel(base: http, limits: connections)
             case (let tls?, nil):
-                return ConnectionLimitChannel(base: try TLSChannel(http, configuration: tls), limits: connections)
+                return ConnectionLimitChannel(base: ReloadingTLSChannel(http, served: tls), limits: connections)
             case (nil, let proxies?):
                 return ConnectionLimitChannel(base: ProxyProtocolChannel(http, trusted: proxies), limits: connections)
             case (let tls?, let proxies?):
                 return ConnectionLimitChannel(
-                    base: ProxyProtocolChannel(try TLSChannel(http, configuration: tls), trusted: proxies),
+                    base: ProxyProtocolChannel(ReloadingTLSChannel(http, served: tls), trusted: proxies),
                     limits: connections
                 )
             }

@@ -18,6 +18,11 @@ public struct GatewayTLS: Sendable {
     /// Reads the configured files, or makes a development CA and certificate (written to the files
     /// when paths are given and the files do not exist yet).
     public static func resolve(_ tls: GatewayConfiguration.TLS, now: Date = Date()) throws -> GatewayTLS {
+        try resolve(tls, named: "tls", now: now)
+    }
+
+    /// ``resolve(_:now:)`` for the part of the configuration at `name` (`tls`, `adminListener.tls`).
+    static func resolve(_ tls: GatewayConfiguration.TLS, named name: String, now: Date = Date()) throws -> GatewayTLS {
         let files = FileManager.default
         let paths = tls.certificateFile.flatMap { certificate in tls.keyFile.map { (certificate, $0) } }
         let absent = paths.map { !files.fileExists(atPath: $0.0) && !files.fileExists(atPath: $0.1) } ?? true
@@ -32,14 +37,36 @@ public struct GatewayTLS: Sendable {
             return development
         }
         // GatewayConfiguration.validate() requires both files unless `development` is set.
-        guard let (certificateFile, keyFile) = paths, let chainData = files.contents(atPath: certificateFile),
-            let keyData = files.contents(atPath: keyFile)
-        else { throw ConfigurationError(.file, at: "", "cannot read tls.certificateFile and tls.keyFile") }
-        let chainPEM = String(decoding: chainData, as: UTF8.self)
-        guard let chain = try? PEMCertificates.parse(chainPEM), !chain.isEmpty else {
-            throw ConfigurationError(.file, at: "", "\(certificateFile) holds no PEM certificate")
+        guard let (certificateFile, keyFile) = paths else {
+            throw ConfigurationError(.file, at: name, "cannot read \(name).certificateFile and \(name).keyFile")
         }
-        return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: String(decoding: keyData, as: UTF8.self))
+        return try read(certificateFile: certificateFile, keyFile: keyFile, named: name)
+    }
+
+    /// The certificate chain and key in these files, refused unless the key is the leaf's: a
+    /// mismatch is the operator's error at `serve --check` and at a reload, not a TLS library's
+    /// failure at start.
+    static func read(certificateFile: String, keyFile: String, named name: String) throws -> GatewayTLS {
+        let files = FileManager.default
+        guard let chainData = files.contents(atPath: certificateFile), let keyData = files.contents(atPath: keyFile) else {
+            throw ConfigurationError(.file, at: name, "cannot read \(name).certificateFile and \(name).keyFile")
+        }
+        let chainPEM = String(decoding: chainData, as: UTF8.self)
+        guard let chain = try? PEMCertificates.parse(chainPEM), let leaf = chain.first else {
+            throw ConfigurationError(.file, at: "\(name).certificateFile", "\(certificateFile) holds no PEM certificate")
+        }
+        let keyPEM = String(decoding: keyData, as: UTF8.self)
+        guard let key = try? Certificate.PrivateKey(pemEncoded: keyPEM) else {
+            throw ConfigurationError(.file, at: "\(name).keyFile", "\(keyFile) holds no PEM private key this gateway reads (EC P-256/P-384/P-521, RSA, Ed25519)")
+        }
+        guard key.publicKey == leaf.publicKey else {
+            throw ConfigurationError(
+                .file,
+                at: "\(name).keyFile",
+                "\(keyFile) is not the key of the first certificate in \(certificateFile) (\(leaf.subject), serial \(leaf.serialNumber))"
+            )
+        }
+        return GatewayTLS(chain: chain, chainPEM: chainPEM, keyPEM: keyPEM)
     }
 
     /// A development CA and a 90-day server certificate under it for `hosts`.

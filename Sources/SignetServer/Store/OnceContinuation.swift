@@ -42,6 +42,7 @@ final class OnceContinuation<Value: Sendable>: Sendable {
                     state = .done
                     return result
                 }
+                guard case .empty = state else { preconditionFailure("a OnceContinuation is awaited once") }
                 state = .waiting(continuation)
                 return nil
             }

@@ -10,9 +10,9 @@ typealias GuardedStore = InterceptedStore<StoreGuard>
 /// What stands around every store operation of the gateway: none waits past its time, and none is
 /// attempted while the store is known to be down (``StoreHealth``).
 ///
-/// The invariant: **no request waits for the store longer than `storeTimeoutMilliseconds`**, all its
-/// operations together (``StoreBudget``): past it the request is refused `503 store_unavailable`
-/// with `Retry-After`, and so never forwarded. PostgreSQL's client waits for a connection as long as
+/// The invariant: **a complete request waits for the store at most `storeTimeoutMilliseconds`**, all
+/// its operations together (``StoreBudget``; the screen of its head has a budget of its own): past
+/// it the request is refused `503 store_unavailable` with `Retry-After`, and so never forwarded. PostgreSQL's client waits for a connection as long as
 /// the server is away, and a query on a connection whose server vanished waits for TCP to give up:
 /// without this, an outage held every request for its whole length and then executed them late.
 ///
@@ -30,6 +30,9 @@ struct StoreGuard: StoreInterceptor {
 
     /// What an operation outside any request may take: a sweep of a large table may take long.
     static let backgroundTimeout: Duration = .seconds(60)
+    /// An operation that timed out with less time than this (the rest of a request's spent budget)
+    /// does not by itself say that the store is down.
+    static let conclusiveTimeout: Duration = .milliseconds(250)
 
     /// `store` guarded with `timeout`; a store guarded already (a reload passes the running one)
     /// keeps its store and its health, with the new timeout.
@@ -54,7 +57,7 @@ struct StoreGuard: StoreInterceptor {
         guard allowed > .zero else {
             throw Self.unavailable("the request's time for the store ran out before \(name)")
         }
-        guard health.admit(probe: probe) else {
+        guard health.admit(probe: probe, canProbe: budget != nil) else {
             throw Self.unavailable("the store is not answering")
         }
         let started = ContinuousClock.now
@@ -68,12 +71,20 @@ struct StoreGuard: StoreInterceptor {
         }
         defer { watchdog.release(watched) }
         do {
-            let value = try await result.value()
+            // A caller cancelled (a shutdown) stops waiting at once, whatever the store does.
+            let value = try await withTaskCancellationHandler {
+                try await result.value()
+            } onCancel: {
+                if result.resume(.failure(CancellationError())) { work.cancel() }
+            }
             health.succeeded()
             return value
+        } catch is CancellationError {
+            health.abandoned()
+            throw CancellationError()
         } catch is TimedOut {
             let error = Self.unavailable("the store did not answer \(name) in time")
-            health.failed(name, .timeout, error)
+            health.failed(name, .timeout, error, conclusive: !probe && allowed >= Self.conclusiveTimeout)
             throw error
         } catch let error as SignetError where error.code == .storeUnavailable {
             var error = error

@@ -28,7 +28,8 @@ final class StoreHealth: Sendable {
     enum Failure: String {
         /// Still waiting at its deadline.
         case timeout
-        /// The store (or the connection to it) answered with an error.
+        /// The store, or the connection to it, failed the operation (a value the store refuses is
+        /// the request's error, not this).
         case error
         /// Not attempted: the store was down.
         case refused
@@ -54,11 +55,14 @@ final class StoreHealth: Sendable {
     }
 
     /// Whether an operation may go to the store now. `probe`: a readiness check, which always may.
-    func admit(probe: Bool = false) -> Bool {
+    /// `canProbe`: whether it may be the one operation that asks a store that is down again — a
+    /// request's, bounded by its budget; not a background one, which would hold the probe for its
+    /// minute.
+    func admit(probe: Bool = false, canProbe: Bool = true) -> Bool {
         let now = ContinuousClock.now
         let admitted = state.withLock { state -> Bool in
             guard state.downSince != nil, !probe else { return true }
-            if !state.probing, state.lastProbe.map({ now - $0 >= Self.probeInterval }) ?? true {
+            if canProbe, !state.probing, state.lastProbe.map({ now - $0 >= Self.probeInterval }) ?? true {
                 state.probing = true
                 state.lastProbe = now
                 return true
@@ -94,14 +98,16 @@ final class StoreHealth: Sendable {
         )
     }
 
-    /// The store failed `operation`.
-    func failed(_ operation: String, _ failure: Failure, _ error: SignetError) {
+    /// The store failed `operation`. `conclusive`: a timeout that says the store is down at once
+    /// (the operation had its whole time); an operation that had only the rest of a spent budget,
+    /// or a readiness probe, counts as an error.
+    func failed(_ operation: String, _ failure: Failure, _ error: SignetError, conclusive: Bool = true) {
         metrics.recordStoreFailure(kind: failure.rawValue)
         let wentDown = state.withLock { state -> Bool in
             state.consecutiveFailures += 1
             state.probing = false
             guard state.downSince == nil else { return false }
-            guard failure == .timeout || state.consecutiveFailures >= Self.failuresToGoDown else { return false }
+            guard (failure == .timeout && conclusive) || state.consecutiveFailures >= Self.failuresToGoDown else { return false }
             state.downSince = .now
             state.lastProbe = .now
             return true
@@ -112,6 +118,11 @@ final class StoreHealth: Sendable {
             "the store is not answering; requests that need it are refused 503 store_unavailable until it does",
             metadata: ["operation": "\(operation)", "failure": "\(failure.rawValue)", "error": "\(error.reason)"]
         )
+    }
+
+    /// An admitted operation its caller cancelled: it says nothing of the store.
+    func abandoned() {
+        state.withLock { $0.probing = false }
     }
 
     /// Whether the store is taken to be down now.

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import _CryptoExtras
+import Crypto
 import Foundation
 import SignetCore
 import SignetMiddleware
@@ -27,14 +29,25 @@ struct GatewayKeyInventory: Sendable {
         self.entries = entries
     }
 
+    /// A certificate by subject and serial (a renewal shows as a new serial), and its key's algorithm.
     static func certificate(_ role: String, _ certificate: Certificate) -> Entry {
         Entry(
             role: role,
-            name: certificate.subject.description,
-            algorithm: certificate.signatureAlgorithm.description,
+            name: "\(certificate.subject), serial \(certificate.serialNumber)",
+            algorithm: keyAlgorithm(certificate.publicKey),
             notBefore: certificate.notValidBefore,
             notAfter: certificate.notValidAfter
         )
+    }
+
+    /// `ECDSA P-256`, `Ed25519`, `RSA 2048` — what an operator reads, not the library's type name.
+    static func keyAlgorithm(_ key: Certificate.PublicKey) -> String {
+        if P256.Signing.PublicKey(key) != nil { return "ECDSA P-256" }
+        if P384.Signing.PublicKey(key) != nil { return "ECDSA P-384" }
+        if P521.Signing.PublicKey(key) != nil { return "ECDSA P-521" }
+        if Curve25519.Signing.PublicKey(key) != nil { return "Ed25519" }
+        if let rsa = _RSA.Signing.PublicKey(key) { return "RSA \(rsa.keySizeInBits)" }
+        return "unknown"
     }
 
     /// `expired`, `expires soon` (within ``warningPeriod``), `not yet valid`, `valid`, or `no expiry`.

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The certificate a listener serves to the connections it accepts from now on: a reload puts a
+/// renewed one in its place (``ReloadingTLSChannel``), and a connection keeps the one it was
+/// accepted with — as nginx, Envoy's SDS and Kong pick up re-issued files.
+final class ServedTLS: Sendable {
+    /// A certificate ready to serve: its files' contents and the TLS context made from them.
+    struct Prepared: Sendable {
+        let tls: GatewayTLS
+        fileprivate let context: NIOSSLContext
+        fileprivate let verify: TLSChannelConfiguration.CustomVerificationCallback?
+    }
+
+    /// Whether the listener asks for client certificates: fixed with its server.
+    let clientCertificates: Bool
+    private let current: Mutex<Prepared>
+
+    init(_ tls: GatewayTLS, clientCertificates: Bool) throws {
+        self.clientCertificates = clientCertificates
+        current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates))
+    }
+
+    /// What is served now.
+    var tls: GatewayTLS { current.withLock { $0.tls } }
+
+    /// `tls` made ready to serve, without serving it yet: a reload prepares, then installs only when
+    /// everything else of the new configuration is accepted too.
+    func prepare(_ tls: GatewayTLS) throws -> Prepared {
+        try Self.prepare(tls, clientCertificates: clientCertificates)
+    }
+
+    private static func prepare(_ tls: GatewayTLS, clientCertificates: Bool) throws -> Prepared {
+        let configuration = try tls.channelConfiguration(clientCertificates: clientCertificates)
+        return Prepared(
+            tls: tls,
+            context: try NIOSSLContext(configuration: configuration.tlsConfiguration),
+            verify: configuration.customVerificationCallback
+        )
+    }
+
+    /// Serves `prepared` to the connections accepted from now on.
+    func install(_ prepared: Prepared) {
+        current.withLock { $0 = prepared }
+    }
+
+    /// The TLS handler of a connection accepted now.
+    func handler() -> NIOSSLServerHandler {
+        let prepared = current.withLock { $0 }
+        return NIOSSLServerHandler(context: prepared.context, customVerificationCallback: prepared.verify, configuration: .init())
+    }
+}
+
+/// Hummingbird's `TLSChannel`, with the certificate read from ``ServedTLS`` as each connection is
+/// accepted rather than fixed when the server is made.
+struct ReloadingTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+
+    let base: Base
+    let served: ServedTLS
+
+    init(_ base: Base, served: ServedTLS) {
+        self.base = base
+        self.served = served
+    }
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(served.handler())
+        }.flatMap {
+            base.setup(channel: channel, logger: logger)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
