@@ -33,7 +33,7 @@ struct GatewayKeyInventory: Sendable {
     static func certificate(_ role: String, _ certificate: Certificate) -> Entry {
         Entry(
             role: role,
-            name: "\(certificate.subject), serial \(certificate.serialNumber)",
+            name: "\(certificate.subject), serial \(certificate.serialNumber.bytes.map { String(format: "%02X", $0) }.joined())",
             algorithm: keyAlgorithm(certificate.publicKey),
             notBefore: certificate.notValidBefore,
             notAfter: certificate.notValidAfter
