@@ -103,7 +103,7 @@ struct EnvelopeCommand: ParsableCommand {
                 }
                 sealed = Array((Base64.encode(message) + "\n").utf8)
             }
-            FileHandle.standardOutput.write(Data(sealed))
+            StandardOutput.write(Data(sealed))
         }
     }
 
@@ -137,7 +137,7 @@ struct EnvelopeCommand: ParsableCommand {
                         plaintext = try RNCryptorV3.open(data, keys: [derived]).plaintext
                     }
                 }
-                FileHandle.standardOutput.write(Data(plaintext))
+                StandardOutput.write(Data(plaintext))
             } catch let error as SignetError {
                 FileHandle.standardError.write(Data("signet: \(error.code): \(error.reason)\n".utf8))
                 throw ExitCode(1)

@@ -53,7 +53,7 @@ struct ObliviousCommand: ParsableCommand {
                 }
                 for field in message.fields { text += "\(field.name): \(field.value)\n" }
                 text += "\n"
-                FileHandle.standardOutput.write(Data(text.utf8) + Data(message.content))
+                StandardOutput.write(Data(text.utf8) + Data(message.content))
             } catch let error as SignetError {
                 FileHandle.standardError.write(Data("signet: \(error.code): \(error.reason)\n".utf8))
                 throw ExitCode(1)

@@ -168,9 +168,9 @@ struct RequestCommand: AsyncParsableCommand {
             var head = "HTTP/1.1 \(response.status)\n"
             for line in response.fields.lines { head += "\(line.name): \(line.value)\n" }
             if let signature = response.signature { head += "# response signature by \(signature.keyID) verified\n" }
-            FileHandle.standardOutput.write(Data((head + "\n").utf8))
+            StandardOutput.write(Data((head + "\n").utf8))
         }
-        FileHandle.standardOutput.write(Data(response.body))
+        StandardOutput.write(Data(response.body))
         if fail && response.status >= 400 { throw ExitCode(22) }
     }
 }

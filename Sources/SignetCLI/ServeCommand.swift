@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         let adminHost = configuration.adminListener?.listen.host ?? ""
         let onAdminRunning: @Sendable (Int) async -> Void = { port in
             logger.notice("signet admin listener listening", metadata: ["address": "\(adminHost):\(port)"])
-            FileHandle.standardOutput.write(
+            StandardOutput.write(
                 Data("signet admin listener on \(adminScheme)://\(adminHost):\(port) (console, admin API, /metrics, /readyz)\n".utf8)
             )
         }
@@ -125,7 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
                 banner += "console: /signet/admin/ shares this origin with the API; give it an adminListener of its own (docs/gateway.md)\n"
                 logger.warning("the operator console shares the API's origin; configure adminListener")
             }
-            FileHandle.standardOutput.write(Data(banner.utf8))
+            StandardOutput.write(Data(banner.utf8))
         }
     }
 }

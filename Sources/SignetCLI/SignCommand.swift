@@ -102,7 +102,7 @@ struct SignCommand: ParsableCommand {
         } else if curl {
             print(CurlCommand(signed).text)
         } else {
-            FileHandle.standardOutput.write(Data(HTTP1MessageCodec().encode(signed, lineEnding: lineEnding)))
+            StandardOutput.write(Data(HTTP1MessageCodec().encode(signed, lineEnding: lineEnding)))
         }
     }
 }

@@ -39,6 +39,24 @@ import X509
 
     /// A request file names no scheme: signed as http and verified as the default https, `verify`
     /// says which URL it checked and how to check the other.
+    /// `signet … | head`: a reader that goes away ends the command quietly, never with a fatal
+    /// error and a backtrace — whether SIGPIPE is ignored (SwiftNIO ignores it in `signet request`)
+    /// or not.
+    @Test(arguments: ["''", "-"]) func aReaderThatGoesAwayEndsTheCommandQuietly(_ pipeHandling: String) async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(count: 2 << 20).write(to: folder.appendingPathComponent("big"))
+        let key = Base64.encode([UInt8](repeating: 7, count: 64))
+        let script = """
+            trap \(pipeHandling) PIPE
+            '\(SignetProcess.signetPath)' envelope seal --key-b64 \(key) big | head -c 1 >/dev/null
+            echo "status ${PIPESTATUS[0]}"
+            """
+        let result = try await SignetProcess.run("/bin/bash", ["-c", script], in: folder)
+        #expect(result.stdout.contains("status 141"), "\(result.stdout)")
+        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrace"), "\(result.stderr)")
+    }
+
     @Test func verifySaysWhichURLItCheckedWhenTheSchemeWasAssumed() async throws {
         let dir = try SignetProcess.temporaryDirectory()
         // `--kid` and `--keyid` are one option wherever a key id is asked for.

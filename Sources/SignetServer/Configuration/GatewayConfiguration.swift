@@ -111,7 +111,7 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     /// operators' client certificates: their holders sign in to the console over mutual TLS, without
     /// the admin token. Needs `tls.clientCertificates`, or `adminListener.tls` when there is one.
     public var adminCertificates: [String]?
-    /// A listener of the operators' own: the console, the admin API, `/metrics` and `/readyz`
+    /// A listener of the operators' own: the console, the admin API and `/metrics`
     /// answer there and `404 not_found` on `listen`, so nothing the upstream serves on the apps'
     /// origin shares an origin with the console.
     public var adminListener: AdminListener?

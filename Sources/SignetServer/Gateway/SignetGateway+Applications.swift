@@ -52,7 +52,7 @@ extension SignetGateway {
         return app
     }
 
-    /// The admin listener's application: the console, the admin API, `/metrics` and `/readyz`, on
+    /// The admin listener's application: the console, the admin API, `/metrics` (and `/healthz`, `/readyz`, as on the apps' listener), on
     /// the same store, activity and metrics as ``application(httpClient:reloads:alongside:onServerRunning:)``,
     /// which runs the shared services. Only where `adminListener` is configured.
     public func adminApplication(

@@ -27,7 +27,7 @@ import Testing
 
         // On the apps' listener, every operator path is absent, whatever the method or credential.
         let operatorPaths: [(String, String)] = [
-            ("GET", "/metrics"), ("GET", "/readyz"), ("GET", "/signet/admin/"), ("GET", "/signet/admin/sign-in"),
+            ("GET", "/metrics"), ("GET", "/signet/admin/"), ("GET", "/signet/admin/sign-in"),
             ("POST", "/signet/admin/sign-in"), ("GET", "/signet/admin/devices"), ("GET", "/SIGNET/ADMIN/overview"),
             ("GET", "/signet/v1/devices/\(device.deviceID)"), ("DELETE", "/signet/v1/devices/\(device.deviceID)"),
             ("PUT", "/signet/v1/users/ada"), ("DELETE", "/signet/v1/users/ada"), ("GET", "/signet/v1/pin-reports"),
@@ -36,6 +36,8 @@ import Testing
             let answer = try await GatewayHarness.send(method: method, url: harness.base + path, headers: Self.bearer)
             #expect(answer.status == 404 && answer.reason == "not_found", "\(method) \(path): \(answer.status) \(answer.text)")
         }
+        // Readiness on both: the balancer probes the port it sends traffic to.
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz").status == 200)
         // …and on the admin listener, as before.
         #expect(try await GatewayHarness.send(method: "GET", url: admin + "/metrics", headers: Self.bearer).status == 200)
         #expect(try await GatewayHarness.send(method: "GET", url: admin + "/readyz").status == 200)

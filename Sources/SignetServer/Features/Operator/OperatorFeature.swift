@@ -5,7 +5,7 @@ import Logging
 import SignetCore
 import SignetMiddleware
 
-/// What operators and orchestrators reach: `/healthz` everywhere; `/readyz`, `/metrics` and the
+/// What operators and orchestrators reach: `/healthz` and `/readyz` everywhere; `/metrics` and the
 /// console where the operator surface is served, and those paths refused on an apps' listener that
 /// has an admin listener beside it; the OpenAPI document for apps.
 struct OperatorFeature: GatewayFeature {
@@ -42,10 +42,12 @@ struct OperatorFeature: GatewayFeature {
 
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         router.get("/healthz") { _, _ in "ok\n" }
+        // Everywhere, as `/healthz`: a balancer probes the port it sends traffic to, and with an
+        // admin listener it would otherwise see only `/healthz`, which says `ok` with the store down.
+        let readiness = self.readiness
+        router.get("/readyz") { _, _ in try await readiness.response() }
         if listener.surfaces.contains(.operator) {
             console?.add(to: router)
-            let readiness = self.readiness
-            router.get("/readyz") { _, _ in try await readiness.response() }
             let (exposition, admin, clock) = (self.exposition, dependencies.admin, dependencies.clock)
             // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
             // `authorization: {credentials: …}`), off without one.
@@ -55,7 +57,7 @@ struct OperatorFeature: GatewayFeature {
             }
         } else {
             // On the apps' listener, the operator paths answer as absent; without these, `/metrics`
-            // and `/readyz` would fall to a proxied route.
+            // and the console would fall to a proxied route.
             Self.refuseOperatorPaths(on: router)
         }
         if listener.surfaces.contains(.client) {
@@ -64,7 +66,7 @@ struct OperatorFeature: GatewayFeature {
     }
 
     static let endpoints = ["/signet/v1/openapi.json", "/signet/admin", "/healthz", "/readyz", "/metrics"]
-    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = ["/metrics", "/readyz", "/signet/admin", "/signet/admin/**"].map {
+    static let operatorPaths: [(methods: [HTTPRequest.Method], path: String)] = ["/metrics", "/signet/admin", "/signet/admin/**"].map {
         (SignetGateway.proxiedMethods, $0)
     }
 
