@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import SignetServer
 
 @main
 struct Signet: AsyncParsableCommand {

@@ -143,6 +143,11 @@ public final class SignetMetrics: Sendable {
             .record(up ? 1 : 0)
     }
 
+    /// `signet_configuration_reloads_total` by result: `applied` or `refused`.
+    public func recordReload(applied: Bool) {
+        counter("signet_configuration_reloads_total", [("result", applied ? "applied" : "refused")]).increment()
+    }
+
     /// `signet_nonce_claims_total` by result: `claimed` the first time, `replayed` after.
     public func recordNonceClaim(fresh: Bool) {
         counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")]).increment()

@@ -64,34 +64,46 @@ public final class GatewayReloader: Service, Sendable {
         try reload(to: try load())
     }
 
-    /// Applies `configuration`, or throws and keeps the running one.
+    /// Applies `configuration`, or throws and keeps the running one; counted either way
+    /// (`signet_configuration_reloads_total`).
     public func reload(to configuration: GatewayConfiguration) throws {
         try serving.withLock { serving in
             guard let current = serving else {
                 // The embedder's doing: `reload` before the gateway's application was made.
                 throw ConfigurationError(.restartRequired, at: "", "the gateway is not serving yet: start it, then reload")
             }
-            try configuration.validate()
-            try Self.restartOnly(from: current.gateway.configuration, to: configuration)
-            try configuration.checkFiles()
-            let next = try SignetGateway(
-                configuration: configuration,
-                store: current.gateway.store,
-                logger: current.gateway.logger,
-                clock: current.gateway.clock,
-                continuing: current.gateway,
-                validated: true
-            )
-            // Both listeners, within one critical section: no request sees one new and one old.
-            // A request whose body is still arriving is judged by `next` when it completes
-            // (RequestCompletionResponder), whatever was in force when its head came.
-            for listener in current.listeners {
-                next.replaceResponders(of: listener, httpClient: current.httpClient)
+            let applied = current.gateway.metrics
+            do {
+                try apply(configuration, over: current, to: &serving)
+                applied.recordReload(applied: true)
+            } catch {
+                applied.recordReload(applied: false)
+                throw error
             }
-            // Connections accepted from now on get the renewed certificates; open ones keep theirs.
-            next.certificateRenewal?.install()
-            serving?.gateway = next
         }
+    }
+
+    private func apply(_ configuration: GatewayConfiguration, over current: Serving, to serving: inout Serving?) throws {
+        try configuration.validate()
+        try Self.restartOnly(from: current.gateway.configuration, to: configuration)
+        try configuration.checkFiles()
+        let next = try SignetGateway(
+            configuration: configuration,
+            store: current.gateway.store,
+            logger: current.gateway.logger,
+            clock: current.gateway.clock,
+            continuing: current.gateway,
+            validated: true
+        )
+        // Both listeners, within one critical section: no request sees one new and one old.
+        // A request whose body is still arriving is judged by `next` when it completes
+        // (RequestCompletionResponder), whatever was in force when its head came.
+        for listener in current.listeners {
+            next.replaceResponders(of: listener, httpClient: current.httpClient)
+        }
+        // Connections accepted from now on get the renewed certificates; open ones keep theirs.
+        next.certificateRenewal?.install()
+        serving?.gateway = next
     }
 
     /// Refuses a change to what the running server, store or services were built from.

@@ -204,6 +204,8 @@ public struct SignetGateway: Sendable {
         }
         self.features = features
         try checkRouteOwners(configuration.routes)
+        // Last: a configuration refused on the way never shows as the one in force.
+        exposition.configurationLoaded(configuration)
     }
 
     /// Every route's access mode has its owner among the configured features, and its check

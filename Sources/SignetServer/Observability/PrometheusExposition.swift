@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
 import Prometheus
 import SignetMiddleware
+import Synchronization
 
 /// The gateway's `/metrics`: ``SignetMetrics`` recorded into a Prometheus registry of this gateway's
 /// own (no process-wide bootstrap), served in the Prometheus text format.
 struct PrometheusExposition: Sendable {
     let registry = PrometheusCollectorRegistry()
     let metrics: SignetMetrics
+    /// A hash of the configuration in force (``configurationLoaded(_:)``); kept by a reload.
+    private let configurationHash = SharedHash()
+
+    final class SharedHash: Sendable {
+        let value = Mutex("")
+    }
 
     init(activity: ActivityRecorder? = nil) {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -18,10 +27,29 @@ struct PrometheusExposition: Sendable {
         metrics = SignetMetrics(factory: factory, activity: activity)
     }
 
-    /// The exposition text.
+    /// Says which configuration is in force (`signet_configuration_info`): the first 16 hex digits
+    /// of the SHA-256 of its JSON, keys sorted. Secrets go into the hash, never out of it.
+    func configurationLoaded(_ configuration: GatewayConfiguration) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = (try? encoder.encode(configuration)) ?? Data()
+        let hash = SHA256.hash(data: json).prefix(8).map { String(format: "%02x", $0) }.joined()
+        configurationHash.value.withLock { $0 = hash }
+    }
+
+    /// The exposition text: the recorded metrics, the release and configuration in force and the
+    /// process's, each family with its `# HELP`.
     func text() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
+        let hash = configurationHash.value.withLock { $0 }
+        let own = """
+            # TYPE signet_build_info gauge
+            signet_build_info{version="\(SignetVersion.current)"} 1
+            # TYPE signet_configuration_info gauge
+            signet_configuration_info{hash="\(hash)"} 1
+
+            """
+        return MetricHelp.annotate(String(decoding: buffer, as: UTF8.self) + own + ProcessMetrics.exposition())
     }
 }

@@ -100,6 +100,44 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("signet_store_operation_duration_seconds_count{operation=\"device_lookup\"}") })
         #expect(value("signet_requests_total", ["outcome": "registered"]) == 1)
         #expect(!text.contains(device.keyID), "no key id becomes a label")
+        // Every family says what it counts; the release, the configuration and the process are there.
+        let families = lines.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+        for family in families {
+            #expect(lines.contains { $0.hasPrefix("# HELP \(family) ") && $0.count > "# HELP \(family) ".count + 10 }, "\(family)")
+        }
+        #expect(value("signet_build_info", ["version": SignetVersion.current]) == 1)
+        #expect(lines.contains { $0.wholeMatch(of: /signet_configuration_info\{hash="[0-9a-f]{16}"\} 1/) != nil }, "\(text)")
+        #expect((value("process_resident_memory_bytes", [:]) ?? lines.first { $0.hasPrefix("process_resident_memory_bytes ") }.flatMap { Double($0.split(separator: " ")[1]) } ?? 0) > 1_000_000)
+        #expect(lines.contains { $0.hasPrefix("process_open_fds ") } && lines.contains { $0.hasPrefix("process_start_time_seconds ") })
+    }
+
+    /// A reload is counted, and the configuration's hash follows the one in force: an instance left
+    /// on an old configuration stands out.
+    @Test func aReloadIsCountedAndTheConfigurationHashFollowsIt() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        func metrics() async throws -> String {
+            try await GatewayHarness.send(
+                method: "GET",
+                url: harness.base + "/metrics",
+                headers: [("Authorization", "Bearer \(GatewayHarness.adminToken)")]
+            ).text
+        }
+        func hash(_ text: String) -> String? {
+            text.firstMatch(of: /signet_configuration_info\{hash="([0-9a-f]+)"\}/).map { String($0.1) }
+        }
+        let before = try await metrics()
+        let reloader = harness.gateways[0].reloader
+        var next = try #require(reloader.configuration)
+        next.maxBodyBytes += 1
+        try reloader.reload(to: next)
+        var refused = next
+        refused.listen.port = 1
+        #expect(throws: ConfigurationError.self) { try reloader.reload(to: refused) }
+        let after = try await metrics()
+        #expect(hash(before) != nil && hash(after) != nil && hash(before) != hash(after))
+        #expect(after.contains(#"signet_configuration_reloads_total{result="applied"} 1"#), "\(after)")
+        #expect(after.contains(#"signet_configuration_reloads_total{result="refused"} 1"#))
     }
 
     /// `--log-format json`: one JSON object per line, the metadata keys as fields.

@@ -1,7 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-
-/// `signet --version`: the release this source is, raised with every release that changes what
-/// users see (the configuration, the wire, the CLI). Pre-1.0: any minor release may change them.
-enum SignetVersion {
-    static let current = "0.9.0"
-}
