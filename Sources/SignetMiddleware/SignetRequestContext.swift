@@ -65,19 +65,20 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
     public let remoteAddress: String?
     /// The connection, for the mutual-TLS client certificate.
     public let channel: (any Channel)?
-    /// The connection was open when the request's context was made: a test's channel, never
-    /// connected, is not a client that has gone. (A client whose request and close arrive in one
-    /// read is closed before that: its request is answered to no one, and may be forwarded.)
-    private let wasConnected: Bool
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.channel = source.channel
-        self.wasConnected = source.channel.isActive
     }
 
-    public var clientHasGone: Bool { wasConnected && channel?.isActive == false }
+    /// A connection a server accepted (it has the listening socket as its parent, a test's channel
+    /// has none) that is closed now — also when it closed before this context was made, its request
+    /// and its close having arrived together.
+    public var clientHasGone: Bool {
+        guard let channel, channel.parent != nil else { return false }
+        return !channel.isActive
+    }
 
     /// Bodies are bounded by the middleware's own limit; this only caps Hummingbird's decoders.
     public var maxUploadSize: Int { 1024 * 1024 }

@@ -37,9 +37,6 @@ package final class InProcessApplication: Sendable {
         let logger = app.logger
         let respond: @Sendable (Request, SocketAddress?) async throws -> Response = { request, peer in
             let channel = NIOAsyncTestingChannel()
-            // Connected, as a request's connection is while it is answered (the gateway forwards
-            // nothing for a client that has gone).
-            try await channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 443))
             channel.remoteAddress = peer
             let context = App.Responder.Context(source: .init(channel: channel, logger: logger))
             do {

@@ -111,7 +111,18 @@ import Testing
             try await Task.sleep(for: .milliseconds(20))
         }
         await leaving.close()
-        try await Task.sleep(for: .milliseconds(200))
+        // Time for the gateway to read the end of input (a loaded machine takes a while).
+        try await Task.sleep(for: .milliseconds(500))
+        store.interceptor.release()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(backend.receivedCount == 0)
+
+        // One whose request and close come together, before the gateway has read either.
+        store.interceptor.stall()
+        let hasty = try await RawConnection.open(port: server.port)
+        try await hasty.send(try signed())
+        await hasty.close()
+        try await Task.sleep(for: .milliseconds(500))
         store.interceptor.release()
         try await Task.sleep(for: .milliseconds(500))
         #expect(backend.receivedCount == 0)

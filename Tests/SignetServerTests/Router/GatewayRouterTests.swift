@@ -118,10 +118,12 @@ import Testing
             $0.adminListener = .init(listen: .init(host: "127.0.0.1", port: 0))
         }
         try await gateway.application().test(.router) { client in
-            for uri in ["/metrics", "/readyz", "/signet/admin/", "/signet/v1/devices/d1", "/METRICS"] {
+            for uri in ["/metrics", "/signet/admin/", "/signet/v1/devices/d1", "/METRICS"] {
                 let answer = try await client.execute(uri: uri, method: .get)
                 #expect(answer.status == .notFound && Self.reason(answer) == "not_found", "\(uri)")
             }
+            // Readiness is for the balancer, which probes the traffic port.
+            #expect(try await client.execute(uri: "/readyz", method: .get).status != .notFound)
         }
         try await gateway.adminApplication().test(.router) { client in
             let metrics = try await client.execute(uri: "/metrics", method: .get)
