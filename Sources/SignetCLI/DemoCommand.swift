@@ -61,7 +61,9 @@ struct DemoCommand: AsyncParsableCommand {
         ]
         configuration.sharedSecrets = [.init(keyId: "highscore-legacy", secretBase64: Base64.encode(legacySecret))]
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
-        // App Attest, with the simulator's development CA as the trusted root (never Apple's default).
+        // App Attest, with the simulator's development CA as the trusted root (never Apple's default):
+        // a development gateway, which is what takes the simulator's roots.
+        configuration.development = true
         let simulatorCA = try DevelopmentAttestationCA()
         let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
         try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))

@@ -12,7 +12,7 @@ struct SimulatorCACommand: ParsableCommand {
         abstract: "Make a development App Attest CA: its root for a gateway, its keys for an app's debug builds.",
         discussion: """
             Writes attestation-root.pem (give it to a development gateway as appAttest.trustedRootsFile, \
-            with allowDevelopment) and attestation-ca.bundle.pem (the CA's private keys, 0600: bundle it \
+            with allowDevelopment; the gateway takes it only with development: true) and attestation-ca.bundle.pem (the CA's private keys, 0600: bundle it \
             with debug builds only, and load it with DevelopmentAttestationCA(bundlePEM:)). Never trust \
             this root in production.
             """

@@ -224,7 +224,9 @@ public final class GatewayHarness: Sendable {
         configuration.responseSigning = .init(keyFile: keyFile, keyId: "gateway")
         configuration.adminToken = adminToken
         configuration.debug = true
-        // App Attest with the simulator's CA as the (only) trusted root, as in development.
+        // A development gateway: only one takes the simulator's roots, App Attest's (the only
+        // trusted root) and Android's below.
+        configuration.development = true
         let rootsFile = folder.appendingPathComponent("simulator-root.pem").path
         try Data(try simulatorCA.rootPEM.utf8).write(to: URL(fileURLWithPath: rootsFile))
         configuration.appAttest = .init(appIDs: [appID], allowDevelopment: true, trustedRootsFile: rootsFile)

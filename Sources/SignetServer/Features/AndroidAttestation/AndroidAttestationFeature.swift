@@ -38,6 +38,7 @@ struct AndroidAttestationFeature: GatewayFeature {
         self.dependencies = dependencies
         playIntegrity = context.feature(PlayIntegrityFeature.self)
         let policy = try settings.policy()
+        try SimulatorRoots.check(policy.roots, at: "androidAttestation.rootsFile", development: context.configuration.development)
         roots = policy.roots
         var status: AttestationStatusCache?
         if let list = settings.statusList {

@@ -22,6 +22,7 @@ struct AppAttestFeature: GatewayFeature {
     init?(_ context: FeatureContext) throws {
         guard let settings = context.configuration.appAttest else { return nil }
         let roots = try settings.trustedRootsFile.map(PEMCertificates.read(file:))
+        try SimulatorRoots.check(roots ?? [], at: "appAttest.trustedRootsFile", development: context.configuration.development)
         let policy = try AppAttestPolicy(
             appIDs: Set(settings.appIDs),
             allowDevelopment: settings.developmentAllowed,
