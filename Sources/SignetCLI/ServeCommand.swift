@@ -92,10 +92,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let adminScheme = configuration.adminListener?.tls == nil ? "http" : "https"
         let adminHost = configuration.adminListener?.listen.host ?? ""
+        // With JSON logs, everything goes out as JSON lines on one stream: no text banner beside them.
+        let textBanner = logFormat == "text"
         let onAdminRunning: @Sendable (Int) async -> Void = { port in
             logger.notice("signet admin listener listening", metadata: ["address": "\(adminHost):\(port)"])
+            guard textBanner else { return }
             StandardOutput.write(
-                Data("signet admin listener on \(adminScheme)://\(adminHost):\(port) (console, admin API, /metrics, /readyz)\n".utf8)
+                Data("signet admin listener on \(adminScheme)://\(adminHost):\(port) (console, admin API, /metrics)\n".utf8)
             )
         }
         try await SignetGateway.serve(
@@ -105,10 +108,13 @@ struct ServeCommand: AsyncParsableCommand {
             onAdminRunning: onAdminRunning
         ) { gateway, port in
             listening.set()
-            logger.notice(
-                "signet gateway listening",
-                metadata: ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
-            )
+            var metadata: Logger.Metadata = ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]
+            if !textBanner {
+                // What the text banner says, as fields of the line.
+                metadata["routes"] = .array(configuration.routeTableLines.map { .string($0) })
+                if let tls = gateway.tls { metadata["pins"] = .array(tls.pinLines.map { .string($0) }) }
+            }
+            logger.notice("signet gateway listening", metadata: metadata)
             let scheme = gateway.tls == nil ? "http" : "https"
             var banner = "signet gateway listening on \(scheme)://\(configuration.listen.host):\(port) -> \(upstream)\n"
             banner += configuration.routeTableLines.map { "  " + $0 }.joined(separator: "\n") + "\n"
@@ -125,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
                 banner += "console: /signet/admin/ shares this origin with the API; give it an adminListener of its own (docs/gateway.md)\n"
                 logger.warning("the operator console shares the API's origin; configure adminListener")
             }
-            StandardOutput.write(Data(banner.utf8))
+            if textBanner { StandardOutput.write(Data(banner.utf8)) }
         }
     }
 }

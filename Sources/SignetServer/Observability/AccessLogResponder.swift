@@ -23,18 +23,26 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
+        var request = request
         let record = AccessRecord()
         context.signet.accessRecord = record
+        let correlation = RequestCorrelation(request.headers)
+        // Made here, it goes upstream with the request (a new field: no signature covers it).
+        if correlation.isNew {
+            var head = request.head
+            head.headerFields[RequestCorrelation.requestIDField] = correlation.requestID
+            request = Request(head: head, body: request.body)
+        }
         let started = ContinuousClock.now
         let response: Response
         do {
             response = try await inner.respond(to: request, context: context)
         } catch {
             // Below, errors become problem answers; one that escapes is Hummingbird's to render.
-            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, record, started, context)
+            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, record, started, context, correlation)
             throw error
         }
-        log(request, status: response.status.code, record, started, context)
+        log(request, status: response.status.code, record, started, context, correlation)
         return response
     }
 
@@ -43,7 +51,8 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
         status: Int,
         _ record: AccessRecord,
         _ started: ContinuousClock.Instant,
-        _ context: Context
+        _ context: Context,
+        _ correlation: RequestCorrelation
     ) {
         let elapsed = ContinuousClock.now - started
         let fields = record.snapshot
@@ -68,12 +77,15 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             upstreamDuration: fields.upstreamSeconds.map { .nanoseconds(Int64($0 * 1e9)) }
         )
         guard logger.logLevel <= .info else { return }
+        // Numbers as numbers (`--log-format json` writes them so), strings as strings.
         var metadata: Logger.Metadata = [
             "method": "\(request.method.rawValue)",
             "route": "\(route)",
-            "status": "\(status)",
-            "total_ms": "\(Self.milliseconds(elapsed))",
+            "status": .stringConvertible(status),
+            "total_ms": .stringConvertible(Milliseconds(elapsed)),
+            "request_id": "\(correlation.requestID)",
         ]
+        if let trace = correlation.traceID { metadata["trace_id"] = "\(trace)" }
         if let reason = fields.reason { metadata["reason"] = "\(reason)" }
         if let client = context.clientAddress { metadata["client"] = "\(client)" }
         if let identity = fields.identity {
@@ -82,17 +94,25 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             if let device = identity.deviceID { metadata["device"] = "\(device)" }
             if let user = identity.user { metadata["user"] = "\(user)" }
         }
-        if let upstream = fields.upstreamStatus { metadata["upstream_status"] = "\(upstream)" }
-        if let seconds = fields.upstreamSeconds { metadata["upstream_ms"] = "\(Self.milliseconds(seconds))" }
+        if let upstream = fields.upstreamStatus { metadata["upstream_status"] = .stringConvertible(upstream) }
+        if let seconds = fields.upstreamSeconds { metadata["upstream_ms"] = .stringConvertible(Milliseconds(seconds: seconds)) }
         logger.info("request", metadata: metadata)
     }
+}
 
-    /// Milliseconds with three decimals: enough to tell a store round trip from a verify.
-    static func milliseconds(_ duration: Duration) -> String {
-        milliseconds(Double(SignetMetrics.nanoseconds(duration)) / 1e9)
+/// A latency in milliseconds with three decimals (enough to tell a store round trip from a
+/// verify): the text is the same in either log format, and JSON writes it as a number.
+struct Milliseconds: CustomStringConvertible, JSONLogNumber, Sendable {
+    let value: Double
+
+    init(_ duration: Duration) {
+        self.init(seconds: Double(SignetMetrics.nanoseconds(duration)) / 1e9)
     }
 
-    static func milliseconds(_ seconds: Double) -> String {
-        String(format: "%.3f", seconds * 1000)
+    init(seconds: Double) {
+        value = (seconds * 1_000_000).rounded() / 1000
     }
+
+    var description: String { String(format: "%.3f", value) }
+    var jsonNumber: Double { value }
 }

@@ -48,6 +48,11 @@ public struct JSONLogHandler: LogHandler {
     static func json(_ value: Logger.Metadata.Value) -> Any {
         switch value {
         case .string(let text): text
+        // Numbers and truth values as JSON's own: `"status":200`, not `"status":"200"`.
+        case .stringConvertible(let number as any JSONLogNumber): number.jsonNumber
+        case .stringConvertible(let number as Int): number
+        case .stringConvertible(let number as Double) where number.isFinite: number
+        case .stringConvertible(let truth as Bool): truth
         case .stringConvertible(let convertible): "\(convertible)"
         case .array(let values): values.map(json)
         case .dictionary(let values): values.mapValues(json)
@@ -57,4 +62,9 @@ public struct JSONLogHandler: LogHandler {
     static func timestamp(_ date: Date) -> String {
         date.formatted(.iso8601.year().month().day().timeZone(separator: .omitted).time(includingFractionalSeconds: true).timeSeparator(.colon).dateSeparator(.dash))
     }
+}
+
+/// A metadata value that `--log-format json` writes as a number (``Milliseconds``), whatever its text.
+protocol JSONLogNumber {
+    var jsonNumber: Double { get }
 }
