@@ -139,6 +139,7 @@ extension PostgresStore {
                 ).decode(Int.self) {
                     current = version
                 }
+                try SchemaVersion.check(found: current, known: Self.migrations.count, store: "PostgreSQL")
                 for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
                     _ = try await connection.query("BEGIN", logger: logger)
                     do {

@@ -208,6 +208,7 @@ public final class SQLiteStore: SignetStorage {
         try await run("CREATE TABLE IF NOT EXISTS signet_schema (version INTEGER NOT NULL)")
         let rows = try await query("SELECT MAX(version) AS version FROM signet_schema")
         let current = rows.first?.column("version")?.integer ?? 0
+        try SchemaVersion.check(found: current, known: Self.migrations.count, store: "SQLite")
         for (index, steps) in Self.migrations.enumerated() where index + 1 > current {
             try await run("BEGIN IMMEDIATE")
             do {
@@ -406,6 +407,9 @@ public final class SQLiteStore: SignetStorage {
             json: json
         )
     }
+
+    /// A local file: a wait for its write lock ends after `busy_timeout` (5 s), on both connections.
+    public var boundsItsOwnWaits: Bool { true }
 
     public func ping() async throws {
         _ = try await query("SELECT 1")

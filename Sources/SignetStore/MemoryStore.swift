@@ -252,5 +252,7 @@ public final class MemoryStore: SignetStorage {
 
     public func ping() async throws {}
 
+    public var boundsItsOwnWaits: Bool { true }
+
     public func shutdown() async throws {}
 }

@@ -15,4 +15,13 @@ public protocol SignetStorage: DeviceStore, NonceStore, PinReportStore, AccountS
     func ping() async throws
     /// Releases connections.
     func shutdown() async throws
+    /// Whether every operation ends within a bound of the store's own — a local file whose lock
+    /// waits time out (SQLite's `busy_timeout`), memory — so that a server need not race it against
+    /// a deadline (a task of its own per operation costs a verified request a fifth of its rate on
+    /// one core). `false` by default: a network store (PostgreSQL) waits as long as its server is away.
+    var boundsItsOwnWaits: Bool { get }
+}
+
+extension SignetStorage {
+    public var boundsItsOwnWaits: Bool { false }
 }
