@@ -148,6 +148,12 @@ public final class SignetMetrics: Sendable {
         counter("signet_configuration_reloads_total", [("result", applied ? "applied" : "refused")]).increment()
     }
 
+    /// Both reload series at 0, so that `increase(…)` sees the first refusal after a start.
+    public func prepareReloadCounts() {
+        _ = counter("signet_configuration_reloads_total", [("result", "applied")])
+        _ = counter("signet_configuration_reloads_total", [("result", "refused")])
+    }
+
     /// `signet_nonce_claims_total` by result: `claimed` the first time, `replayed` after.
     public func recordNonceClaim(fresh: Bool) {
         counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")]).increment()

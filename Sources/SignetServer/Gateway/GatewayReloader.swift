@@ -61,7 +61,15 @@ public final class GatewayReloader: Service, Sendable {
 
     /// Reads the configuration again and applies it.
     public func reload() throws {
-        try reload(to: try load())
+        let configuration: GatewayConfiguration
+        do {
+            configuration = try load()
+        } catch {
+            // A file that does not parse is the commonest refused reload: counted as one.
+            serving.withLock { $0?.gateway.metrics.recordReload(applied: false) }
+            throw error
+        }
+        try reload(to: configuration)
     }
 
     /// Applies `configuration`, or throws and keeps the running one; counted either way

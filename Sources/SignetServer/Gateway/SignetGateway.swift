@@ -121,6 +121,7 @@ public struct SignetGateway: Sendable {
         activity = previous?.activity ?? ActivityRecorder(clock: clock)
         exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
         metrics = exposition.metrics
+        if previous == nil { metrics.prepareReloadCounts() }
         // Every operation bounded, none attempted while the store is known down (a reload keeps
         // what is known).
         let store = StoreGuard.guarding(

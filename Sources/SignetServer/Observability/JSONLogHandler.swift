@@ -36,7 +36,10 @@ public struct JSONLogHandler: LogHandler {
         object["level"] = event.level.rawValue
         object["label"] = label
         object["message"] = "\(event.message)"
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        // A value JSON cannot hold is written as its text rather than the line dropped.
+        guard
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? (try? JSONSerialization.data(withJSONObject: object.mapValues { "\($0)" }, options: [.sortedKeys, .withoutEscapingSlashes]))
         else { return }
         write(String(decoding: data, as: UTF8.self) + "\n")
     }
@@ -49,7 +52,7 @@ public struct JSONLogHandler: LogHandler {
         switch value {
         case .string(let text): text
         // Numbers and truth values as JSON's own: `"status":200`, not `"status":"200"`.
-        case .stringConvertible(let number as any JSONLogNumber): number.jsonNumber
+        case .stringConvertible(let number as any JSONLogNumber) where number.jsonNumber.isFinite: number.jsonNumber
         case .stringConvertible(let number as Int): number
         case .stringConvertible(let number as Double) where number.isFinite: number
         case .stringConvertible(let truth as Bool): truth

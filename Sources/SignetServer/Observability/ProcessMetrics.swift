@@ -11,11 +11,12 @@ import Foundation
 enum ProcessMetrics {
     static func exposition() -> String {
         #if os(Linux)
+            // The command name is in parentheses and may hold any character: the fields follow the last `)`.
             guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-                let afterName = stat.range(of: ") ")
+                let nameEnd = stat.lastIndex(of: ")")
             else { return "" }
             // Fields after the command name, from field 3 (state): utime is 14, stime 15, starttime 22.
-            let fields = stat[afterName.upperBound...].split(separator: " ")
+            let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
             guard fields.count > 19, let user = Double(fields[11]), let system = Double(fields[12]),
                 let started = Double(fields[19])
             else { return "" }
@@ -23,7 +24,8 @@ enum ProcessMetrics {
             let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
             let residentPages = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8))
                 .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Double($0) } ?? 0
-            let openFiles = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+            // Less the descriptor that lists them.
+            let openFiles = max(0, ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 1) - 1)
             var limit = rlimit()
             getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
             let bootTime = (try? String(contentsOfFile: "/proc/stat", encoding: .utf8))?

@@ -28,12 +28,15 @@ struct PrometheusExposition: Sendable {
     }
 
     /// Says which configuration is in force (`signet_configuration_info`): the first 16 hex digits
-    /// of the SHA-256 of its JSON, keys sorted. Secrets go into the hash, never out of it.
+    /// of an HMAC-SHA256 of its JSON (keys sorted) under its admin token — `/metrics` is served only
+    /// with one — so that whoever reads the metrics cannot test guesses at a secret in it; instances
+    /// on the same configuration share the token and show the same hash.
     func configurationLoaded(_ configuration: GatewayConfiguration) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = (try? encoder.encode(configuration)) ?? Data()
-        let hash = SHA256.hash(data: json).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let key = SymmetricKey(data: Data((configuration.adminToken ?? "").utf8))
+        let hash = HMAC<SHA256>.authenticationCode(for: json, using: key).prefix(8).map { String(format: "%02x", $0) }.joined()
         configurationHash.value.withLock { $0 = hash }
     }
 

@@ -19,8 +19,9 @@ typealias GuardedStore = InterceptedStore<StoreGuard>
 /// An operation runs in a task of its own and the caller waits for whichever comes first, its answer
 /// or its time (``StoreWatchdog``): a task group would wait for a child that ignores cancellation,
 /// which a query on a dead connection does. A store that bounds its own waits (SQLite: a local file
-/// whose lock waits end after its `busy_timeout`) is not raced: the extra task per operation cost a
-/// verified request about 30 µs on one core. An operation past its time is cancelled and left to
+/// whose lock waits end after its `busy_timeout`) is not raced — the extra task per operation cost a
+/// verified request about 30 µs on one core — but an answer it gives past the request's time is
+/// refused as a timeout; readiness probes are raced on every store. An operation past its time is cancelled and left to
 /// finish; a nonce it claims late is burnt, never forwarded (the client retries with a fresh one).
 /// Operations outside a request (sweeps, the console's flushes, receipt refreshes) have
 /// ``backgroundTimeout``.
@@ -77,7 +78,12 @@ struct StoreGuard: StoreInterceptor {
         let started = ContinuousClock.now
         defer { budget?.spend(ContinuousClock.now - started) }
         do {
-            let value = runsInline ? try await operation() : try await race(operation, until: started + allowed)
+            // A readiness probe is always raced: `/readyz` answers within its bound whatever the store does.
+            let inline = runsInline && !probe
+            let value = inline ? try await operation() : try await race(operation, until: started + allowed)
+            // An answer past the request's time is refused all the same: what it claimed is burnt,
+            // and nothing is forwarded late.
+            if inline, ContinuousClock.now - started > allowed { throw TimedOut() }
             health.succeeded()
             return value
         } catch is CancellationError {

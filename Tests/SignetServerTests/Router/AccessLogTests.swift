@@ -127,6 +127,8 @@ import Testing
             text.firstMatch(of: /signet_configuration_info\{hash="([0-9a-f]+)"\}/).map { String($0.1) }
         }
         let before = try await metrics()
+        // Both series from the start, so that the first refusal shows in an `increase(…)`.
+        #expect(before.contains(#"signet_configuration_reloads_total{result="refused"} 0"#), "\(before)")
         let reloader = harness.gateways[0].reloader
         var next = try #require(reloader.configuration)
         next.maxBodyBytes += 1
@@ -134,10 +136,12 @@ import Testing
         var refused = next
         refused.listen.port = 1
         #expect(throws: ConfigurationError.self) { try reloader.reload(to: refused) }
+        // A configuration that cannot be read at all (this harness's reloader has none to read).
+        #expect(throws: ConfigurationError.self) { try reloader.reload() }
         let after = try await metrics()
         #expect(hash(before) != nil && hash(after) != nil && hash(before) != hash(after))
         #expect(after.contains(#"signet_configuration_reloads_total{result="applied"} 1"#), "\(after)")
-        #expect(after.contains(#"signet_configuration_reloads_total{result="refused"} 1"#))
+        #expect(after.contains(#"signet_configuration_reloads_total{result="refused"} 2"#))
     }
 
     /// `--log-format json`: one JSON object per line, the metadata keys as fields.

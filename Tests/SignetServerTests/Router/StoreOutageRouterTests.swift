@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import ExampleScores
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,7 +17,7 @@ import Testing
 /// are refused `503 store_unavailable` with `Retry-After` within `storeTimeoutMilliseconds`, never
 /// forwarded, then at once while it stays down; routes that need no store keep serving; readiness
 /// says so within its bound; the outage and the recovery are logged once each and counted.
-@Suite(.timeLimit(.minutes(1))) struct StoreOutageRouterTests {
+@Suite(.awaitsCleanups, .timeLimit(.minutes(1))) struct StoreOutageRouterTests {
     static let timeout = 300
 
     static func gateway(_ upstream: RecordingUpstream, store: any SignetStorage, logs: CapturedLogs) throws -> SignetGateway {
@@ -105,6 +106,37 @@ import Testing
         #expect(said.map(\.level) == [.warning, .notice], "\(said.map(\.message))")
         #expect(said.first?.message.contains("503 store_unavailable") == true)
         #expect(said.last?.metadata["refused_operations"].flatMap(Int.init).map { $0 >= 4 } == true)
+    }
+
+    /// SQLite is not raced (it bounds its own waits), but an answer it gives past the request's time
+    /// is refused all the same: a nonce claim held by another process's write lock for 3 s,
+    /// against a time of 300 ms, is `store_unavailable` and never forwarded.
+    @Test func aSQLiteAnswerPastTheRequestsTimeIsRefusedAndNotForwarded() async throws {
+        let harness = try await GatewayHarness.start(transport: .router) { $0.storeTimeoutMilliseconds = Self.timeout }
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register()
+        let database = try #require(harness.gateway.configuration.store.sqlite)
+        let locked = harness.folder.appendingPathComponent("locked").path
+        // Another process takes SQLite's write lock for 3 s, and says when it holds it.
+        let holder = Task {
+            try await SignetProcess.run(
+                "python3",
+                [
+                    "-c",
+                    "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('BEGIN IMMEDIATE'); open(sys.argv[2],'w').close(); time.sleep(3.0); c.execute('COMMIT')",
+                    database, locked,
+                ]
+            )
+        }
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: locked) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(FileManager.default.fileExists(atPath: locked))
+        let before = harness.backend.receivedCount
+        let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
+        let answer = try await GatewayHarness.send(signed)
+        #expect(answer.status == 503 && answer.reason == "store_unavailable", "\(answer.status) \(answer.text)")
+        #expect((try await holder.value).status == 0)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(harness.backend.receivedCount == before)
     }
 
     /// The invariant, over random requests whose store operations each answer at once or never:

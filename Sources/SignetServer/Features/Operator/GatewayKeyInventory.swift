@@ -33,11 +33,19 @@ struct GatewayKeyInventory: Sendable {
     static func certificate(_ role: String, _ certificate: Certificate) -> Entry {
         Entry(
             role: role,
-            name: "\(certificate.subject), serial \(certificate.serialNumber.bytes.map { String(format: "%02X", $0) }.joined())",
+            name: "\(certificate.subject), serial \(serial(certificate.serialNumber))",
             algorithm: keyAlgorithm(certificate.publicKey),
             notBefore: certificate.notValidBefore,
             notAfter: certificate.notValidAfter
         )
+    }
+
+    /// Hex, as `openssl x509 -serial` prints it: without the zero byte DER puts before a serial
+    /// whose top bit is set.
+    static func serial(_ number: Certificate.SerialNumber) -> String {
+        var bytes = number.bytes[...]
+        while bytes.count > 1, bytes.first == 0 { bytes = bytes.dropFirst() }
+        return bytes.map { String(format: "%02X", $0) }.joined()
     }
 
     /// `ECDSA P-256`, `Ed25519`, `RSA 2048` — what an operator reads, not the library's type name.
