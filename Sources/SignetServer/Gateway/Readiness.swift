@@ -25,8 +25,8 @@ final class Readiness: Sendable {
     private let upstream: any UpstreamTransport
     private let checks = Mutex<(latest: Report?, running: Task<Report, Never>?)>((nil, nil))
     static let freshFor: Duration = .seconds(1)
-    static let probeTimeout: TimeAmount = .seconds(2)
-    static let storeProbeTimeout: Duration = .seconds(2)
+    /// How long the store and the upstream each have to answer a probe.
+    static let probeTimeout: Duration = .seconds(2)
 
     init(store: any SignetStorage, upstream: any UpstreamTransport) {
         self.store = store
@@ -41,8 +41,8 @@ final class Readiness: Sendable {
             }
             let check = Task { [store, upstream] in
                 // Bounded as a request's operations are: a probe answers within probeTimeout.
-                async let storeAnswers = (try? await StoreBudget.within(Self.storeProbeTimeout) { try await store.ping() }) != nil
-                async let upstreamAnswers = (try? await upstream.probe(timeout: Self.probeTimeout)) != nil
+                async let storeAnswers = (try? await StoreBudget.within(Self.probeTimeout) { try await store.ping() }) != nil
+                async let upstreamAnswers = (try? await upstream.probe(timeout: TimeAmount(Self.probeTimeout))) != nil
                 return Report(store: await storeAnswers, upstream: await upstreamAnswers, at: ContinuousClock.now)
             }
             checks.running = check

@@ -52,9 +52,9 @@ struct GatewayListeners: Sendable {
     /// a reload installs them once the whole new configuration is accepted. A development
     /// certificate without files is kept (a new one would fail every client that trusts it).
     struct Renewal: Sendable {
-        fileprivate var prepared: [(ServedTLS, ServedTLS.Prepared)] = []
+        fileprivate let prepared: [(ServedTLS, ServedTLS.Prepared)]
         /// The apps' listener's certificate after the renewal.
-        var tls: GatewayTLS?
+        let tls: GatewayTLS?
 
         func install() {
             for (served, next) in prepared { served.install(next) }
@@ -62,16 +62,22 @@ struct GatewayListeners: Sendable {
     }
 
     func renewal(for configuration: GatewayConfiguration) throws -> Renewal {
-        var renewal = Renewal(tls: tls)
-        for (served, tls, name) in [(served, configuration.tls, "tls"), (adminServed, configuration.adminListener?.tls, "adminListener.tls")] {
-            guard let served, let tls, let certificateFile = tls.certificateFile, let keyFile = tls.keyFile else { continue }
-            let files = FileManager.default
-            guard files.fileExists(atPath: certificateFile) || files.fileExists(atPath: keyFile) || tls.development != true else { continue }
-            let next = try served.prepare(GatewayTLS.read(certificateFile: certificateFile, keyFile: keyFile, named: name))
-            renewal.prepared.append((served, next))
-            if name == "tls" { renewal.tls = next.tls }
-        }
-        return renewal
+        let apps = try Self.prepare(served, configuration.tls, named: "tls")
+        let admin = try Self.prepare(adminServed, configuration.adminListener?.tls, named: "adminListener.tls")
+        return Renewal(prepared: [apps, admin].compactMap { $0 }, tls: apps?.1.tls ?? tls)
+    }
+
+    /// `tls`'s files read and made ready for `served`; `nil` where nothing is served over TLS or the
+    /// certificate is a development one without files.
+    private static func prepare(
+        _ served: ServedTLS?,
+        _ tls: GatewayConfiguration.TLS?,
+        named name: String
+    ) throws -> (ServedTLS, ServedTLS.Prepared)? {
+        guard let served, let tls, let certificateFile = tls.certificateFile, let keyFile = tls.keyFile else { return nil }
+        let files = FileManager.default
+        guard files.fileExists(atPath: certificateFile) || files.fileExists(atPath: keyFile) || tls.development != true else { return nil }
+        return (served, try served.prepare(GatewayTLS.read(certificateFile: certificateFile, keyFile: keyFile, named: name)))
     }
 
     /// HTTP/1.1 (``http1(requestTimeout:)``), over TLS when configured, after a PROXY protocol

@@ -85,7 +85,7 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             "total_ms": .stringConvertible(Milliseconds(elapsed)),
             "request_id": "\(correlation.requestID)",
         ]
-        if let trace = correlation.traceID { metadata["trace_id"] = "\(trace)" }
+        if let trace = RequestCorrelation.traceID(request.headers) { metadata["trace_id"] = "\(trace)" }
         if let reason = fields.reason { metadata["reason"] = "\(reason)" }
         if let client = context.clientAddress { metadata["client"] = "\(client)" }
         if let identity = fields.identity {

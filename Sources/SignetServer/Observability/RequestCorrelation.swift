@@ -4,7 +4,7 @@ import HTTPTypes
 
 /// What ties a request's log line to the upstream's and to a trace: its `X-Request-Id` (the
 /// client's or the balancer's when it sends a usable one, else one made here and added to the
-/// request, so the upstream receives it) and the trace id of a W3C `traceparent`.
+/// request, so the upstream receives it) and, for the log line, the trace id of a W3C `traceparent`.
 struct RequestCorrelation: Sendable {
     static let requestIDField = HTTPField.Name("X-Request-Id")!
     static let traceparentField = HTTPField.Name("traceparent")!
@@ -12,7 +12,6 @@ struct RequestCorrelation: Sendable {
     let requestID: String
     /// The request had none: ``requestID`` was made here and is added to it.
     let isNew: Bool
-    let traceID: String?
 
     init(_ fields: HTTPFields) {
         let given = fields[values: Self.requestIDField]
@@ -25,7 +24,11 @@ struct RequestCorrelation: Sendable {
             // carries this one.
             isNew = given.isEmpty
         }
-        traceID = fields[values: Self.traceparentField].first.flatMap(Self.traceID(traceparent:))
+    }
+
+    /// The trace id of the request's `traceparent`: read only when its line is written.
+    static func traceID(_ fields: HTTPFields) -> String? {
+        fields[values: traceparentField].first.flatMap(traceID(traceparent:))
     }
 
     /// 1 to 128 characters a log pipeline takes as they are: letters, digits, `-._:/+=`.

@@ -124,7 +124,4 @@ final class StoreHealth: Sendable {
     func abandoned() {
         state.withLock { $0.probing = false }
     }
-
-    /// Whether the store is taken to be down now.
-    var isDown: Bool { state.withLock { $0.downSince != nil } }
 }

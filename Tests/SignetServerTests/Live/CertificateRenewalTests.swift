@@ -57,25 +57,9 @@ import X509
         #expect(try await issuer.servedSerial(port: harness.port) == "serial=1001")
 
         // A connection open across the renewal (openssl's own client, its handshake done).
-        let open = Process()
-        open.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        open.arguments = ["openssl", "s_client", "-connect", "127.0.0.1:\(harness.port)", "-servername", "localhost", "-ign_eof"]
-        let input = Pipe.closedOnExec()
-        let output = Pipe.closedOnExec()
-        open.standardInput = input
-        open.standardOutput = output
-        open.standardError = FileHandle.nullDevice
-        try open.run()
-        Cleanup.after {
-            open.terminate()
-            open.waitUntilExit()
-        }
-        let said = JSONLogTests.Output(output.fileHandleForReading)
-        func saw(_ text: String) async throws -> Bool {
-            for _ in 0..<200 where !said.lines.contains(where: { $0.contains(text) }) { try await Task.sleep(for: .milliseconds(25)) }
-            return said.lines.contains { $0.contains(text) }
-        }
-        #expect(try await saw("Verify return code"), "the handshake of the open connection")
+        let open = try RunningProcess("openssl", ["s_client", "-connect", "127.0.0.1:\(harness.port)", "-servername", "localhost", "-ign_eof"])
+        Cleanup.after { open.kill() }
+        #expect(try await open.wait(for: "Verify return code"), "the handshake of the open connection")
 
         // Re-issued at the same paths: the next connection gets it, after the reload only.
         try await issuer.issue(serial: "0x1002")
@@ -85,9 +69,9 @@ import X509
         #expect(try await issuer.servedSerial(port: harness.port) == "serial=1002")
         // The connection opened before keeps its certificate and is still served.
         // (`Connection: close`: an idle kept-alive connection would hold the server's shutdown.)
-        try input.fileHandleForWriting.write(contentsOf: Data("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8))
-        #expect(try await saw("HTTP/1.1 200"), "\(said.lines.suffix(5))")
-        open.terminate()
+        try open.input.write(contentsOf: Data("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8))
+        #expect(try await open.wait(for: "HTTP/1.1 200"), "\(open.lines.suffix(5))")
+        open.kill()
         #expect(harness.gateway.tls?.chain.first.map { Array($0.serialNumber.bytes) } == [0x10, 0x02])
 
         // A certificate whose key did not come with it: refused, the renewed one kept.

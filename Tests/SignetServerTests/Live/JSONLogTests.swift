@@ -3,43 +3,16 @@ import Foundation
 import Logging
 import SignetServer
 import SignetTestSupport
-import Synchronization
 import Testing
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// `signet serve --log-format json`, its standard output and error merged as a container's are:
 /// every line is a JSON object (no text banner beside them), numbers are numbers, and each request
 /// line names its `X-Request-Id` — the client's, or one the gateway made and sent upstream — and
 /// the trace id of its `traceparent`.
 @Suite(.awaitsCleanups) struct JSONLogTests {
-    /// What a process wrote, read on a thread of its own as it comes.
-    final class Output: @unchecked Sendable {  // `text` is behind its lock; the thread only appends.
-        private let text = Mutex("")
-
-        init(_ handle: FileHandle) {
-            Thread.detachNewThread { [self] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { return }
-                    text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-                }
-            }
-        }
-
-        var lines: [String] { text.withLock { $0 }.split(separator: "\n").map(String.init) }
-
-        /// The JSON objects written so far, once `until` holds of them (or 10 s passed).
-        func objects(until done: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
-            for _ in 0..<200 {
-                let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-                if done(objects) { return objects }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            return lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        }
+    /// The JSON objects among `lines`.
+    static func objects(_ lines: [String]) -> [[String: Any]] {
+        lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
     }
 
     @Test func everyLineIsJSONWithNumbersAndEachRequestNamesItsIDs() async throws {
@@ -54,22 +27,17 @@ import Testing
             "store": ["memory": true], "routes": [["prefix": "/echo", "access": "open"]],
         ]
         try JSONSerialization.data(withJSONObject: configuration).write(to: folder.appendingPathComponent("signet.json"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SignetProcess.signetPath)
-        process.arguments = ["serve", "--config", "signet.json", "--log-format", "json", "--log-level", "info"]
-        process.currentDirectoryURL = folder
-        let merged = Pipe.closedOnExec()
-        process.standardOutput = merged
-        process.standardError = merged
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        Cleanup.after {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        let output = Output(merged.fileHandleForReading)
-        let started = try await output.objects { $0.contains { $0["message"] as? String == "signet gateway listening" } }
-        let listening = try #require(started.first { $0["message"] as? String == "signet gateway listening" })
+        let serve = try RunningProcess(
+            SignetProcess.signetPath,
+            ["serve", "--config", "signet.json", "--log-format", "json", "--log-level", "info"],
+            in: folder,
+            mergingErrors: true
+        )
+        Cleanup.after { serve.kill() }
+        let isListening: ([String: Any]) -> Bool = { $0["message"] as? String == "signet gateway listening" }
+        _ = try await serve.wait { Self.objects($0).contains(where: isListening) }
+        let started = Self.objects(serve.lines)
+        let listening = try #require(started.first(where: isListening))
         let address = try #require(listening["address"] as? String)
         let port = try #require(Int(address.split(separator: ":").last ?? ""))
         #expect((listening["routes"] as? [String])?.isEmpty == false)
@@ -85,8 +53,9 @@ import Testing
         let made = try await GatewayHarness.send(method: "GET", url: base + "/echo/headers")
         let madeID = try #require(made.json["x-request-id"] as? String, "the upstream receives the id the gateway made: \(made.text)")
 
-        let objects = try await output.objects { $0.filter { $0["message"] as? String == "request" }.count >= 2 }
-        let requests = objects.filter { $0["message"] as? String == "request" }
+        let isRequest: ([String: Any]) -> Bool = { $0["message"] as? String == "request" }
+        _ = try await serve.wait { Self.objects($0).filter(isRequest).count >= 2 }
+        let requests = Self.objects(serve.lines).filter(isRequest)
         #expect(requests.count == 2)
         #expect(requests.first?["request_id"] as? String == "balancer-7f3a")
         #expect(requests.first?["trace_id"] as? String == "4bf92f3577b34da6a3ce929d0e0e4736")
@@ -96,7 +65,7 @@ import Testing
             #expect(line["total_ms"] is Double && line["upstream_ms"] is Double && line["upstream_status"] as? Int == 200, "\(line)")
         }
         // One stream, one format: nothing but JSON objects.
-        let strays = output.lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) == nil }
+        let strays = serve.lines.filter { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) == nil }
         #expect(strays.isEmpty, "\(strays)")
     }
 }
