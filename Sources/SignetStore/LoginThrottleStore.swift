@@ -16,6 +16,9 @@ public struct LoginFailures: Sendable, Hashable {
 
 /// Counts failed logins per subject, in the store so that every gateway instance sees the same
 /// lockout. A window opens with a subject's first failure and lasts `window` seconds.
+///
+/// The same windows hold the per-source limits every instance shares (`limit:<name>:<source>`,
+/// SignetMiddleware's `SharedSourceLimiter`): a count per subject and window is all either needs.
 public protocol LoginThrottleStore: Sendable {
     /// Counts one failure of `subject`, atomically, and returns the window's count.
     func recordLoginFailure(subject: String, window: TimeInterval, now: Date) async throws -> LoginFailures

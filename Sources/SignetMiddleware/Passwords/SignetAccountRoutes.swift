@@ -44,11 +44,11 @@ public struct SignetAccountRoutes<Context: SignetRequestContextProtocol>: Sendab
     public func add(to router: some RouterMethods<Context>) {
         router.put("/signet/v1/users/:name") { request, context in
             var request = request
-            try admin.authorize(request, source: context.clientAddress, now: clock())
+            try await admin.authorize(request, source: context.clientAddress, now: clock())
             return try await put(name: try Self.name(context), request: &request)
         }
         router.delete("/signet/v1/users/:name") { request, context in
-            try admin.authorize(request, source: context.clientAddress, now: clock())
+            try await admin.authorize(request, source: context.clientAddress, now: clock())
             let name = try Self.name(context)
             guard try await store.deleteAccount(name: name, at: clock()) else {
                 throw SignetError(.notFound, "no user \(name.debugDescription)")

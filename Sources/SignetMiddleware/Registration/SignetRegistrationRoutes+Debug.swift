@@ -14,7 +14,7 @@ extension SignetRegistrationRoutes {
     /// key id is the key's RFC 7638 thumbprint, so the device knows it without being told.
     func registerDebug(_ request: inout Request, context: Context) async throws -> Response {
         let now = clock()
-        try admin.authorize(request, source: context.clientAddress, now: now)
+        try await admin.authorize(request, source: context.clientAddress, now: now)
         guard configuration.allowDebugDevices else {
             throw SignetError(.trustLevelInsufficient, "this gateway takes no debug devices (allowDebugDevices)")
         }

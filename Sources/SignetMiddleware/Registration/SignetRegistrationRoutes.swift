@@ -30,7 +30,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     let store: any Store
     let challengeKey: SharedServerKey
     let configuration: RegistrationConfiguration
-    let limiter: SourceRateLimiter
+    let limiter: SharedSourceLimiter
     let metrics: SignetMetrics
     let keyCache: DeviceKeyCache?
     let attestationVerifier: AppAttestAttestationVerifier?
@@ -69,11 +69,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.login = login
-        self.admin = admin ?? AdminAccess(token: configuration.adminToken)
+        self.admin = admin ?? AdminAccess(token: configuration.adminToken, store: store as? any LoginThrottleStore)
         self.store = store
         self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
         self.configuration = configuration
-        self.limiter = SourceRateLimiter(limit: configuration.challengesPerSourcePerMinute)
+        self.limiter = SharedSourceLimiter("challenges", limit: configuration.challengesPerSourcePerMinute, storeIfCounting: store)
         self.metrics = metrics
         self.keyCache = keyCache
         self.attestationVerifier = attestationVerifier
@@ -118,11 +118,11 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             return try await registerDebug(&request, context: context)
         }
         router.get("/signet/v1/devices/:id") { request, context in
-            try admin.authorize(request, source: context.clientAddress, now: clock())
+            try await admin.authorize(request, source: context.clientAddress, now: clock())
             return try await show(id: context.parameters.get("id") ?? "")
         }
         router.delete("/signet/v1/devices/:id") { request, context in
-            try admin.authorize(request, source: context.clientAddress, now: clock())
+            try await admin.authorize(request, source: context.clientAddress, now: clock())
             return try await revoke(id: context.parameters.get("id") ?? "", source: context.clientAddress)
         }
     }
@@ -131,7 +131,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
 
     private func issueChallenge(context: Context) async throws -> Response {
         let now = clock()
-        try limiter.admit(context.clientAddress, now: now, refusing: "too many challenges from this source")
+        try await limiter.admit(context.clientAddress, now: now, refusing: "too many challenges from this source")
         let challenge = RegistrationChallenge.mint(secret: try await challengeKey.key(), now: now)
         let expiresAt = challenge.issued.addingTimeInterval(TimeInterval(configuration.challengeTTLSeconds))
         return try JSONResponse.make(

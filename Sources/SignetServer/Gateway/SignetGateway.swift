@@ -184,7 +184,7 @@ public struct SignetGateway: Sendable {
             // The failed-credential counts outlive a reload that keeps the token: a guesser gets no
             // fresh allowance from an operator's SIGHUP.
             admin: previous.flatMap { $0.configuration.adminToken == configuration.adminToken ? $0.admin : nil }
-                ?? AdminAccess(token: configuration.adminToken),
+                ?? AdminAccess(token: configuration.adminToken, store: store),
             keyCache: keyCache,
             requestVerifier: requestVerifier,
             tls: tls,

@@ -22,9 +22,9 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
     let keys: OHTTPKeySet?
     let replay: any NonceStore
     let replayWindow: TimeInterval
-    let failures: SourceRateLimiter
+    let failures: SharedSourceLimiter
     /// Every encapsulated request counts: each that opens writes its `enc` to the store.
-    let requests: SourceRateLimiter
+    let requests: SharedSourceLimiter
     let maximumRequestBytes: Int
     let maximumResponseBytes: Int
     let debug: Bool
@@ -59,10 +59,8 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
     private func oblivious(_ request: Request, context: Context, keys: OHTTPKeySet) async throws -> Response {
         let now = clock()
         let source = context.clientAddress
-        guard !failures.isExceeded(source, now: now) else {
-            throw failures.refusal(source, now: now, "too many requests from this source failed to decapsulate")
-        }
-        try requests.admit(source, now: now, refusing: "too many encapsulated requests from this source")
+        try await failures.check(source, now: now, refusing: "too many requests from this source failed to decapsulate")
+        try await requests.admit(source, now: now, refusing: "too many encapsulated requests from this source")
         guard request.mediaType == "message/ohttp-req" else {
             throw SignetError(.malformedMessage, "an encapsulated request has Content-Type message/ohttp-req")
         }
@@ -72,7 +70,7 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
         do {
             opened = try ObliviousRequest(decapsulating: Array(buffer: body), keys: keys.active(at: now))
         } catch let error as SignetError where error.code == .decapsulationFailed {
-            _ = failures.allow(source, now: now)
+            await failures.record(source, now: now)
             throw error
         }
         // Anyone can encrypt to a public key, so this is not authentication; it stops a captured

@@ -109,7 +109,7 @@ struct OperatorConsole: Sendable {
     private func signIn(_ request: Request, _ context: SignetRequestContext) async throws -> Response {
         let now = clock()
         do {
-            try admin.checkAttempts(from: context.clientAddress, now: now)
+            try await admin.checkAttempts(from: context.clientAddress, now: now)
         } catch let error as SignetError {
             return refuse(error, request, context)
         }
@@ -121,11 +121,11 @@ struct OperatorConsole: Sendable {
         do {
             actor =
                 try await form["method"] == "certificate"
-                ? certificateActor(context, now: now) : tokenActor(form, source: context.clientAddress, now: now)
+                ? certificateActor(context, now: now) : await tokenActor(form, source: context.clientAddress, now: now)
         } catch let error as SignetError {
             // A token's failure was counted with its comparison; a certificate's is counted here.
             if form["method"] == "certificate", error.code != .rateLimited {
-                admin.recordFailure(from: context.clientAddress, now: now)
+                await admin.recordFailure(from: context.clientAddress, now: now)
             }
             var response = refuse(error, request, context)
             var values = signInValues()
@@ -140,11 +140,11 @@ struct OperatorConsole: Sendable {
         return response
     }
 
-    private func tokenActor(_ form: [String: String], source: String?, now: Date) throws -> String {
+    private func tokenActor(_ form: [String: String], source: String?, now: Date) async throws -> String {
         guard admin.token.token != nil else {
             throw SignetError(.adminUnauthorized, "this console takes client certificates only")
         }
-        guard try admin.attempt(from: source, now: now, check: { admin.token.matches(form["token"] ?? "") }) else {
+        guard try await admin.attempt(from: source, now: now, check: { admin.token.matches(form["token"] ?? "") }) else {
             throw SignetError(.adminUnauthorized, "That admin token is wrong")
         }
         return admin.token.actor

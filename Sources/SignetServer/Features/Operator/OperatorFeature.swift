@@ -52,7 +52,7 @@ struct OperatorFeature: GatewayFeature {
             // Operators' figures, not the public's: behind the admin token (Prometheus sends it with
             // `authorization: {credentials: …}`), off without one.
             router.get("/metrics") { request, context in
-                try admin.authorize(request, source: context.clientAddress, now: clock())
+                try await admin.authorize(request, source: context.clientAddress, now: clock())
                 return exposition.text()
             }
         } else {

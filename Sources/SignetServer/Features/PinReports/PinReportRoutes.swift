@@ -17,7 +17,7 @@ import SignetStore
 /// dropped first. A flood of reports grows a count, not the store.
 struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
     let store: any SignetStorage
-    let limiter: SourceRateLimiter
+    let limiter: SharedSourceLimiter
     let admin: AdminAccess
     let metrics: SignetMetrics
     /// The most groups kept.
@@ -36,14 +36,14 @@ struct PinReportRoutes<Context: SignetRequestContextProtocol>: Sendable {
         }
         guard surfaces.contains(.operator) else { return }
         router.get("/signet/v1/pin-reports") { request, context in
-            try admin.authorize(request, source: context.clientAddress, now: clock())
+            try await admin.authorize(request, source: context.clientAddress, now: clock())
             return try await list()
         }
     }
 
     private func receive(_ request: inout Request, source: String?) async throws -> Response {
         let now = clock()
-        try limiter.admit(source, now: now, refusing: "too many pin reports from this source")
+        try await limiter.admit(source, now: now, refusing: "too many pin reports from this source")
         let body = try await request.collectBody(upTo: Self.maximumReportBytes, refusing: "a pin report")
         let report = try PinReport(json: Array(buffer: body))
         try await store.recordPinReport(report.record(source: source, at: now), limit: maximumGroups)

@@ -19,7 +19,7 @@ struct PinReportsFeature: GatewayFeature {
         let d = dependencies
         PinReportRoutes<SignetRequestContext>(
             store: d.store,
-            limiter: SourceRateLimiter(limit: d.configuration.pinReportsPerSourcePerMinute),
+            limiter: SharedSourceLimiter("pin-reports", limit: d.configuration.pinReportsPerSourcePerMinute, store: d.store),
             admin: d.admin,
             metrics: d.metrics,
             maximumGroups: d.configuration.maxPinReportGroups,

@@ -33,9 +33,9 @@ struct PlayIntegrityFeature: GatewayFeature {
     /// The service account key file's bytes, for standard tokens.
     private let serviceAccount: [UInt8]?
     let dependencies: FeatureDependencies
-    /// Standard decodes on `play-integrity` routes, all clients together (one key, "all"), and
-    /// per client address; kept by a reload that keeps the budget.
-    let decodes: (overall: SourceRateLimiter, perSource: SourceRateLimiter)
+    /// Standard decodes on `play-integrity` routes, all clients together (one key, "all"), per
+    /// client address and per device key, counted in the store for every instance.
+    let decodes: (overall: SharedSourceLimiter, perSource: SharedSourceLimiter, perKey: SharedSourceLimiter)
 
     init?(_ context: FeatureContext) throws {
         guard let android = context.configuration.androidAttestation, let settings = android.playIntegrity,
@@ -49,11 +49,12 @@ struct PlayIntegrityFeature: GatewayFeature {
             required: settings.required ?? true
         )
         let budget = settings.standard?.decodeBudget ?? 0
-        if let previous = context.previous(Self.self), previous.decodes.overall.limit == budget {
-            decodes = previous.decodes
-        } else {
-            decodes = (SourceRateLimiter(limit: budget), SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute))
-        }
+        let store = context.dependencies.store
+        decodes = (
+            SharedSourceLimiter("play-integrity-decodes", limit: budget, store: store),
+            SharedSourceLimiter("play-integrity-source", limit: Self.standardDecodesPerKeyPerMinute, store: store),
+            SharedSourceLimiter("play-integrity-key", limit: Self.standardDecodesPerKeyPerMinute, store: store)
+        )
         serviceAccount = try settings.standard.map { standard in
             let at = "androidAttestation.playIntegrity.standard.serviceAccountFile"
             guard let bytes = FileManager.default.contents(atPath: standard.serviceAccountFile) else {
@@ -106,7 +107,7 @@ struct PlayIntegrityFeature: GatewayFeature {
             check: check(httpClient: listener.httpClient),
             metrics: dependencies.metrics,
             clock: dependencies.clock,
-            limiter: SourceRateLimiter(limit: Self.standardDecodesPerKeyPerMinute),
+            limiter: decodes.perKey,
             perSource: decodes.perSource,
             overall: decodes.overall
         )

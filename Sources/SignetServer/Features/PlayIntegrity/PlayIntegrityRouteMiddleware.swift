@@ -26,11 +26,11 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
     let metrics: SignetMetrics?
     let clock: @Sendable () -> Date
     /// Standard tokens decoded per key per minute.
-    let limiter: SourceRateLimiter
+    let limiter: SharedSourceLimiter
     /// The same per client address: free device keys do not multiply a client's allowance.
-    let perSource: SourceRateLimiter
+    let perSource: SharedSourceLimiter
     /// All clients together (`standard.decodesPerMinute`), under Google's daily quota.
-    let overall: SourceRateLimiter
+    let overall: SharedSourceLimiter
 
     static let tokenField = HTTPField.Name("Signet-Integrity-Token")!
     static let typeField = HTTPField.Name("Signet-Integrity-Token-Type")!
@@ -69,9 +69,9 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
         // A standard token costs a call to Google from the gateway, against a daily quota: bounded per key.
         // Past any bound: `429 rate_limited` with Retry-After; classic tokens (decoded here) go on.
         if standard {
-            try limiter.admit(verified.keyID, now: now, refusing: "too many Play Integrity decodes for this key")
-            try perSource.admit(context.clientAddress, now: now, refusing: "too many Play Integrity decodes from this client")
-            try overall.admit("all", now: now, refusing: "this gateway's Play Integrity decodes for this minute are spent")
+            try await limiter.admit(verified.keyID, now: now, refusing: "too many Play Integrity decodes for this key")
+            try await perSource.admit(context.clientAddress, now: now, refusing: "too many Play Integrity decodes from this client")
+            try await overall.admit("all", now: now, refusing: "this gateway's Play Integrity decodes for this minute are spent")
         }
         _ = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
         metrics?.recordVerification(ContinuousClock.now - started)

@@ -63,11 +63,18 @@ public final class SourceRateLimiter: Sendable {
     /// `rate_limited` for `source` with the seconds until its window ends as `Retry-After`.
     public func refusal(_ source: String?, now: Date, _ reason: String) -> SignetError {
         var error = SignetError(.rateLimited, reason)
-        error.retryAfterSeconds = state.withLock { state in
-            guard let entry = state.entries[IPAddress.sourceKey(source)] else { return 1 }
-            return max(1, Int((window - now.timeIntervalSince(entry.start)).rounded(.up)))
-        }
+        error.retryAfterSeconds = windowEnd(source, now: now).map { max(1, Int($0.timeIntervalSince(now).rounded(.up))) } ?? 1
         return error
+    }
+
+    /// When `source`'s open window ends; `nil` when it has none.
+    public func windowEnd(_ source: String?, now: Date) -> Date? {
+        state.withLock { state in
+            guard let entry = state.entries[IPAddress.sourceKey(source)], now.timeIntervalSince(entry.start) < window else {
+                return nil
+            }
+            return entry.start.addingTimeInterval(window)
+        }
     }
 
     /// Runs `check` unless `source` is over the limit, and counts one against it when `check`
