@@ -18,18 +18,23 @@ extension GatewayConfiguration {
         /// Ask clients for a certificate from the device CA (mutual TLS). Optional at the TLS layer;
         /// routes with access `client-certificate` refuse requests without one.
         public var clientCertificates: Bool?
+        /// Offer HTTP/2 in the handshake (ALPN `h2`, then `http/1.1`). On by default for the apps'
+        /// listener, off for the admin listener (the console and the admin API speak HTTP/1.1).
+        public var http2: Bool?
         public init(
             certificateFile: String? = nil,
             keyFile: String? = nil,
             development: Bool? = nil,
             developmentHosts: [String]? = nil,
-            clientCertificates: Bool? = nil
+            clientCertificates: Bool? = nil,
+            http2: Bool? = nil
         ) {
             self.certificateFile = certificateFile
             self.keyFile = keyFile
             self.development = development
             self.developmentHosts = developmentHosts
             self.clientCertificates = clientCertificates
+            self.http2 = http2
         }
     }
 }
@@ -44,5 +49,13 @@ extension GatewayConfiguration.TLS {
         guard certificateFile != nil || development == true else {
             throw ConfigurationError.invalid("\(name)", "\(name) needs certificateFile and keyFile, or development: true")
         }
+    }
+}
+
+extension GatewayConfiguration {
+    /// Whether a listener offers HTTP/2: the apps' over TLS unless `tls.http2` is `false`, the
+    /// admin listener's only with `adminListener.tls.http2`.
+    var offersHTTP2: Bool {
+        (tls.map { $0.http2 ?? true } ?? false) || adminListener?.tls?.http2 == true
     }
 }

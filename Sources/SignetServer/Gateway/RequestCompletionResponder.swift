@@ -82,8 +82,10 @@ struct RequestCompletionResponder: HTTPResponder {
                 ? maximumBodyBytes : Self.ownEndpointBodyBytes
         } else {
             limit = maximumBodyBytes
-            // A request without a body has nothing to hold back: its gate judges it at once.
-            let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
+            // A request without a body has nothing to hold back: its gate judges it at once. HTTP/2
+            // (the only requests with a `:scheme`) frames a body without either field.
+            let hasBody = request.headers[.contentLength].map { $0 != "0" }
+                ?? (request.headers.contains(.transferEncoding) || request.head.scheme != nil)
             if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
                 try await StoreBudget.within(storeTimeout) {
                     try await verifier.screen(

@@ -62,7 +62,11 @@ extension SignetGateway {
             verifier: dependencies.requestVerifier,
             maximumBodyBytes: configuration.maxBodyBytes,
             storeTimeout: .milliseconds(configuration.storeTimeoutMilliseconds),
-            clientRequests: trustedProxies == nil ? nil : (clientRequests, configuration.maxConnectionsPerClient),
+            // Counted where one connection carries many requests at once: behind trusted proxies
+            // (many clients) and over HTTP/2 (100 streams each), so the connection limit per
+            // client is a limit of its requests in progress as well.
+            clientRequests: trustedProxies == nil && !configuration.offersHTTP2
+                ? nil : (clientRequests, configuration.maxConnectionsPerClient),
             debug: configuration.debug,
             metrics: metrics,
             clock: clock

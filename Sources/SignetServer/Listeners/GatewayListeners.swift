@@ -25,7 +25,11 @@ struct GatewayListeners: Sendable {
 
     init(_ configuration: GatewayConfiguration, trustedProxies: TrustedProxies?) throws {
         served = try configuration.tls.map {
-            try ServedTLS(GatewayTLS.resolve($0, named: "tls"), clientCertificates: $0.clientCertificates == true)
+            try ServedTLS(
+                GatewayTLS.resolve($0, named: "tls"),
+                clientCertificates: $0.clientCertificates == true,
+                applicationProtocols: $0.http2 ?? true ? Self.http2Protocols : []
+            )
         }
         let connections = ConnectionLimits(perClient: configuration.maxConnectionsPerClient, trusted: trustedProxies)
         let requestTimeout = TimeAmount.seconds(Int64(configuration.requestTimeoutSeconds))
@@ -36,7 +40,11 @@ struct GatewayListeners: Sendable {
             requestTimeout: requestTimeout
         )
         adminServed = try configuration.adminListener?.tls.map {
-            try ServedTLS(GatewayTLS.resolve($0, named: "adminListener.tls"), clientCertificates: configuration.adminListenerAsksForCertificates)
+            try ServedTLS(
+                GatewayTLS.resolve($0, named: "adminListener.tls"),
+                clientCertificates: configuration.adminListenerAsksForCertificates,
+                applicationProtocols: $0.http2 == true ? Self.http2Protocols : []
+            )
         }
         adminServer = configuration.adminListener.map { [adminServed] _ in
             Self.makeServer(
@@ -80,9 +88,13 @@ struct GatewayListeners: Sendable {
         return (served, try served.prepare(GatewayTLS.read(certificateFile: certificateFile, keyFile: keyFile, named: name)))
     }
 
-    /// HTTP/1.1 (``http1(requestTimeout:)``), over TLS when configured, after a PROXY protocol
-    /// header when the trusted proxies send one (read before the TLS handshake, where balancers put
-    /// it), each connection counted against its client's limit before anything else.
+    /// What a listener with HTTP/2 offers in its handshake, preferred first.
+    static let http2Protocols = ["h2", "http/1.1"]
+
+    /// HTTP/1.1 (``http1(requestTimeout:)``) — or, over TLS offering `h2`, HTTP/2 or HTTP/1.1 as
+    /// each client negotiates (``NegotiatedHTTPChannel``) — after a PROXY protocol header when the
+    /// trusted proxies send one (read before the TLS handshake, where balancers put it), each
+    /// connection counted against its client's limit before anything else.
     static func makeServer(
         tls: ServedTLS?,
         proxyProtocol: TrustedProxies?,
@@ -90,21 +102,24 @@ struct GatewayListeners: Sendable {
         requestTimeout: TimeAmount
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let http = HTTP1Channel(responder: responder, configuration: http1(requestTimeout: requestTimeout))
-            switch (tls, proxyProtocol) {
-            case (nil, nil):
-                return ConnectionLimitChannel(base: http, limits: connections)
-            case (let tls?, nil):
-                return ConnectionLimitChannel(base: ReloadingTLSChannel(http, served: tls), limits: connections)
-            case (nil, let proxies?):
-                return ConnectionLimitChannel(base: ProxyProtocolChannel(http, trusted: proxies), limits: connections)
-            case (let tls?, let proxies?):
-                return ConnectionLimitChannel(
-                    base: ProxyProtocolChannel(ReloadingTLSChannel(http, served: tls), trusted: proxies),
-                    limits: connections
-                )
+            let configuration = http1(requestTimeout: requestTimeout)
+            if let tls, tls.offersHTTP2 {
+                let negotiated = NegotiatedHTTPChannel(responder: responder, configuration: configuration, idleTimeout: .seconds(60), served: tls)
+                return limited(negotiated, proxyProtocol: proxyProtocol, connections: connections)
             }
+            let http = HTTP1Channel(responder: responder, configuration: configuration)
+            guard let tls else { return limited(http, proxyProtocol: proxyProtocol, connections: connections) }
+            return limited(ReloadingTLSChannel(http, served: tls), proxyProtocol: proxyProtocol, connections: connections)
         }
+    }
+
+    private static func limited<Base: ServerChildChannel>(
+        _ base: Base,
+        proxyProtocol: TrustedProxies?,
+        connections: ConnectionLimits
+    ) -> any ServerChildChannel {
+        guard let proxies = proxyProtocol else { return ConnectionLimitChannel(base: base, limits: connections) }
+        return ConnectionLimitChannel(base: ProxyProtocolChannel(base, trusted: proxies), limits: connections)
     }
 
     /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``), a body

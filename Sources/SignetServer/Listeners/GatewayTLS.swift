@@ -99,12 +99,13 @@ public struct GatewayTLS: Sendable {
 
     /// The HummingbirdTLS configuration; with client certificates, any presented certificate passes
     /// the handshake and the route check decides (so a refusal carries a reason code, not a TLS alert).
-    public func channelConfiguration(clientCertificates: Bool) throws -> TLSChannelConfiguration {
+    public func channelConfiguration(clientCertificates: Bool, applicationProtocols: [String] = []) throws -> TLSChannelConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
         )
         tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = applicationProtocols
         guard clientCertificates else { return TLSChannelConfiguration(tlsConfiguration: tls) }
         tls.certificateVerification = .optionalVerification
         // The handshake still proves the client holds the certificate's key (CertificateVerify);

@@ -19,12 +19,18 @@ final class ServedTLS: Sendable {
 
     /// Whether the listener asks for client certificates: fixed with its server.
     let clientCertificates: Bool
+    /// What it offers in the handshake (ALPN), most preferred first; empty, nothing (HTTP/1.1).
+    let applicationProtocols: [String]
     private let current: Mutex<Prepared>
 
-    init(_ tls: GatewayTLS, clientCertificates: Bool) throws {
+    init(_ tls: GatewayTLS, clientCertificates: Bool, applicationProtocols: [String] = []) throws {
         self.clientCertificates = clientCertificates
-        current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates))
+        self.applicationProtocols = applicationProtocols
+        current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols))
     }
+
+    /// Whether connections may negotiate HTTP/2.
+    var offersHTTP2: Bool { applicationProtocols.contains("h2") }
 
     /// What is served now.
     var tls: GatewayTLS { current.withLock { $0.tls } }
@@ -32,11 +38,11 @@ final class ServedTLS: Sendable {
     /// `tls` made ready to serve, without serving it yet: a reload prepares, then installs only when
     /// everything else of the new configuration is accepted too.
     func prepare(_ tls: GatewayTLS) throws -> Prepared {
-        try Self.prepare(tls, clientCertificates: clientCertificates)
+        try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols)
     }
 
-    private static func prepare(_ tls: GatewayTLS, clientCertificates: Bool) throws -> Prepared {
-        let configuration = try tls.channelConfiguration(clientCertificates: clientCertificates)
+    private static func prepare(_ tls: GatewayTLS, clientCertificates: Bool, applicationProtocols: [String]) throws -> Prepared {
+        let configuration = try tls.channelConfiguration(clientCertificates: clientCertificates, applicationProtocols: applicationProtocols)
         return Prepared(
             tls: tls,
             context: try NIOSSLContext(configuration: configuration.tlsConfiguration),

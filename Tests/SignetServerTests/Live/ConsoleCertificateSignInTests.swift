@@ -103,7 +103,8 @@ import X509
         #expect(answer.status == 401 && answer.body.contains("admin_unauthorized") && answer.session == nil)
 
         answer = try await curl.send("/signet/admin/sign-in", form: "method=certificate", certificate: operatorCertificate)
-        #expect(answer.status == 303 && answer.body.contains("Location: /signet/admin/overview"))
+        // Over HTTP/2 (curl negotiates it), field names are lower case.
+        #expect(answer.status == 303 && answer.body.lowercased().contains("location: /signet/admin/overview"))
         #expect(answer.body.contains("; Secure"))
         let session = try #require(answer.session)
         #expect(try await curl.send("/signet/admin/overview", certificate: operatorCertificate, cookie: session).status == 200)
