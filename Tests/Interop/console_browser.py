@@ -143,6 +143,17 @@ def main():
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#refusal-table tbody tr")]
         check(any("key_revoked" in row and key_id in row for row in rows), "refusal listed with its key id")
         seen["refusals"] = [row for row in rows if "key_revoked" in row]
+        # Grouped above the rows, with a count and the next step.
+        groups = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#refusal-groups tbody tr")]
+        check(any("key_revoked" in row and "revoked device" in row for row in groups), "refusals grouped with the next step")
+        # The axes of the chart: a unit, and times on the time axis.
+        driver.find_element(By.LINK_TEXT, "Overview").click()
+        wait(lambda: heading() == "Overview", "the overview")
+        ticks = [text.text for text in driver.find_elements(By.CSS_SELECTOR, "#hour ~ figure svg text.tick")]
+        check(any(":" in tick for tick in ticks) and "0" in ticks, "the hour chart has time and count ticks")
+        check("requests / min" in driver.find_element(By.CSS_SELECTOR, "svg.chart text.unit").text, "the chart's unit")
+        driver.find_element(By.LINK_TEXT, "Refusals").click()
+        wait(lambda: heading() == "Refusals", "the refusals page")
         # The console's own icon: the browser asked for no /favicon.ico the gateway would refuse.
         check(not any("favicon" in row for row in rows), "no favicon refusal")
         shot("refusals")

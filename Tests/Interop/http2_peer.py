@@ -17,9 +17,10 @@ client never sends (the floods of 2023 and oversized header lists).
   http2_peer.py streams HOST PORT CA_FILE PATH COUNT
       opens COUNT streams at once without waiting for SETTINGS to be honoured; prints
       {"refused", "answered", "goaway"}: streams past the server's limit are refused.
-  http2_peer.py held HOST PORT CA_FILE PATH COUNT
-      opens COUNT POST streams whose bodies never come (10 bytes announced, none sent), reads for
-      two seconds; prints {"statuses": [...]} of the answers that came meanwhile.
+  http2_peer.py held HOST PORT CA_FILE PATH COUNT [unannounced]
+      opens COUNT POST streams whose bodies never come (10 bytes announced, or no content-length
+      with `unannounced`, none sent), reads for two seconds; prints {"statuses": [...]} of the
+      answers that came meanwhile.
   http2_peer.py big-headers HOST PORT CA_FILE PATH BYTES
       one GET PATH with a header field of BYTES; prints {"status"} or {"reset", "goaway"}.
 """
@@ -181,12 +182,13 @@ def streams(host, port, ca_file, path, count):
     print(json.dumps(result))
 
 
-def held(host, port, ca_file, path, count):
+def held(host, port, ca_file, path, count, announce="announced"):
     tls, connection = connect(host, port, ca_file)
     read_events(tls, connection)
     for _ in range(int(count)):
         stream = connection.get_next_available_stream_id()
-        headers = request_headers(host, port, path, [("content-length", "10")])
+        length = [("content-length", "10")] if announce == "announced" else []
+        headers = request_headers(host, port, path, length)
         headers[0] = (":method", "POST")
         connection.send_headers(stream, headers, end_stream=False)
     tls.sendall(connection.data_to_send())

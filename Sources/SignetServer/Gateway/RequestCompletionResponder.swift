@@ -83,9 +83,10 @@ struct RequestCompletionResponder: HTTPResponder {
         } else {
             limit = maximumBodyBytes
             // A request without a body has nothing to hold back: its gate judges it at once. HTTP/2
-            // (the only requests with a `:scheme`) frames a body without either field.
+            // frames a body without either field: there the methods that carry one are screened.
             let hasBody = request.headers[.contentLength].map { $0 != "0" }
-                ?? (request.headers.contains(.transferEncoding) || request.head.scheme != nil)
+                ?? (request.headers.contains(.transferEncoding)
+                    || (Self.isHTTP2Stream(context.channel) && [.post, .put, .patch].contains(request.method)))
             if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
                 try await StoreBudget.within(storeTimeout) {
                     try await verifier.screen(
@@ -99,6 +100,12 @@ struct RequestCompletionResponder: HTTPResponder {
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")
         return routed
+    }
+
+    /// Whether `channel` is an HTTP/2 stream: its parent is a connection, whose own parent is the
+    /// listening socket (an HTTP/1.1 connection's parent is the listening socket itself).
+    static func isHTTP2Stream(_ channel: (any Channel)?) -> Bool {
+        channel?.parent?.parent != nil
     }
 
     /// The reason code for what ended the reading of a request.

@@ -187,4 +187,14 @@ import Testing
         // Two wait for their bodies; the three past the limit are refused at once.
         #expect(held["statuses"] as? [Int] == [429, 429, 429], "\(held)")
     }
+
+    /// An HTTP/2 body need not announce its length: a POST to a signature route is still judged
+    /// from its head, refused before a byte of its body has come.
+    @Test func anUnsignedPostIsRefusedFromItsHeadWithoutALength() async throws {
+        let (harness, ca) = try await Self.gateway()
+        Cleanup.after { try await harness.stop() }
+        let held = try Self.object(
+            try await PythonPeer.run("http2_peer.py", ["held", "127.0.0.1", "\(harness.port)", ca, "/scores", "1", "unannounced"]))
+        #expect(held["statuses"] as? [Int] == [401], "\(held)")
+    }
 }

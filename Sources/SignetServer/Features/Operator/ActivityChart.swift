@@ -2,74 +2,142 @@
 import Foundation
 import SignetStore
 
-/// Requests accepted and refused per minute, drawn as SVG paths on the server: no script, no
-/// front-end build, nothing for the Content-Security-Policy to allow. One path per series keeps a
-/// day (1,440 minutes) a few kilobytes.
+/// Requests accepted and refused over a span, drawn as SVG on the server — no script, no front-end
+/// build, nothing for the Content-Security-Policy to allow — and read as Grafana's panels are: a
+/// y axis in requests with round ticks and its unit, a time axis in UTC with round ticks, stacked
+/// bars per bucket (a minute over the last hour, a quarter of an hour over the last day, so a
+/// day's 96 bars stay readable at any width).
 struct ActivityChart: Sendable {
+    struct Tick: Sendable {
+        /// Where the tick sits along its axis, in the chart's coordinates.
+        let position: Double
+        let label: String
+    }
+
     let title: String
-    let minutes: Int
-    let width: Int
-    let height = 120
+    /// Minutes per bar.
+    let bucketMinutes: Int
+    /// The y axis's unit: `requests / min`, `requests / 15 min`.
+    let unit: String
     let acceptedPath: String
     let refusedPath: String
     let accepted: Int
     let refused: Int
-    /// The busiest minute, the top of the scale.
+    /// The busiest bar's requests.
     let peak: Int
+    let yTicks: [Tick]
+    let xTicks: [Tick]
     let summary: String
+
+    /// The chart's coordinates: a fixed box scaled as a whole (text keeps its shape), the plot
+    /// inside margins for the axes' labels.
+    static let width = 720
+    static let height = 200
+    static let left = 48.0
+    static let right = 8.0
+    static let top = 10.0
+    static let bottom = 26.0
+    static var plotWidth: Double { Double(width) - left - right }
+    static var plotHeight: Double { Double(height) - top - bottom }
 
     /// - Parameters:
     ///   - counts: Counts of at least the last `minutes` minutes.
-    ///   - minutes: How many minutes the chart spans, ending with `lastMinute`.
-    init(title: String, counts: [ActivityCount], lastMinute: Int64, minutes: Int) {
+    ///   - minutes: How many minutes the chart spans, ending with `lastMinute` (a multiple of
+    ///     `bucketMinutes`).
+    ///   - bucketMinutes: Minutes per bar.
+    ///   - tickMinutes: Minutes between the time axis's labels, on the clock's round values.
+    init(title: String, counts: [ActivityCount], lastMinute: Int64, minutes: Int, bucketMinutes: Int, tickMinutes: Int) {
         self.title = title
-        self.minutes = minutes
-        let first = lastMinute - Int64(minutes) + 1
-        var acceptedPerMinute = [Int](repeating: 0, count: minutes)
-        var refusedPerMinute = [Int](repeating: 0, count: minutes)
-        for count in counts where count.minute >= first && count.minute <= lastMinute {
-            let index = Int(count.minute - first)
+        self.bucketMinutes = bucketMinutes
+        unit = bucketMinutes == 1 ? "requests / min" : "requests / \(bucketMinutes) min"
+        let buckets = minutes / bucketMinutes
+        // Bars end on the current bucket's boundary, so a bucket is always whole minutes of the clock.
+        let lastBucket = Self.floor(lastMinute, bucketMinutes)
+        let first = lastBucket - Int64((buckets - 1) * bucketMinutes)
+        var acceptedPerBucket = [Int](repeating: 0, count: buckets)
+        var refusedPerBucket = [Int](repeating: 0, count: buckets)
+        for count in counts where count.minute >= first && count.minute < lastBucket + Int64(bucketMinutes) {
+            let index = Int((count.minute - first) / Int64(bucketMinutes))
             switch count.outcome {
-            case "rejected": refusedPerMinute[index] += count.count
-            case "accepted", "open", "registered", "attested", "pin_report": acceptedPerMinute[index] += count.count
+            case "rejected": refusedPerBucket[index] += count.count
+            case "accepted", "open", "registered", "attested", "pin_report": acceptedPerBucket[index] += count.count
             default: break
             }
         }
-        // Eight pixels a minute for an hour, one for a day.
-        let step = minutes <= 120 ? 8 : 1
-        width = minutes * step
-        let busiest = zip(acceptedPerMinute, refusedPerMinute).map { $0 + $1 }.max() ?? 0
-        self.peak = busiest
-        // The scale's top; at least 1 so an idle hour draws nothing rather than dividing by zero.
-        let peak = max(1, busiest)
-        acceptedPath = Self.bars(
-            acceptedPerMinute,
-            base: [Int](repeating: 0, count: minutes),
-            peak: peak,
-            step: step,
-            height: height
-        )
-        refusedPath = Self.bars(refusedPerMinute, base: acceptedPerMinute, peak: peak, step: step, height: height)
-        accepted = acceptedPerMinute.reduce(0, +)
-        refused = refusedPerMinute.reduce(0, +)
-        summary = "\(title): \(accepted) accepted, \(refused) refused; busiest minute \(busiest) requests"
+        let busiest = zip(acceptedPerBucket, refusedPerBucket).map { $0 + $1 }.max() ?? 0
+        peak = busiest
+        let (scaleTop, step) = Self.scale(for: busiest)
+        yTicks = stride(from: 0, through: scaleTop, by: step).map {
+            Tick(position: Self.y(Double($0), top: scaleTop), label: Self.count($0))
+        }
+        let slot = Self.plotWidth / Double(buckets)
+        acceptedPath = Self.bars(acceptedPerBucket, base: [Int](repeating: 0, count: buckets), top: scaleTop, slot: slot)
+        refusedPath = Self.bars(refusedPerBucket, base: acceptedPerBucket, top: scaleTop, slot: slot)
+        var xTicks: [Tick] = []
+        let span = Int64(buckets * bucketMinutes)
+        var minute = Self.floor(first + Int64(tickMinutes) - 1, tickMinutes)
+        while minute <= first + span {
+            let offset = Double(minute - first) / Double(span)
+            xTicks.append(Tick(position: Self.left + offset * Self.plotWidth, label: Self.clock(minute)))
+            minute += Int64(tickMinutes)
+        }
+        self.xTicks = xTicks
+        accepted = acceptedPerBucket.reduce(0, +)
+        refused = refusedPerBucket.reduce(0, +)
+        summary = "\(title): \(accepted) accepted, \(refused) refused; busiest bar \(busiest) \(unit), "
+            + "from \(Self.clock(first)) to \(Self.clock(first + span)) UTC"
     }
 
-    /// One closed rectangle per minute with requests, stacked on `base`.
-    private static func bars(_ values: [Int], base: [Int], peak: Int, step: Int, height: Int) -> String {
-        let plot = Double(height - 4)
-        let barWidth = max(1, step - (step > 2 ? 2 : 0))
+    /// The axis's top and its step: 1, 2 or 5 times a power of ten, four or five steps to the top.
+    static func scale(for peak: Int) -> (top: Int, step: Int) {
+        guard peak > 4 else { return (max(peak, 1), 1) }
+        var magnitude = 1
+        while magnitude * 10 <= peak / 4 { magnitude *= 10 }
+        let step = [1, 2, 5, 10].map { $0 * magnitude }.first { $0 * 5 >= peak } ?? magnitude * 10
+        return ((peak + step - 1) / step * step, step)
+    }
+
+    static func y(_ value: Double, top: Int) -> Double {
+        Self.top + plotHeight - value / Double(top) * plotHeight
+    }
+
+    /// One closed rectangle per bar with requests, stacked on `base`.
+    private static func bars(_ values: [Int], base: [Int], top: Int, slot: Double) -> String {
+        let gap = slot >= 4 ? 1.0 : 0
         var path = ""
         for (index, value) in values.enumerated() where value > 0 {
-            let bottom = Double(height) - Double(base[index]) / Double(peak) * plot
-            let top = bottom - Double(value) / Double(peak) * plot
-            path += "M\(index * step) \(format(bottom))V\(format(top))h\(barWidth)V\(format(bottom))z"
+            let bottom = y(Double(base[index]), top: top)
+            let upper = y(Double(base[index] + value), top: top)
+            path += "M\(format(left + Double(index) * slot + gap / 2)) \(format(bottom))"
+                + "V\(format(upper))h\(format(slot - gap))V\(format(bottom))z"
         }
         return path
     }
 
-    private static func format(_ value: Double) -> String {
-        String(format: "%.1f", value)
+    /// `1,250` as `1.3k`, so labels stay inside the margin.
+    static func count(_ value: Int) -> String {
+        switch value {
+        case ..<10_000: return "\(value)"
+        case ..<1_000_000: return "\(format(Double(value) / 1_000))k"
+        default: return "\(format(Double(value) / 1_000_000))M"
+        }
+    }
+
+    /// A minute since 1970 as `HH:MM` in UTC.
+    static func clock(_ minute: Int64) -> String {
+        let inDay = ((minute % 1_440) + 1_440) % 1_440
+        return String(format: "%02d:%02d", inDay / 60, inDay % 60)
+    }
+
+    static func floor(_ minute: Int64, _ multiple: Int) -> Int64 {
+        let multiple = Int64(multiple)
+        return (minute >= 0 ? minute : minute - multiple + 1) / multiple * multiple
+    }
+
+    /// A coordinate to a tenth of a pixel, without a trailing `.0`.
+    static func format(_ value: Double) -> String {
+        let text = String(format: "%.1f", value)
+        return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
     }
 }
 

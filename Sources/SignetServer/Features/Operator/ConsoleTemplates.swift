@@ -79,12 +79,16 @@ enum ConsoleTemplates {
 
     static let chart = """
         <figure>
-        <svg role="img" aria-labelledby="{{id}}-title" viewBox="0 0 {{width}} {{height}}" preserveAspectRatio="none" class="chart">
+        <svg role="img" aria-labelledby="{{id}}-title" viewBox="0 0 {{width}} {{height}}" class="chart">
         <title id="{{id}}-title">{{summary}}</title>
-        <path class="accepted" d="{{acceptedPath}}"/>
+        {{#yTicks}}<line class="grid" x1="{{left}}" x2="{{plotRight}}" y1="{{y}}" y2="{{y}}"/><text class="tick" x="{{labelX}}" y="{{labelY}}" text-anchor="end">{{label}}</text>
+        {{/yTicks}}<path class="accepted" d="{{acceptedPath}}"/>
         <path class="refused" d="{{refusedPath}}"/>
+        <line class="axis" x1="{{left}}" x2="{{plotRight}}" y1="{{baseY}}" y2="{{baseY}}"/>
+        {{#xTicks}}<line class="axis" x1="{{x}}" x2="{{x}}" y1="{{baseY}}" y2="{{markY}}"/><text class="tick" x="{{x}}" y="{{textY}}" text-anchor="middle">{{label}}</text>
+        {{/xTicks}}<text class="unit" transform="translate(12 {{midY}}) rotate(-90)" text-anchor="middle">{{unit}}</text>
         </svg>
-        <figcaption id="{{id}}-caption"><span class="key accepted-key">{{accepted}} accepted</span>, <span class="key refused-key">{{refused}} refused</span> over the {{title}}; the busiest minute had {{peak}}.</figcaption>
+        <figcaption id="{{id}}-caption"><span class="key accepted-key">{{accepted}} accepted</span>, <span class="key refused-key">{{refused}} refused</span> over the {{title}}, in {{unit}} (time in UTC); the busiest bar had {{peak}}.</figcaption>
         </figure>
         """
 
@@ -95,7 +99,7 @@ enum ConsoleTemplates {
         {{#hour}}\(chart){{/hour}}
         </section>
         <section aria-labelledby="day">
-        <h2 id="day">Requests per minute, last day</h2>
+        <h2 id="day">Requests per quarter hour, last day</h2>
         {{#day}}\(chart){{/day}}
         </section>
         <section aria-labelledby="reasons">
@@ -210,6 +214,21 @@ enum ConsoleTemplates {
         <button type="submit">Filter</button>
         </form>
         {{^hasRefusals}}<p>No refusals kept{{#reason}} with reason {{reason}}{{/reason}}.</p>{{/hasRefusals}}
+        {{#hasGroups}}
+        <section aria-labelledby="grouped">
+        <h2 id="grouped">What is refused</h2>
+        <table id="refusal-groups">
+        <caption>The latest {{grouped}} refusals grouped by reason and request, most frequent first, with the next step</caption>
+        <thead><tr><th scope="col">Refusals</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Sources</th><th scope="col">Last</th><th scope="col">Next step</th></tr></thead>
+        <tbody>
+        {{#groups}}
+        <tr><td>{{count}}</td><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{sources}}</td><td>{{last}}</td><td>{{advice}}</td></tr>
+        {{/groups}}
+        </tbody>
+        </table>
+        </section>
+        <h2 id="rows">Each refusal</h2>
+        {{/hasGroups}}
         {{#hasRefusals}}
         <table id="refusal-table">
         <caption>Latest refusals, newest first</caption>
@@ -329,7 +348,12 @@ enum ConsoleTemplates {
         caption { text-align: left; font-weight: 600; padding-bottom: .25rem; }
         th, td { border-bottom: 1px solid var(--line); padding: .25rem .75rem .25rem 0; text-align: left; vertical-align: top; }
         figure { margin: 0 0 1.5rem; }
-        .chart { width: 100%; height: 120px; border-bottom: 1px solid var(--muted); }
+        .chart { width: 100%; height: auto; max-height: 260px; }
+        #refusal-groups td:nth-child(4) code { word-break: break-all; }
+        #refusal-groups td:last-child { min-width: 20em; }
+        .chart .grid { stroke: var(--line); stroke-width: 1; }
+        .chart .axis { stroke: var(--muted); stroke-width: 1; }
+        .chart .tick, .chart .unit { fill: var(--muted); font-size: 11px; }
         path.accepted, rect.accepted { fill: var(--ok); }
         path.refused, rect.refused { fill: var(--bad); }
         .accepted-key { color: var(--ok); font-weight: 600; }

@@ -12,9 +12,10 @@ extension OperatorConsole {
         -> Response
     {
         let lastMinute = ActivityCount.minute(of: clock())
-        let counts = try await store.activityCounts(since: lastMinute - 1_439)
-        let hour = ActivityChart(title: "last hour", counts: counts, lastMinute: lastMinute, minutes: 60)
-        let day = ActivityChart(title: "last day", counts: counts, lastMinute: lastMinute, minutes: 1_440)
+        // A day of quarter-hours from the current one back: up to 14 minutes more than a day.
+        let counts = try await store.activityCounts(since: lastMinute - 1_440 - 15)
+        let hour = ActivityChart(title: "last hour", counts: counts, lastMinute: lastMinute, minutes: 60, bucketMinutes: 1, tickMinutes: 10)
+        let day = ActivityChart(title: "last day", counts: counts, lastMinute: lastMinute, minutes: 1_440, bucketMinutes: 15, tickMinutes: 180)
         let reasons = RefusalBreakdown(counts: counts, lastMinute: lastMinute).rows
         return render(
             "overview",
@@ -29,10 +30,16 @@ extension OperatorConsole {
     }
 
     static func chart(_ chart: ActivityChart, id: String) -> [String: Any] {
-        [
-            "id": id, "title": chart.title, "width": chart.width, "height": chart.height, "summary": chart.summary,
-            "acceptedPath": chart.acceptedPath, "refusedPath": chart.refusedPath, "accepted": chart.accepted,
-            "refused": chart.refused, "peak": chart.peak,
+        let f = ActivityChart.format
+        let base = ActivityChart.top + ActivityChart.plotHeight
+        return [
+            "id": id, "title": chart.title, "width": ActivityChart.width, "height": ActivityChart.height,
+            "summary": chart.summary, "unit": chart.unit, "acceptedPath": chart.acceptedPath,
+            "refusedPath": chart.refusedPath, "accepted": chart.accepted, "refused": chart.refused, "peak": chart.peak,
+            "left": f(ActivityChart.left), "plotRight": f(ActivityChart.left + ActivityChart.plotWidth), "baseY": f(base),
+            "markY": f(base + 4), "textY": f(base + 17), "midY": f(ActivityChart.top + ActivityChart.plotHeight / 2),
+            "yTicks": chart.yTicks.map { ["y": f($0.position), "labelY": f($0.position + 4), "labelX": f(ActivityChart.left - 6), "label": $0.label] },
+            "xTicks": chart.xTicks.map { ["x": f($0.position), "label": $0.label] },
         ]
     }
 
@@ -131,10 +138,20 @@ extension OperatorConsole {
         if page.count == Self.pageSize, let last = page.last {
             next = "before=\(last.id)" + (reason.map { "&reason=\(Self.segment($0))" } ?? "")
         }
+        // The first page leads with the latest refusals grouped; older pages are the rows alone.
+        let groups = before == nil
+            ? RefusalGroups(try await store.refusals(reason: reason, before: nil, limit: RefusalGroups.window)) : nil
         return render(
             "refusals",
             layout(session, "Refusals", nav: "refusals").merging([
                 "reason": reason ?? "", "hasRefusals": !page.isEmpty, "next": next ?? false,
+                "hasGroups": groups.map { !$0.groups.isEmpty } ?? false, "grouped": groups?.total ?? 0,
+                "groups": (groups?.groups ?? []).map {
+                    [
+                        "reason": $0.reason, "status": $0.status, "method": $0.method, "path": $0.path, "count": $0.count,
+                        "sources": $0.sources, "last": Self.time($0.last), "advice": $0.advice,
+                    ] as [String: Any]
+                },
                 "refusals": page.map {
                     [
                         "time": Self.time($0.at), "reason": $0.reason, "status": $0.status, "method": $0.method,
