@@ -4,7 +4,7 @@ import SignetCore
 import SignetStore
 
 /// A per-source limit that every instance sharing a store enforces together: each request is counted
-/// in the store (the windows of ``LoginThrottleStore``, under `limit:<name>:<source>`), so two
+/// in the store (the windows of `LoginThrottleStore`, under `limit:<name>:<source>`), so two
 /// gateways behind a balancer give a source its `limit` once, not once each, and a reload or a
 /// restart gives it no fresh allowance.
 ///
@@ -53,12 +53,12 @@ public struct SharedSourceLimiter: Sendable {
     /// When `source`'s window ends, if it has used up the limit; `nil` while it has not. Counts
     /// nothing (a limit of failures asks this first).
     public func exhausted(_ source: String?, now: Date) async -> Date? {
-        if let store, let found = try? await store.loginFailures(subjects: [subject(source)], now: now) {
-            guard let window = found[subject(source)], window.count >= limit else { return nil }
-            return window.windowEnd
-        }
-        guard local.isExceeded(source, now: now) else { return nil }
-        return local.windowEnd(source, now: now)
+        // This process's count first: a failure the store missed (its time was up) still counts.
+        if local.isExceeded(source, now: now) { return local.windowEnd(source, now: now) }
+        guard let store, let found = try? await store.loginFailures(subjects: [subject(source)], now: now),
+            let window = found[subject(source)], window.count >= limit
+        else { return nil }
+        return window.windowEnd
     }
 
     /// Throws `rate_limited` when `source` has used up the limit.

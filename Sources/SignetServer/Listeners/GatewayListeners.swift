@@ -104,7 +104,13 @@ struct GatewayListeners: Sendable {
         HTTPServerBuilder { responder in
             let configuration = http1(requestTimeout: requestTimeout)
             if let tls, tls.offersHTTP2 {
-                let negotiated = NegotiatedHTTPChannel(responder: responder, configuration: configuration, idleTimeout: .seconds(60), served: tls)
+                let negotiated = NegotiatedHTTPChannel(
+                    responder: responder,
+                    configuration: configuration,
+                    idleTimeout: .seconds(60),
+                    negotiationTimeout: requestTimeout,
+                    served: tls
+                )
                 return limited(negotiated, proxyProtocol: proxyProtocol, connections: connections)
             }
             let http = HTTP1Channel(responder: responder, configuration: configuration)

@@ -3,6 +3,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 import Logging
 import NIOCore
+import NIOHTTP2
 import NIOTLS
 
 /// HTTPS that speaks HTTP/2 or HTTP/1.1, as the client's handshake chose (ALPN `h2`, `http/1.1`;
@@ -17,7 +18,9 @@ import NIOTLS
 /// 2023–2024 cut off — at most 200 streams reset by the client (Rapid Reset, CVE-2023-44487) or
 /// failed by it in 30 s, 1 empty DATA frame in a row, bounded CONTINUATION sequences, a rate of
 /// control frames (PING, SETTINGS…) and a count of protocol glitches, past which the connection
-/// ends with GOAWAY.
+/// ends with GOAWAY. A handshake must be done within the request timeout
+/// (``NegotiationDeadlineHandler``), and a connection ends 35 s after the server's GOAWAY
+/// (``GoAwayDeadlineHandler``), whether or not its client answers.
 struct NegotiatedHTTPChannel: ServerChildChannel {
     enum Negotiated: Sendable {
         case http1(HTTP1Channel.Value)
@@ -34,8 +37,19 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
     let http1: HTTP1Channel
     let http2: HTTP2Channel
     let served: ServedTLS
+    /// How long the handshake and the choice of protocol may take.
+    let negotiationTimeout: TimeAmount
+    /// How long an HTTP/2 connection lives after the server's first GOAWAY (idle, or a shutdown).
+    static let goAwayTimeout = TimeAmount.seconds(35)
 
-    init(responder: @escaping HTTPChannelHandler.Responder, configuration: HTTP1Channel.Configuration, idleTimeout: Duration, served: ServedTLS) {
+    init(
+        responder: @escaping HTTPChannelHandler.Responder,
+        configuration: HTTP1Channel.Configuration,
+        idleTimeout: Duration,
+        negotiationTimeout: TimeAmount,
+        served: ServedTLS
+    ) {
+        self.negotiationTimeout = negotiationTimeout
         http1 = HTTP1Channel(responder: responder, configuration: configuration)
         http2 = HTTP2Channel(
             responder: responder,
@@ -52,11 +66,20 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            let deadline = NegotiationDeadlineHandler(deadline: negotiationTimeout)
+            try channel.pipeline.syncOperations.addHandler(deadline)
             try channel.pipeline.syncOperations.addHandler(served.handler())
             let negotiation = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
                 switch result {
                 case .negotiated("h2"):
-                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                    return http2.setup(channel: channel, logger: logger).flatMapThrowing { connection in
+                        let operations = channel.pipeline.syncOperations
+                        try operations.addHandler(
+                            GoAwayDeadlineHandler(deadline: Self.goAwayTimeout),
+                            position: .after(try operations.handler(type: NIOHTTP2Handler.self))
+                        )
+                        return .http2(connection)
+                    }
                 case .negotiated("http/1.1"), .fallback:
                     return http1.setup(channel: channel, logger: logger).map { .http1($0) }
                 case .negotiated:
@@ -65,6 +88,8 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
                 }
             }
             try channel.pipeline.syncOperations.addHandler(negotiation)
+            // Chosen and set up: the HTTP handlers' own timers take over.
+            negotiation.protocolNegotiationResult.whenSuccess { _ in channel.pipeline.removeHandler(deadline, promise: nil) }
             return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
         }
     }

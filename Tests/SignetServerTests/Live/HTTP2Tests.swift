@@ -197,4 +197,27 @@ import Testing
             try await PythonPeer.run("http2_peer.py", ["held", "127.0.0.1", "\(harness.port)", ca, "/scores", "1", "unannounced"]))
         #expect(held["statuses"] as? [Int] == [401], "\(held)")
     }
+
+    /// A connection that never finishes its TLS handshake — half a ClientHello, or nothing — is
+    /// closed after the request timeout (no HTTP handler, and so no idle timer, is on it yet).
+    @Test func aHandshakeThatNeverEndsIsClosed() async throws {
+        let harness = try await GatewayHarness.start(tls: .init(development: true)) { $0.requestTimeoutSeconds = 1 }
+        Cleanup.after { try await harness.stop() }
+        let script = """
+            import socket, sys, time
+            s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+            s.sendall(bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01]))  # the start of a ClientHello, never finished
+            s.settimeout(20)
+            start = time.monotonic()
+            try:
+                while s.recv(4096):
+                    pass
+            except OSError:
+                pass
+            print(round(time.monotonic() - start, 1))
+            """
+        let result = try await SignetProcess.run(PythonPeer.python, ["-c", script, "\(harness.port)"])
+        let waited = try #require(Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(result.stderr)")
+        #expect(waited < 10, "closed after \(waited) s")
+    }
 }
