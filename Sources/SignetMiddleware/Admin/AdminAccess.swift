@@ -16,8 +16,10 @@ public final class AdminAccess: Sendable {
     private let failures: SharedSourceLimiter
     private static let refusal = "too many failed admin credentials from this source"
 
-    /// - Parameter store: Where failed attempts are counted for every instance; `nil`, this
-    ///   process alone.
+    /// - Parameters:
+    ///   - token: The admin token; `nil` turns the admin API off.
+    ///   - store: Where failed attempts are counted for every instance; `nil`, this process alone.
+    ///   - maximumFailuresPerMinute: Failed attempts a source may make in a minute.
     public init(token: String?, store: (any LoginThrottleStore)? = nil, maximumFailuresPerMinute: Int = 10) {
         self.token = AdminToken(token)
         self.failures = SharedSourceLimiter("admin-failures", limit: maximumFailuresPerMinute, store: store)
