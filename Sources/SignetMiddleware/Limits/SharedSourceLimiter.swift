@@ -18,7 +18,7 @@ public struct SharedSourceLimiter: Sendable {
     /// What is limited, in the store's subject (`challenges`, `admin-failures`…).
     public let name: String
     /// This process's own count: the bound while the store cannot answer.
-    public let local: SourceRateLimiter
+    let local: SourceRateLimiter
     let store: (any LoginThrottleStore)?
 
     public var limit: Int { local.limit }
@@ -29,25 +29,16 @@ public struct SharedSourceLimiter: Sendable {
         self.store = store
     }
 
-    /// `store`'s counts when it keeps them (every Signet store does), this process's alone otherwise.
-    public init(_ name: String, limit: Int, storeIfCounting store: Any, windowSeconds: Int64 = 60) {
-        self.init(name, limit: limit, store: store as? any LoginThrottleStore, windowSeconds: windowSeconds)
-    }
-
     /// Counts one request from `source`; over the limit, `rate_limited` with `Retry-After` (the
     /// seconds until the source's window ends).
     public func admit(_ source: String?, now: Date, refusing reason: String) async throws {
         // Past the limit in this process alone is past it everywhere: refused without a write, so a
         // flood from one source costs the store at most `limit` writes a window per instance.
         guard local.allow(source, now: now) else { throw local.refusal(source, now: now, reason) }
-        guard let store else { return }
-        let counted: LoginFailures
-        do {
-            counted = try await store.recordLoginFailure(subject: subject(source), window: local.window, now: now)
-        } catch {
-            return  // the store cannot count now: this process's count let it through
+        // `nil`: no store, or it cannot count now; this process's count let it through.
+        if let counted = await countInStore(source, now: now), counted.count > limit {
+            throw Self.refusal(reason, until: counted.windowEnd, now: now)
         }
-        if counted.count > limit { throw Self.refusal(reason, until: counted.windowEnd, now: now) }
     }
 
     /// When `source`'s window ends, if it has used up the limit; `nil` while it has not. Counts
@@ -69,7 +60,7 @@ public struct SharedSourceLimiter: Sendable {
     /// Counts one against `source` without deciding anything (a failure, after it happened).
     public func record(_ source: String?, now: Date) async {
         _ = local.allow(source, now: now)
-        _ = try? await store?.recordLoginFailure(subject: subject(source), window: local.window, now: now)
+        _ = await countInStore(source, now: now)
     }
 
     /// Runs `check` unless `source` has used up the limit, and counts one when it returns `false`: a
@@ -82,8 +73,14 @@ public struct SharedSourceLimiter: Sendable {
         guard let passed = local.attempt(source, now: now, check: check) else {
             throw local.refusal(source, now: now, reason)
         }
-        if !passed { _ = try? await store?.recordLoginFailure(subject: subject(source), window: local.window, now: now) }
+        if !passed { _ = await countInStore(source, now: now) }
         return passed
+    }
+
+    /// Counts one against `source` in the store: its window's count, `nil` without a store or when
+    /// the store cannot count now.
+    private func countInStore(_ source: String?, now: Date) async -> LoginFailures? {
+        try? await store?.recordLoginFailure(subject: subject(source), window: local.window, now: now)
     }
 
     func subject(_ source: String?) -> String { "limit:\(name):\(IPAddress.sourceKey(source))" }

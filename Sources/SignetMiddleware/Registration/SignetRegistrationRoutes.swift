@@ -69,11 +69,13 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
         clock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.login = login
-        self.admin = admin ?? AdminAccess(token: configuration.adminToken, store: store as? any LoginThrottleStore)
+        // Every Signet store keeps the counts every instance shares; another store, this process's.
+        let counts = store as? any LoginThrottleStore
+        self.admin = admin ?? AdminAccess(token: configuration.adminToken, store: counts)
         self.store = store
         self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
         self.configuration = configuration
-        self.limiter = SharedSourceLimiter("challenges", limit: configuration.challengesPerSourcePerMinute, storeIfCounting: store)
+        self.limiter = SharedSourceLimiter("challenges", limit: configuration.challengesPerSourcePerMinute, store: counts)
         self.metrics = metrics
         self.keyCache = keyCache
         self.attestationVerifier = attestationVerifier

@@ -24,17 +24,11 @@ struct ClientAddressResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
         return try await inner.respond(to: request, context: context)
     }
 
-    /// What the connection's PROXY header named (read on its event loop, where the handler lives;
-    /// an HTTP/2 stream's connection is the stream channel's parent).
+    /// What the connection's PROXY header named (read on its event loop, where the handler lives).
     static func proxyProtocolSource(_ channel: (any Channel)?) async -> String? {
-        guard let channel else { return nil }
-        return try? await channel.eventLoop.submit {
-            do {
-                return try channel.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source
-            } catch {
-                guard let connection = channel.parent, connection.eventLoop.inEventLoop else { throw error }
-                return try connection.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source
-            }
+        guard let connection = channel?.connection else { return nil }
+        return try? await connection.eventLoop.submit {
+            try connection.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source
         }.get()
     }
 }

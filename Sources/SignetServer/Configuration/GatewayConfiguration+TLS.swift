@@ -53,9 +53,10 @@ extension GatewayConfiguration.TLS {
 }
 
 extension GatewayConfiguration {
-    /// Whether a listener offers HTTP/2: the apps' over TLS unless `tls.http2` is `false`, the
-    /// admin listener's only with `adminListener.tls.http2`.
-    var offersHTTP2: Bool {
-        (tls.map { $0.http2 ?? true } ?? false) || adminListener?.tls?.http2 == true
-    }
+    /// Whether the apps' listener offers HTTP/2: over TLS, unless `tls.http2` is `false`.
+    var appsOfferHTTP2: Bool { tls.map { $0.http2 ?? true } ?? false }
+    /// Whether the admin listener offers HTTP/2: only with `adminListener.tls.http2`.
+    var adminOffersHTTP2: Bool { adminListener?.tls?.http2 == true }
+    /// Whether either listener does.
+    var offersHTTP2: Bool { appsOfferHTTP2 || adminOffersHTTP2 }
 }

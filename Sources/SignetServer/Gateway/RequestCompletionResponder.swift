@@ -86,7 +86,7 @@ struct RequestCompletionResponder: HTTPResponder {
             // frames a body without either field: there the methods that carry one are screened.
             let hasBody = request.headers[.contentLength].map { $0 != "0" }
                 ?? (request.headers.contains(.transferEncoding)
-                    || (Self.isHTTP2Stream(context.channel) && [.post, .put, .patch].contains(request.method)))
+                    || (context.channel?.isHTTP2Stream == true && [.post, .put, .patch].contains(request.method)))
             if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
                 try await StoreBudget.within(storeTimeout) {
                     try await verifier.screen(
@@ -100,12 +100,6 @@ struct RequestCompletionResponder: HTTPResponder {
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")
         return routed
-    }
-
-    /// Whether `channel` is an HTTP/2 stream: its parent is a connection, whose own parent is the
-    /// listening socket (an HTTP/1.1 connection's parent is the listening socket itself).
-    static func isHTTP2Stream(_ channel: (any Channel)?) -> Bool {
-        channel?.parent?.parent != nil
     }
 
     /// The reason code for what ended the reading of a request.

@@ -28,7 +28,7 @@ struct GatewayListeners: Sendable {
             try ServedTLS(
                 GatewayTLS.resolve($0, named: "tls"),
                 clientCertificates: $0.clientCertificates == true,
-                applicationProtocols: $0.http2 ?? true ? Self.http2Protocols : []
+                applicationProtocols: configuration.appsOfferHTTP2 ? Self.http2Protocols : []
             )
         }
         let connections = ConnectionLimits(perClient: configuration.maxConnectionsPerClient, trusted: trustedProxies)
@@ -43,7 +43,7 @@ struct GatewayListeners: Sendable {
             try ServedTLS(
                 GatewayTLS.resolve($0, named: "adminListener.tls"),
                 clientCertificates: configuration.adminListenerAsksForCertificates,
-                applicationProtocols: $0.http2 == true ? Self.http2Protocols : []
+                applicationProtocols: configuration.adminOffersHTTP2 ? Self.http2Protocols : []
             )
         }
         adminServer = configuration.adminListener.map { [adminServed] _ in
@@ -91,8 +91,8 @@ struct GatewayListeners: Sendable {
     /// What a listener with HTTP/2 offers in its handshake, preferred first.
     static let http2Protocols = ["h2", "http/1.1"]
 
-    /// HTTP/1.1 (``http1(requestTimeout:)``) — or, over TLS offering `h2`, HTTP/2 or HTTP/1.1 as
-    /// each client negotiates (``NegotiatedHTTPChannel``) — after a PROXY protocol header when the
+    /// HTTP/1.1 (``http1(requestTimeout:)``) — or, over TLS, HTTP/2 or HTTP/1.1 as each client
+    /// negotiates among what the listener offers (``NegotiatedHTTPChannel``) — after a PROXY protocol header when the
     /// trusted proxies send one (read before the TLS handshake, where balancers put it), each
     /// connection counted against its client's limit before anything else.
     static func makeServer(
@@ -103,19 +103,17 @@ struct GatewayListeners: Sendable {
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let configuration = http1(requestTimeout: requestTimeout)
-            if let tls, tls.offersHTTP2 {
-                let negotiated = NegotiatedHTTPChannel(
-                    responder: responder,
-                    configuration: configuration,
-                    idleTimeout: .seconds(60),
-                    negotiationTimeout: requestTimeout,
-                    served: tls
-                )
-                return limited(negotiated, proxyProtocol: proxyProtocol, connections: connections)
+            guard let tls else {
+                return limited(HTTP1Channel(responder: responder, configuration: configuration), proxyProtocol: proxyProtocol, connections: connections)
             }
-            let http = HTTP1Channel(responder: responder, configuration: configuration)
-            guard let tls else { return limited(http, proxyProtocol: proxyProtocol, connections: connections) }
-            return limited(ReloadingTLSChannel(http, served: tls), proxyProtocol: proxyProtocol, connections: connections)
+            let negotiated = NegotiatedHTTPChannel(
+                responder: responder,
+                configuration: configuration,
+                idleTimeout: .seconds(60),
+                negotiationTimeout: requestTimeout,
+                served: tls
+            )
+            return limited(negotiated, proxyProtocol: proxyProtocol, connections: connections)
         }
     }
 

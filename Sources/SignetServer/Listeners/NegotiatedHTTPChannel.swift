@@ -6,9 +6,10 @@ import NIOCore
 import NIOHTTP2
 import NIOTLS
 
-/// HTTPS that speaks HTTP/2 or HTTP/1.1, as the client's handshake chose (ALPN `h2`, `http/1.1`;
-/// no ALPN at all is HTTP/1.1), with the certificate read from ``ServedTLS`` as each connection is
-/// accepted, as ``ReloadingTLSChannel`` does.
+/// HTTPS that speaks HTTP/2 or HTTP/1.1, as the client's handshake chose among what ``ServedTLS``
+/// offers (ALPN `h2`, `http/1.1`; no ALPN, or a listener offering none, is HTTP/1.1), with the
+/// certificate read from ``ServedTLS`` as each connection is accepted, so a reload's renewed
+/// certificate is served to new connections (Hummingbird's `TLSChannel` fixes its context once).
 ///
 /// HTTP/2 is Hummingbird's `HTTP2Channel`: each stream runs the same responder, with the same
 /// per-request handlers as an HTTP/1.1 connection (body deadline, departure, parser refusals), so a

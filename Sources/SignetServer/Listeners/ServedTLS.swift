@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-import HummingbirdCore
 import HummingbirdTLS
-import Logging
-import NIOCore
 import NIOSSL
 import Synchronization
 
 /// The certificate a listener serves to the connections it accepts from now on: a reload puts a
-/// renewed one in its place (``ReloadingTLSChannel``), and a connection keeps the one it was
-/// accepted with — as nginx, Envoy's SDS and Kong pick up re-issued files.
+/// renewed one in its place (``NegotiatedHTTPChannel`` asks for it per connection), and a
+/// connection keeps the one it was accepted with — as nginx, Envoy's SDS and Kong pick up
+/// re-issued files.
 final class ServedTLS: Sendable {
     /// A certificate ready to serve: its files' contents and the TLS context made from them.
     struct Prepared: Sendable {
@@ -28,9 +26,6 @@ final class ServedTLS: Sendable {
         self.applicationProtocols = applicationProtocols
         current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols))
     }
-
-    /// Whether connections may negotiate HTTP/2.
-    var offersHTTP2: Bool { applicationProtocols.contains("h2") }
 
     /// What is served now.
     var tls: GatewayTLS { current.withLock { $0.tls } }
@@ -59,31 +54,5 @@ final class ServedTLS: Sendable {
     func handler() -> NIOSSLServerHandler {
         let prepared = current.withLock { $0 }
         return NIOSSLServerHandler(context: prepared.context, customVerificationCallback: prepared.verify, configuration: .init())
-    }
-}
-
-/// Hummingbird's `TLSChannel`, with the certificate read from ``ServedTLS`` as each connection is
-/// accepted rather than fixed when the server is made.
-struct ReloadingTLSChannel<Base: ServerChildChannel>: ServerChildChannel {
-    typealias Value = Base.Value
-
-    let base: Base
-    let served: ServedTLS
-
-    init(_ base: Base, served: ServedTLS) {
-        self.base = base
-        self.served = served
-    }
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(served.handler())
-        }.flatMap {
-            base.setup(channel: channel, logger: logger)
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }

@@ -14,9 +14,13 @@ import Testing
 
     /// A gateway over TLS with its development certificate, `/echo` open (the backend echoes the
     /// path it received); the CA file a client trusts.
-    static func gateway(http2: Bool? = nil) async throws -> (GatewayHarness, caFile: String) {
+    static func gateway(
+        http2: Bool? = nil,
+        adjust: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> (GatewayHarness, caFile: String) {
         let harness = try await GatewayHarness.start(tls: .init(development: true, http2: http2)) {
             $0.routes.insert(.init(prefix: "/echo", access: .open), at: 0)
+            adjust(&$0)
         }
         let caFile = harness.folder.appendingPathComponent("gateway-ca.pem").path
         try Data(try #require(harness.gateway.tls?.chainPEM).utf8).write(to: URL(fileURLWithPath: caFile))
@@ -176,13 +180,8 @@ import Testing
     /// is a limit of its requests in progress too, so one connection cannot hold 100 bodies open
     /// where `maxConnectionsPerClient` allows 2.
     @Test func aClientsRequestsInProgressAreBoundedAcrossItsStreams() async throws {
-        let harness = try await GatewayHarness.start(tls: .init(development: true)) {
-            $0.routes.insert(.init(prefix: "/echo", access: .open), at: 0)
-            $0.maxConnectionsPerClient = 2
-        }
+        let (harness, ca) = try await Self.gateway { $0.maxConnectionsPerClient = 2 }
         Cleanup.after { try await harness.stop() }
-        let ca = harness.folder.appendingPathComponent("gateway-ca.pem").path
-        try Data(try #require(harness.gateway.tls?.chainPEM).utf8).write(to: URL(fileURLWithPath: ca))
         let held = try Self.object(try await PythonPeer.run("http2_peer.py", ["held", "127.0.0.1", "\(harness.port)", ca, "/echo/held", "5"]))
         // Two wait for their bodies; the three past the limit are refused at once.
         #expect(held["statuses"] as? [Int] == [429, 429, 429], "\(held)")
@@ -201,7 +200,7 @@ import Testing
     /// A connection that never finishes its TLS handshake — half a ClientHello, or nothing — is
     /// closed after the request timeout (no HTTP handler, and so no idle timer, is on it yet).
     @Test func aHandshakeThatNeverEndsIsClosed() async throws {
-        let harness = try await GatewayHarness.start(tls: .init(development: true)) { $0.requestTimeoutSeconds = 1 }
+        let (harness, _) = try await Self.gateway { $0.requestTimeoutSeconds = 1 }
         Cleanup.after { try await harness.stop() }
         let script = """
             import socket, sys, time

@@ -44,12 +44,6 @@ extension SignetRequestContextProtocol {
     /// The mutual-TLS peer certificate (DER), `nil` without TLS or without a certificate.
     func peerCertificateDER() async throws -> [UInt8]? {
         guard let channel else { return nil }
-        do {
-            return try await channel.nioSSL_peerCertificate().get()?.toDERBytes()
-        } catch {
-            // An HTTP/2 stream's TLS is its connection's: the stream channel's parent.
-            guard let connection = channel.parent else { throw error }
-            return try await connection.nioSSL_peerCertificate().get()?.toDERBytes()
-        }
+        return try await channel.connection.nioSSL_peerCertificate().get()?.toDERBytes()
     }
 }

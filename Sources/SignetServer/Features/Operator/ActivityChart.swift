@@ -15,8 +15,6 @@ struct ActivityChart: Sendable {
     }
 
     let title: String
-    /// Minutes per bar.
-    let bucketMinutes: Int
     /// The y axis's unit: `requests / min`, `requests / 15 min`.
     let unit: String
     let acceptedPath: String
@@ -48,7 +46,6 @@ struct ActivityChart: Sendable {
     ///   - tickMinutes: Minutes between the time axis's labels, on the clock's round values.
     init(title: String, counts: [ActivityCount], lastMinute: Int64, minutes: Int, bucketMinutes: Int, tickMinutes: Int) {
         self.title = title
-        self.bucketMinutes = bucketMinutes
         unit = bucketMinutes == 1 ? "requests / min" : "requests / \(bucketMinutes) min"
         let buckets = minutes / bucketMinutes
         // Bars end on the current bucket's boundary, so a bucket is always whole minutes of the clock.

@@ -107,7 +107,7 @@ struct PlayIntegrityFeature: GatewayFeature {
             check: check(httpClient: listener.httpClient),
             metrics: dependencies.metrics,
             clock: dependencies.clock,
-            limiter: decodes.perKey,
+            perKey: decodes.perKey,
             perSource: decodes.perSource,
             overall: decodes.overall
         )

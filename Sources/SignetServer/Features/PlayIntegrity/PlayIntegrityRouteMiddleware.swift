@@ -26,7 +26,7 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
     let metrics: SignetMetrics?
     let clock: @Sendable () -> Date
     /// Standard tokens decoded per key per minute.
-    let limiter: SharedSourceLimiter
+    let perKey: SharedSourceLimiter
     /// The same per client address: free device keys do not multiply a client's allowance.
     let perSource: SharedSourceLimiter
     /// All clients together (`standard.decodesPerMinute`), under Google's daily quota.
@@ -69,7 +69,7 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
         // A standard token costs a call to Google from the gateway, against a daily quota: bounded per key.
         // Past any bound: `429 rate_limited` with Retry-After; classic tokens (decoded here) go on.
         if standard {
-            try await limiter.admit(verified.keyID, now: now, refusing: "too many Play Integrity decodes for this key")
+            try await perKey.admit(verified.keyID, now: now, refusing: "too many Play Integrity decodes for this key")
             try await perSource.admit(context.clientAddress, now: now, refusing: "too many Play Integrity decodes from this client")
             try await overall.admit("all", now: now, refusing: "this gateway's Play Integrity decodes for this minute are spent")
         }
