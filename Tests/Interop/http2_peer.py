@@ -17,10 +17,10 @@ client never sends (the floods of 2023 and oversized header lists).
   http2_peer.py streams HOST PORT CA_FILE PATH COUNT
       opens COUNT streams at once without waiting for SETTINGS to be honoured; prints
       {"refused", "answered", "goaway"}: streams past the server's limit are refused.
-  http2_peer.py held HOST PORT CA_FILE PATH COUNT [unannounced]
+  http2_peer.py held HOST PORT CA_FILE PATH COUNT [announced|unannounced] [SECONDS]
       opens COUNT POST streams whose bodies never come (10 bytes announced, or no content-length
-      with `unannounced`, none sent), reads for two seconds; prints {"statuses": [...]} of the
-      answers that came meanwhile.
+      with `unannounced`, none sent), reads for SECONDS (2); prints {"answers": ["STATUS REASON"...]}
+      of the answers that came whole meanwhile, in the order they ended.
   http2_peer.py big-headers HOST PORT CA_FILE PATH BYTES
       one GET PATH with a header field of BYTES; prints {"status"} or {"reset", "goaway"}.
 """
@@ -182,7 +182,7 @@ def streams(host, port, ca_file, path, count):
     print(json.dumps(result))
 
 
-def held(host, port, ca_file, path, count, announce="announced"):
+def held(host, port, ca_file, path, count, announce="announced", seconds="2"):
     tls, connection = connect(host, port, ca_file)
     read_events(tls, connection)
     for _ in range(int(count)):
@@ -192,17 +192,36 @@ def held(host, port, ca_file, path, count, announce="announced"):
         headers[0] = (":method", "POST")
         connection.send_headers(stream, headers, end_stream=False)
     tls.sendall(connection.data_to_send())
-    tls.settimeout(2)
-    statuses = []
+    tls.settimeout(float(seconds))
+    statuses, bodies, ended = {}, {}, []
+    closed = False
     while True:
-        events = read_events(tls, connection)
-        if events is None:
+        try:
+            data = tls.recv(65536)
+        except (socket.timeout, ssl.SSLError, OSError):
+            break  # still open when the time was up
+        if not data:
+            closed = True
             break
+        events = connection.receive_data(data)
+        tls.sendall(connection.data_to_send())
         for event in events:
             if isinstance(event, h2.events.ResponseReceived):
-                statuses.append(int(dict(event.headers)[":status"]))
+                statuses[event.stream_id] = int(dict(event.headers)[":status"])
+            elif isinstance(event, h2.events.DataReceived):
+                bodies[event.stream_id] = bodies.get(event.stream_id, b"") + event.data
+                connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.StreamEnded):
+                ended.append(event.stream_id)
     tls.close()
-    print(json.dumps({"statuses": statuses}))
+    answers = []
+    for stream in ended:
+        try:
+            reason = json.loads(bodies.get(stream, b"{}")).get("reason")
+        except ValueError:
+            reason = None
+        answers.append(f"{statuses.get(stream)} {reason}")
+    print(json.dumps({"answers": answers, "closed": closed}))
 
 
 def big_headers(host, port, ca_file, path, size):

@@ -133,7 +133,10 @@ struct RequestCompletionResponder: HTTPResponder {
         )
         context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
         var response = ProblemResponse.make(error, debug: debug)
-        if error.code == .requestTooSlow || error.code == .clientClosedRequest {
+        // An HTTP/1.1 connection is closed after such an answer; an HTTP/2 stream is reset and its
+        // connection serves the others (there `Connection` is malformed: SwiftNIO refuses the
+        // answer and Hummingbird ends the whole connection, every other stream with it).
+        if error.code == .requestTooSlow || error.code == .clientClosedRequest, context.channel?.isHTTP2Stream != true {
             response.headers[.connection] = "close"
         }
         return response
