@@ -53,6 +53,23 @@ public final class ScoresBackend: Sendable {
             return try Self.json(top, status: .ok)
         }
         router.get("/scores/received") { _, _ in "\(backend.receivedCount)" }
+        // A large answer, written in 64 KiB pieces as the reader takes them (at most 64 MiB).
+        router.get("/large/:bytes") { _, context in
+            let total = min(context.parameters.get("bytes", as: Int.self) ?? 0, 64 << 20)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/octet-stream"],
+                body: ResponseBody(contentLength: total) { writer in
+                    let piece = ByteBuffer(repeating: 0x61, count: 64 << 10)
+                    var left = total
+                    while left > 0 {
+                        try await writer.write(left >= piece.readableBytes ? piece : piece.getSlice(at: 0, length: left)!)
+                        left -= piece.readableBytes
+                    }
+                    try await writer.finish(nil)
+                }
+            )
+        }
         router.get("/echo/headers") { request, _ in
             var fields: [String: String] = [:]
             for field in request.headers { fields[field.name.canonicalName] = field.value }
@@ -62,7 +79,7 @@ public final class ScoresBackend: Sendable {
             router.on("/echo/**", method: method) { request, _ in
                 var fields: [String: String] = [:]
                 for field in request.headers { fields[field.name.canonicalName] = field.value }
-                var body = request.body
+                let body = request.body
                 let bytes = try await body.collect(upTo: 16 << 20).readableBytes
                 let echo = Echo(method: request.method.rawValue, path: request.uri.description, headers: fields, bodyBytes: bytes)
                 return try Self.json(echo, status: .ok)

@@ -28,8 +28,15 @@ public final class ActivityRecorder: Sendable {
     private let maximumPendingRefusals: Int
     private let maximumPendingDevices = 100_000
     private let clock: @Sendable () -> Date
+    /// The instance each refusal is recorded as refused by.
+    public let instance: String?
 
-    public init(maximumPendingRefusals: Int = 1_000, clock: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        instance: String? = nil,
+        maximumPendingRefusals: Int = 1_000,
+        clock: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.instance = instance
         self.maximumPendingRefusals = maximumPendingRefusals
         self.clock = clock
     }
@@ -63,7 +70,8 @@ public final class ActivityRecorder: Sendable {
             method: method,
             path: path,
             keyID: keyID,
-            source: source
+            source: source,
+            instance: instance
         )
         pending.withLock { pending in
             guard pending.refusals.count < maximumPendingRefusals else {

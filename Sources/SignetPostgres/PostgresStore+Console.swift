@@ -43,12 +43,14 @@ extension PostgresStore {
             // Arrays of optionals do not bind; an empty string stands for none.
             let keyIDs = refusals.map { $0.keyID ?? "" }
             let sources = refusals.map { $0.source ?? "" }
+            let instances = refusals.map { $0.instance ?? "" }
             _ = try await count(
                 """
-                INSERT INTO refusals (at, reason, status, method, path, key_id, source)
-                SELECT a, r, s::int, m, p, NULLIF(k, ''), NULLIF(src, '')
+                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance)
+                SELECT a, r, s::int, m, p, NULLIF(k, ''), NULLIF(src, ''), NULLIF(i, '')
                 FROM UNNEST(\(at)::bigint[], \(reasons)::text[], \(statuses)::bigint[], \(methods)::text[],
-                    \(paths)::text[], \(keyIDs)::text[], \(sources)::text[]) AS t(a, r, s, m, p, k, src)
+                    \(paths)::text[], \(keyIDs)::text[], \(sources)::text[], \(instances)::text[])
+                    AS t(a, r, s, m, p, k, src, i)
                 ORDER BY a RETURNING 1
                 """
             )
@@ -74,20 +76,20 @@ extension PostgresStore {
         let query: PostgresQuery =
             if let reason {
                 """
-                SELECT id, at, reason, status, method, path, key_id, source FROM refusals
+                SELECT id, at, reason, status, method, path, key_id, source, instance FROM refusals
                 WHERE reason = \(reason) AND id < \(before) ORDER BY id DESC LIMIT \(limit)
                 """
             } else {
                 """
-                SELECT id, at, reason, status, method, path, key_id, source FROM refusals
+                SELECT id, at, reason, status, method, path, key_id, source, instance FROM refusals
                 WHERE id < \(before) ORDER BY id DESC LIMIT \(limit)
                 """
             }
         var result: [RefusalRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, at, reason, status, method, path, keyID, source) in rows.decode(
-                (Int64, Int64, String, Int32, String, String, String?, String?).self
+            for try await (id, at, reason, status, method, path, keyID, source, instance) in rows.decode(
+                (Int64, Int64, String, Int32, String, String, String?, String?, String?).self
             ) {
                 result.append(
                     RefusalRecord(
@@ -98,7 +100,8 @@ extension PostgresStore {
                         method: method,
                         path: path,
                         keyID: keyID,
-                        source: source
+                        source: source,
+                        instance: instance
                     )
                 )
             }

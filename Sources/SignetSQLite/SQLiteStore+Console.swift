@@ -35,14 +35,14 @@ extension SQLiteStore {
         for batch in refusals.chunked(Self.batchRows) {
             try await run(
                 """
-                INSERT INTO refusals (at, reason, status, method, path, key_id, source)
-                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
                 """,
                 batch.flatMap { refusal -> [SQLiteData] in
                     [
                         .integer(Self.millis(refusal.at)), .text(refusal.reason), .integer(refusal.status),
                         .text(refusal.method), .text(refusal.path), refusal.keyID.map { .text($0) } ?? .null,
-                        refusal.source.map { .text($0) } ?? .null,
+                        refusal.source.map { .text($0) } ?? .null, refusal.instance.map { .text($0) } ?? .null,
                     ]
                 }
             )
@@ -85,7 +85,8 @@ extension SQLiteStore {
                 method: method,
                 path: path,
                 keyID: row.column("key_id")?.string,
-                source: row.column("source")?.string
+                source: row.column("source")?.string,
+                instance: row.column("instance")?.string
             )
         }
     }

@@ -202,6 +202,8 @@ public final class SQLiteStore: SignetStorage {
             "CREATE INDEX attestation_batches_time ON attestation_batches (batch, attested_at)",
             "CREATE INDEX attestation_batches_age ON attestation_batches (attested_at)",
         ],
+        // 10: which gateway instance refused a request (the console's refusals, several instances).
+        ["ALTER TABLE refusals ADD COLUMN instance TEXT"],
     ]
 
     private func migrate() async throws {

@@ -21,6 +21,10 @@ client never sends (the floods of 2023 and oversized header lists).
       opens COUNT POST streams whose bodies never come (10 bytes announced, or no content-length
       with `unannounced`, none sent), reads for SECONDS (2); prints {"answers": ["STATUS REASON"...]}
       of the answers that came whole meanwhile, in the order they ended.
+  http2_peer.py unread HOST PORT CA_FILE PATH FIRST THEN [SECONDS]
+      with a receive window of 0, so no answer's body can ever come: opens FIRST GET streams,
+      waits for their answers' heads, opens THEN more, and reads for SECONDS (3); prints
+      {"statuses": [STATUS...]} of the answers' heads in the order they came.
   http2_peer.py big-headers HOST PORT CA_FILE PATH BYTES
       one GET PATH with a header field of BYTES; prints {"status"} or {"reset", "goaway"}.
 """
@@ -61,12 +65,15 @@ async def send(ca_file, requests_file):
     print(json.dumps(answers))
 
 
-def connect(host, port, ca_file):
+def connect(host, port, ca_file, window=None):
     context = ssl.create_default_context(cafile=ca_file)
     context.set_alpn_protocols(["h2"])
     raw = socket.create_connection((host, int(port)), timeout=10)
     tls = context.wrap_socket(raw, server_hostname="localhost")
     connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    if window is not None:
+        connection.local_settings = h2.settings.Settings(
+            client=True, initial_values={h2.settings.SettingCodes.INITIAL_WINDOW_SIZE: window})
     connection.initiate_connection()
     tls.sendall(connection.data_to_send())
     return tls, connection
@@ -224,6 +231,38 @@ def held(host, port, ca_file, path, count, announce="announced", seconds="2"):
     print(json.dumps({"answers": answers, "closed": closed}))
 
 
+def unread(host, port, ca_file, path, first, then, seconds="3"):
+    tls, connection = connect(host, port, ca_file, window=0)
+    read_events(tls, connection)
+    statuses = []
+
+    def open_streams(count):
+        for _ in range(int(count)):
+            connection.send_headers(connection.get_next_available_stream_id(), request_headers(host, port, path), end_stream=True)
+        tls.sendall(connection.data_to_send())
+
+    def read_until(done):
+        while not done():
+            try:
+                data = tls.recv(65536)
+            except (socket.timeout, ssl.SSLError, OSError):
+                return
+            if not data:
+                return
+            for event in connection.receive_data(data):
+                if isinstance(event, h2.events.ResponseReceived):
+                    statuses.append(int(dict(event.headers)[":status"]))
+            tls.sendall(connection.data_to_send())
+
+    tls.settimeout(float(seconds))
+    open_streams(first)
+    read_until(lambda: len(statuses) >= int(first))
+    open_streams(then)
+    read_until(lambda: False)
+    tls.close()
+    print(json.dumps({"statuses": statuses}))
+
+
 def big_headers(host, port, ca_file, path, size):
     tls, connection = connect(host, port, ca_file)
     read_events(tls, connection)
@@ -260,6 +299,8 @@ def main(arguments):
         streams(*rest)
     elif command == "held":
         held(*rest)
+    elif command == "unread":
+        unread(*rest)
     elif command == "big-headers":
         big_headers(*rest)
     else:

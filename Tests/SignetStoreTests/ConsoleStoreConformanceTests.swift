@@ -11,7 +11,7 @@ import Testing
     static let kinds = StoreConformanceTests.kinds
     let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-    func refusal(_ reason: String, at offset: TimeInterval, keyID: String? = nil) -> RefusalRecord {
+    func refusal(_ reason: String, at offset: TimeInterval, keyID: String? = nil, instance: String? = nil) -> RefusalRecord {
         RefusalRecord(
             at: t0.addingTimeInterval(offset),
             reason: reason,
@@ -19,7 +19,8 @@ import Testing
             method: "POST",
             path: "/scores",
             keyID: keyID,
-            source: "192.0.2.7"
+            source: "192.0.2.7",
+            instance: instance
         )
     }
 
@@ -42,7 +43,7 @@ import Testing
                 ActivityCount(minute: minute, outcome: "accepted", count: 3),
                 ActivityCount(minute: minute + 1, outcome: "rejected", reason: "nonce_replayed", count: 1),
             ],
-            refusals: [refusal("nonce_replayed", at: 61)],
+            refusals: [refusal("nonce_replayed", at: 61, instance: "gw-b")],
             lastSeen: [:]
         )
         let counts = Set(try await store.activityCounts(since: minute))
@@ -59,6 +60,7 @@ import Testing
         #expect(all.map(\.reason) == ["nonce_replayed", "signature_invalid", "signature_invalid"])
         #expect(all[0].id > all[1].id && all[1].id > all[2].id)
         #expect(all[2].keyID == "k1" && all[1].keyID == nil && all[2].source == "192.0.2.7")
+        #expect(all[0].instance == "gw-b" && all[1].instance == nil, "the instance that refused, when named")
         #expect(all[2].at == t0.addingTimeInterval(1) && all[2].status == 401 && all[2].path == "/scores")
         let page = try await store.refusals(reason: nil, before: all[0].id, limit: 1)
         #expect(page == [all[1]])

@@ -254,8 +254,11 @@ public final class GatewayHarness: Sendable {
             if let upstream {
                 gateways.append(try await inProcess(configuration, upstream: upstream, clock: clock?.read ?? Date.init, logger: gatewayLogger ?? logger))
             } else {
-                for _ in 0..<instances {
-                    gateways.append(Instance(try await RunningGateway.start(configuration, logger: gatewayLogger ?? logger)))
+                for index in 0..<instances {
+                    // Several instances go by names of their own, as behind a balancer.
+                    var own = configuration
+                    if instances > 1, own.instance == nil { own.instance = "instance-\(index)" }
+                    gateways.append(Instance(try await RunningGateway.start(own, logger: gatewayLogger ?? logger)))
                 }
             }
         } catch {

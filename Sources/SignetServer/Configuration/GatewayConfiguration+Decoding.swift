@@ -103,8 +103,8 @@ extension GatewayConfiguration {
 
     /// Reads a JSON file, then applies `SIGNET_LISTEN_HOST`, `SIGNET_LISTEN_PORT`, `SIGNET_UPSTREAM`,
     /// `SIGNET_STORE` (a file path or a `postgres://` URL), `SIGNET_PUBLIC_SCHEME`,
-    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_ADMIN_LISTEN_PORT`, `SIGNET_DEBUG` and
-    /// `SIGNET_DEVELOPMENT`.
+    /// `SIGNET_PUBLIC_AUTHORITY`, `SIGNET_ADMIN_TOKEN`, `SIGNET_ADMIN_LISTEN_PORT`, `SIGNET_INSTANCE`,
+    /// `SIGNET_DEBUG` and `SIGNET_DEVELOPMENT`.
     ///
     /// - Throws: ``ConfigurationError``: placed in the file at its key's line and column.
     public static func load(file: String?, environment: [String: String]) throws -> GatewayConfiguration {
@@ -153,6 +153,7 @@ extension GatewayConfiguration {
         if let scheme = environment["SIGNET_PUBLIC_SCHEME"] { publicScheme = scheme }
         if let authority = environment["SIGNET_PUBLIC_AUTHORITY"] { publicAuthority = authority }
         if let token = environment["SIGNET_ADMIN_TOKEN"] { adminToken = token }
+        if let instance = environment["SIGNET_INSTANCE"] { self.instance = instance }
         if let debug = environment["SIGNET_DEBUG"] { self.debug = try Self.flag(debug, "SIGNET_DEBUG") }
         if let development = environment["SIGNET_DEVELOPMENT"] {
             self.development = try Self.flag(development, "SIGNET_DEVELOPMENT")

@@ -84,6 +84,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     }
 
     public var listen = Listen()
+    /// This instance's name in the console's refusals and the metrics' `signet_build_info`: the
+    /// host name when absent (a container's is its id; set it where that says nothing). Letters,
+    /// digits, `.`, `_`, `:` and `-`, at most 64.
+    public var instance: String?
     /// The protected backend, e.g. `http://127.0.0.1:9000`.
     public var upstream: String
     /// Scheme and authority clients sign (`https`, `api.example.com`) when a proxy terminates TLS.
@@ -184,6 +188,25 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
         }
     }
 
+    /// The name this instance goes by: ``instance``, else the host name (cut to a valid name).
+    public var instanceName: String {
+        if let instance { return instance }
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "signet" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let kept = String(name.unicodeScalars.filter { Self.instanceCharacters.contains($0) }.prefix(64))
+        return kept.isEmpty ? "signet" : kept
+    }
+
+    private static let instanceCharacters = CharacterSet(
+        charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-"
+    )
+
+    /// Whether `name` is a valid ``instance``.
+    public static func isInstanceName(_ name: String) -> Bool {
+        (1...64).contains(name.unicodeScalars.count) && name.unicodeScalars.allSatisfy { instanceCharacters.contains($0) }
+    }
+
     /// The apps' listener's connection limit: ``maxConnections``, or what the file descriptors allow.
     public var connectionLimit: Int {
         maxConnections ?? Self.connectionLimit(fileDescriptors: Self.fileDescriptorLimit)
@@ -219,6 +242,12 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
         }
         guard (1...3600).contains(requestTimeoutSeconds) else {
             throw ConfigurationError.invalid("requestTimeoutSeconds", "requestTimeoutSeconds is between 1 and 3600")
+        }
+        if let instance, !Self.isInstanceName(instance) {
+            throw ConfigurationError.invalid(
+                "instance",
+                "instance is 1 to 64 letters, digits, '.', '_', ':' or '-' (\(instance.prefix(80).debugDescription) is not)"
+            )
         }
         guard (50...60000).contains(storeTimeoutMilliseconds) else {
             throw ConfigurationError.invalid("storeTimeoutMilliseconds", "storeTimeoutMilliseconds is between 50 and 60000")

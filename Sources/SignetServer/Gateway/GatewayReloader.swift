@@ -135,6 +135,8 @@ public final class GatewayReloader: Service, Sendable {
         }
         changed += FeatureRegistry.types.flatMap { $0.restartOnlyChanges(from: old, to: new) }
         if old.sweepIntervalSeconds != new.sweepIntervalSeconds { changed.append("sweepIntervalSeconds") }
+        // The console's recorder is carried across reloads with the name it was made with.
+        if old.instance != new.instance { changed.append("instance") }
         // Made into each listener's connection handlers at start.
         if old.requestTimeoutSeconds != new.requestTimeoutSeconds { changed.append("requestTimeoutSeconds") }
         if old.maxConnections != new.maxConnections { changed.append("maxConnections") }

@@ -15,7 +15,8 @@ import SignetMiddleware
 /// its head arrived past the window, nor the configuration of that moment past a reload.
 ///
 /// In order:
-/// 1. Behind trusted proxies, the client's requests in progress are bounded (``ClientRequestLimiter``).
+/// 1. Behind trusted proxies and over HTTP/2, the client's requests in progress are bounded until
+///    their answers are written (``ClientRequestLimiter``).
 /// 2. The head is screened where a route needs a signature: no signature, an unparseable one, an
 ///    unknown key or an owner the route does not admit is refused before a byte of body is
 ///    buffered (`SignetRequestVerifier.screen`). Passing decides nothing.
@@ -49,13 +50,16 @@ struct RequestCompletionResponder: HTTPResponder {
 
     func respond(to request: Request, context: Context) async throws -> Response {
         guard let clientRequests else { return try await complete(request, context: context) }
+        let slot: ClientRequestLimiter.Slot
         do {
-            return try await clientRequests.limiter.run(client: context.clientAddress, limit: clientRequests.perClient) {
-                try await complete(request, context: context)
-            }
-        } catch let error as SignetError where error.code == .connectionLimit {
+            slot = try clientRequests.limiter.enter(client: context.clientAddress, limit: clientRequests.perClient)
+        } catch let error as SignetError {
             return refuse(error, request, context)
         }
+        // Held until the answer is written: a stream whose reader never reads holds its place.
+        var response = try await complete(request, context: context)
+        response.body = slot.held(by: response.body)
+        return response
     }
 
     private func complete(_ request: Request, context: Context) async throws -> Response {

@@ -118,7 +118,7 @@ public struct SignetGateway: Sendable {
         if !validated { try configuration.validate() }
         self.configuration = configuration
         self.logger = logger
-        activity = previous?.activity ?? ActivityRecorder(clock: clock)
+        activity = previous?.activity ?? ActivityRecorder(instance: configuration.instanceName, clock: clock)
         exposition = previous?.exposition ?? PrometheusExposition(activity: activity)
         metrics = exposition.metrics
         if previous == nil { metrics.prepareReloadCounts() }

@@ -12,12 +12,15 @@ struct PrometheusExposition: Sendable {
     let metrics: SignetMetrics
     /// A hash of the configuration in force (``configurationLoaded(_:)``); kept by a reload.
     private let configurationHash = SharedHash()
+    /// This instance's name (`signet_build_info`'s `instance_name` label; a valid name needs no escaping).
+    private let instance: String
 
     final class SharedHash: Sendable {
         let value = Mutex("")
     }
 
     init(activity: ActivityRecorder? = nil) {
+        instance = activity?.instance ?? ""
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
             .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
@@ -30,11 +33,14 @@ struct PrometheusExposition: Sendable {
     /// Says which configuration is in force (`signet_configuration_info`): the first 16 hex digits
     /// of an HMAC-SHA256 of its JSON (keys sorted) under its admin token — `/metrics` is served only
     /// with one — so that whoever reads the metrics cannot test guesses at a secret in it; instances
-    /// on the same configuration share the token and show the same hash.
+    /// on the same configuration share the token and show the same hash (their `instance` names
+    /// left out).
     func configurationLoaded(_ configuration: GatewayConfiguration) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let json = (try? encoder.encode(configuration)) ?? Data()
+        var shared = configuration
+        shared.instance = nil
+        let json = (try? encoder.encode(shared)) ?? Data()
         let key = SymmetricKey(data: Data((configuration.adminToken ?? "").utf8))
         let hash = HMAC<SHA256>.authenticationCode(for: json, using: key).prefix(8).map { String(format: "%02x", $0) }.joined()
         configurationHash.value.withLock { $0 = hash }
@@ -48,7 +54,7 @@ struct PrometheusExposition: Sendable {
         let hash = configurationHash.value.withLock { $0 }
         let own = """
             # TYPE signet_build_info gauge
-            signet_build_info{version="\(SignetVersion.current)"} 1
+            signet_build_info{version="\(SignetVersion.current)",instance_name="\(instance)"} 1
             # TYPE signet_configuration_info gauge
             signet_configuration_info{hash="\(hash)"} 1
 

@@ -19,6 +19,9 @@ public struct RefusalRecord: Sendable, Hashable {
     public var keyID: String?
     /// The client address.
     public var source: String?
+    /// The gateway instance that refused it (`instance`, the host name by default): which of
+    /// several behind a balancer to look at.
+    public var instance: String?
 
     public init(
         id: Int64 = 0,
@@ -28,7 +31,8 @@ public struct RefusalRecord: Sendable, Hashable {
         method: String,
         path: String,
         keyID: String? = nil,
-        source: String? = nil
+        source: String? = nil,
+        instance: String? = nil
     ) {
         self.id = id
         self.at = at
@@ -39,10 +43,12 @@ public struct RefusalRecord: Sendable, Hashable {
         self.path = String(path.prefix { $0 != "?" }.prefix(Self.maximumPathLength))
         self.keyID = keyID.map { String($0.prefix(Self.maximumKeyIDLength)) }
         self.source = source.map { String($0.prefix(64)) }
+        self.instance = instance.map { String($0.prefix(Self.maximumInstanceLength)) }
     }
 
     public static let maximumPathLength = 256
     public static let maximumKeyIDLength = 128
+    public static let maximumInstanceLength = 64
     /// How long refusals are kept before a sweep deletes them.
     public static let retention: TimeInterval = 7 * 86_400
     /// How many refusals a store keeps at most; a sweep deletes the oldest beyond it.

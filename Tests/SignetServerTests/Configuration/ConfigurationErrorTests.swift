@@ -143,10 +143,28 @@ import Testing
         (#"{"upstream": "http://x", "requestTimeoutSeconds": 0}"#, "requestTimeoutSeconds"),
         (#"{"upstream": "http://x", "maxConnections": 0}"#, "maxConnections"),
         (#"{"upstream": "http://x", "maxConnectionsPerClient": 0}"#, "maxConnectionsPerClient"),
+        (#"{"upstream": "http://x", "instance": ""}"#, "instance"),
+        (#"{"upstream": "http://x", "instance": "gw a"}"#, "instance"),
+        (#"{"upstream": "http://x", "instance": "gw\"} 1\n"}"#, "instance"),
     ])
     func connectionAndDeadlineSettingsAreBounded(_ text: String, _ path: String) throws {
         let configuration = try GatewayConfiguration.decode(Data(text.utf8))
         let error = try #require(#expect(throws: ConfigurationError.self) { try configuration.validate() })
         #expect(error.path == path, "\(error)")
+    }
+
+    /// An instance goes by its host name unless named; a name is checked like any other setting,
+    /// and `SIGNET_INSTANCE` names it per process.
+    @Test func anInstanceIsNamedByItsHostUnlessNamed() throws {
+        let unnamed = try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://x"])
+        #expect(unnamed.instance == nil && GatewayConfiguration.isInstanceName(unnamed.instanceName), "\(unnamed.instanceName)")
+        let named = try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://x", "SIGNET_INSTANCE": "gw-2"])
+        #expect(named.instanceName == "gw-2")
+        let error = try #require(
+            #expect(throws: ConfigurationError.self) {
+                try GatewayConfiguration.load(file: nil, environment: ["SIGNET_UPSTREAM": "http://x", "SIGNET_INSTANCE": "a/b"])
+            }
+        )
+        #expect(error.path == "instance", "\(error)")
     }
 }

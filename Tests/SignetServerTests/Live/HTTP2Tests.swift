@@ -187,6 +187,28 @@ import Testing
         #expect(held["answers"] as? [String] == Array(repeating: "429 connection_limit", count: 3), "\(held)")
     }
 
+    /// A request stays in progress until its answer is written: streams whose reader never opens
+    /// its window each hold a large answer, and with it a connection to the upstream, so past the
+    /// limit the client's next streams are refused, not given more of the upstream's connections.
+    @Test func anAnswerNobodyReadsHoldsItsPlace() async throws {
+        let (harness, ca) = try await Self.gateway {
+            $0.maxConnectionsPerClient = 2
+            $0.routes.insert(.init(prefix: "/large", access: .open), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let unread = try Self.object(
+            try await PythonPeer.run("http2_peer.py", ["unread", "127.0.0.1", "\(harness.port)", ca, "/large/4194304", "2", "3"]))
+        // Two answers' heads come and their bodies never can; the three asked for after are refused.
+        #expect(unread["statuses"] as? [Int] == [200, 200, 429, 429, 429], "\(unread)")
+        // Those streams gone with their connection, the client's places are free again.
+        var status = ""
+        for _ in 0..<50 where status != "2 200" {
+            status = try await Self.curl(["--cacert", ca, "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}", harness.base + "/large/1000"])
+            if status != "2 200" { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(status == "2 200")
+    }
+
     /// An HTTP/2 body need not announce its length: a POST to a signature route is still judged
     /// from its head, refused before a byte of its body has come.
     @Test func anUnsignedPostIsRefusedFromItsHeadWithoutALength() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import SignetPostgres
 import SignetServer
+import SignetStore
 import SignetTestSupport
 import Testing
 
@@ -43,6 +44,14 @@ import Testing
         }
         #expect(issued == 60)
         #expect(retryAfters.allSatisfy { (1...60).contains($0) }, "\(retryAfters)")
+        // Each refusal is kept with the instance that refused it (the console's Instance column).
+        var instances: Set<String> = []
+        for _ in 0..<50 where instances.count < 2 {
+            try await Task.sleep(for: .milliseconds(100))
+            let refused = try await harness.store.refusals(reason: "rate_limited", before: nil, limit: 200)
+            instances = Set(refused.compactMap(\.instance))
+        }
+        #expect(instances == ["instance-0", "instance-1"])
         // A reload gives the source no fresh allowance.
         let reloader = harness.gateways[0].reloader
         try reloader.reload(to: try #require(reloader.configuration))

@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func theMetricsAnswerAnOperatorsQuestions() async throws {
-        let harness = try await GatewayHarness.start(transport: .router)
+        let harness = try await GatewayHarness.start(transport: .router) { $0.instance = "gw-a.example:1" }
         Cleanup.after { try await harness.stop() }
         let device = try await harness.register()
         let signed = try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())
@@ -105,7 +105,7 @@ import Testing
         for family in families {
             #expect(lines.contains { $0.hasPrefix("# HELP \(family) ") && $0.count > "# HELP \(family) ".count + 10 }, "\(family)")
         }
-        #expect(value("signet_build_info", ["version": SignetVersion.current]) == 1)
+        #expect(value("signet_build_info", ["version": SignetVersion.current, "instance_name": "gw-a.example:1"]) == 1)
         #expect(lines.contains { $0.wholeMatch(of: /signet_configuration_info\{hash="[0-9a-f]{16}"\} 1/) != nil }, "\(text)")
         #expect((value("process_resident_memory_bytes", [:]) ?? lines.first { $0.hasPrefix("process_resident_memory_bytes ") }.flatMap { Double($0.split(separator: " ")[1]) } ?? 0) > 1_000_000)
         #expect(lines.contains { $0.hasPrefix("process_open_fds ") } && lines.contains { $0.hasPrefix("process_start_time_seconds ") })

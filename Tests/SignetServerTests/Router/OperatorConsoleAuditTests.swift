@@ -70,6 +70,8 @@ import Testing
         let refusals = try await browser.get("/signet/admin/refusals?reason=key_revoked").text
         #expect(refusals.contains("<code>key_revoked</code>") && refusals.contains(device.keyID))
         #expect(refusals.contains("<code>POST /scores</code>"))
+        let instance = harness.gateways[0].gateway.configuration.instanceName
+        #expect(refusals.contains("<td>\(instance)</td>"), "each refusal names the instance that refused it")
         let overview = try await browser.get("/signet/admin/overview").text
         #expect(overview.contains("refusals?reason=key_revoked"))
         #expect(overview.contains("refusals?reason=csrf_invalid"), "console refusals are counted too")

@@ -219,10 +219,10 @@ enum ConsoleTemplates {
         <h2 id="grouped">What is refused</h2>
         <table id="refusal-groups">
         <caption>The latest {{grouped}} refusals grouped by reason and request, most frequent first, with the next step</caption>
-        <thead><tr><th scope="col">Refusals</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Sources</th><th scope="col">Last</th><th scope="col">Next step</th></tr></thead>
+        <thead><tr><th scope="col">Refusals</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Sources</th><th scope="col">Instances</th><th scope="col">Last</th><th scope="col">Next step</th></tr></thead>
         <tbody>
         {{#groups}}
-        <tr><td>{{count}}</td><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{sources}}</td><td>{{last}}</td><td>{{advice}}</td></tr>
+        <tr><td>{{count}}</td><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{sources}}</td><td>{{instances}}</td><td>{{last}}</td><td>{{advice}}</td></tr>
         {{/groups}}
         </tbody>
         </table>
@@ -232,10 +232,10 @@ enum ConsoleTemplates {
         {{#hasRefusals}}
         <table id="refusal-table">
         <caption>Latest refusals, newest first</caption>
-        <thead><tr><th scope="col">Time</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Key id</th><th scope="col">Source</th></tr></thead>
+        <thead><tr><th scope="col">Time</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Key id</th><th scope="col">Source</th><th scope="col">Instance</th></tr></thead>
         <tbody>
         {{#refusals}}
-        <tr><td>{{time}}</td><td><code>{{reason}}</code></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{keyID}}</td><td>{{source}}</td></tr>
+        <tr><td>{{time}}</td><td><code>{{reason}}</code></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{keyID}}</td><td>{{source}}</td><td>{{instance}}</td></tr>
         {{/refusals}}
         </tbody>
         </table>

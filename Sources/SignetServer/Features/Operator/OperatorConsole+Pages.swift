@@ -149,13 +149,14 @@ extension OperatorConsole {
                 "groups": (groups?.groups ?? []).map {
                     [
                         "reason": $0.reason, "status": $0.status, "method": $0.method, "path": $0.path, "count": $0.count,
-                        "sources": $0.sources, "last": Self.time($0.last), "advice": $0.advice,
+                        "sources": $0.sources, "instances": $0.instancesText, "last": Self.time($0.last),
+                        "advice": $0.advice,
                     ] as [String: Any]
                 },
                 "refusals": page.map {
                     [
                         "time": Self.time($0.at), "reason": $0.reason, "status": $0.status, "method": $0.method,
-                        "path": $0.path, "keyID": $0.keyID ?? "—", "source": $0.source ?? "—",
+                        "path": $0.path, "keyID": $0.keyID ?? "—", "source": $0.source ?? "—", "instance": $0.instance ?? "—",
                     ] as [String: Any]
                 },
             ]) { $1 }

@@ -3,7 +3,7 @@ import Foundation
 import SignetStore
 
 /// The latest refusals grouped by what was refused — reason, status, method and path — with a
-/// count, the sources, the last time, and what an operator would do next: 106 identical rows
+/// count, the sources, the instances that refused, the last time, and what an operator would do next: 106 identical rows
 /// read as one line.
 struct RefusalGroups: Sendable {
     struct Group: Sendable {
@@ -13,8 +13,17 @@ struct RefusalGroups: Sendable {
         let path: String
         let count: Int
         let sources: Int
+        /// The instances that refused, by name.
+        let instances: [String]
         let last: Date
         let advice: String
+
+        /// The instances as the console shows them: the first three, then how many more.
+        var instancesText: String {
+            guard !instances.isEmpty else { return "—" }
+            let shown = instances.prefix(3).joined(separator: ", ")
+            return instances.count > 3 ? "\(shown) +\(instances.count - 3)" : shown
+        }
     }
 
     /// How many of the latest refusals are grouped.
@@ -27,19 +36,20 @@ struct RefusalGroups: Sendable {
     let total: Int
 
     init(_ refusals: [RefusalRecord]) {
-        var counted: [String: (first: RefusalRecord, count: Int, sources: Set<String>, last: Date)] = [:]
+        var counted: [String: (first: RefusalRecord, count: Int, sources: Set<String>, instances: Set<String>, last: Date)] = [:]
         for refusal in refusals {
             let key = "\(refusal.reason) \(refusal.status) \(refusal.method) \(refusal.path)"
-            var entry = counted[key] ?? (refusal, 0, [], refusal.at)
+            var entry = counted[key] ?? (refusal, 0, [], [], refusal.at)
             entry.count += 1
             if let source = refusal.source { entry.sources.insert(source) }
+            if let instance = refusal.instance { entry.instances.insert(instance) }
             entry.last = max(entry.last, refusal.at)
             counted[key] = entry
         }
         groups = counted.values.sorted { ($0.count, $0.last) > ($1.count, $1.last) }.prefix(Self.shown).map {
             Group(
                 reason: $0.first.reason, status: $0.first.status, method: $0.first.method, path: $0.first.path,
-                count: $0.count, sources: $0.sources.count, last: $0.last, advice: RefusalAdvice.nextStep($0.first.reason)
+                count: $0.count, sources: $0.sources.count, instances: $0.instances.sorted(), last: $0.last, advice: RefusalAdvice.nextStep($0.first.reason)
             )
         }
         total = refusals.count
