@@ -52,10 +52,14 @@ public struct ServerMessage: HTTPMessageView {
         self.body = body
     }
 
+    /// Every line of `name`; `cookie`'s lines as the one line they were split from.
     public func fieldValues(_ name: String) -> [String] {
         var values: [String] = []
         if let hostLine, MessageFields.sameName("host", name) { values.append(hostLine) }
         for field in fields where MessageFields.sameName(field.name.canonicalName, name) { values.append(field.value) }
+        if values.count > 1, MessageFields.sameName("cookie", name) {
+            return [values.map(\.trimmingOWS).joined(separator: "; ")]
+        }
         return values
     }
 
@@ -65,8 +69,11 @@ public struct ServerMessage: HTTPMessageView {
             bytes += hostLine.trimmingOWS.utf8
             found = true
         }
+        // Cookie lines are one cookie-string (RFC 6265 §5.4) that HTTP/2 splits (RFC 9113 §8.2.3):
+        // joined by `; `, as the upstream receives them, not by `, ` as other fields are.
+        let separator = MessageFields.sameName("cookie", name) ? "; " : ", "
         for field in fields where MessageFields.sameName(field.name.canonicalName, name) {
-            if found { bytes += ", ".utf8 }
+            if found { bytes += separator.utf8 }
             found = true
             bytes += field.value.trimmingOWS.utf8
         }

@@ -7,7 +7,8 @@ client never sends (the floods of 2023 and oversized header lists).
   http2_peer.py send CA_FILE REQUESTS_JSON
       sends every request of REQUESTS_JSON ([{"method", "url", "headers": [[name, value]...],
       "body_b64"}]) at once through one httpx client with HTTP/2 on (one connection, a stream
-      each); prints [{"status", "http_version", "reason"}] in the same order.
+      each), each header line as its own field; prints [{"status", "http_version", "reason",
+      "body"}] in the same order.
   http2_peer.py settings HOST PORT CA_FILE
       prints the ALPN protocol chosen and the server's SETTINGS as
       {"alpn", "max_concurrent_streams", "max_header_list_size"}.
@@ -59,7 +60,8 @@ async def send(ca_file, requests_file):
             reason = None
             if response.headers.get("content-type", "").startswith("application/problem+json"):
                 reason = response.json().get("reason")
-            return {"status": response.status_code, "http_version": response.http_version, "reason": reason}
+            return {"status": response.status_code, "http_version": response.http_version, "reason": reason,
+                    "body": response.text[:8192]}
 
         answers = await asyncio.gather(*(one(request) for request in requests))
     print(json.dumps(answers))

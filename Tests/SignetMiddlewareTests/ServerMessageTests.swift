@@ -149,4 +149,19 @@ import Testing
         #expect(fromView.map { $0.name } == ["Content-Digest", "Signature-Input", "Signature"])
         #expect(fromView.map { $0.value } == fromCopy.map { $0.value })
     }
+
+    /// Cookie lines are one cookie-string that HTTP/2 splits (RFC 9113 §8.2.3): the view joins them
+    /// with `; `, as the client signed them and as the upstream receives them, never with `, `.
+    @Test func splitCookiesAreOneLineJoinedBySemicolons() throws {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: .cookie, value: "a=1"))
+        fields.append(HTTPField(name: .contentType, value: "text/plain"))
+        fields.append(HTTPField(name: .cookie, value: " b=2 "))
+        let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/", headerFields: fields)
+        let message = try ServerMessage(request: request, body: ByteBuffer(), scheme: "https")
+        #expect(message.fieldValues("Cookie") == ["a=1; b=2"])
+        #expect(message.combinedField("cookie") == "a=1; b=2")
+        #expect(Self.base(message, ComponentIdentifier("cookie")).hasPrefix("\"cookie\": a=1; b=2\n"))
+        #expect(request.headerFields[.cookie] == "a=1; b=2", "what HTTPTypes gives the upstream")
+    }
 }

@@ -131,6 +131,36 @@ import Testing
         #expect(harness.backend.receivedCount == 24)
     }
 
+    /// HTTP/2 clients split a `Cookie` field into a field per cookie (RFC 9113 §8.2.3). The
+    /// signature covers the one `Cookie` the client signed; the gateway joins the split lines with
+    /// `; ` as the client wrote them, and the upstream receives that same line.
+    @Test func aSignatureOverCookiesHoldsWhenHTTP2SplitsThem() async throws {
+        let (harness, ca) = try await Self.gateway {
+            $0.routes.insert(.init(prefix: "/echo/signed", access: .verified), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let url = harness.base + "/echo/signed"
+        let message = try HTTPMessage.request(
+            method: "POST", uri: url, fields: [("Content-Type", "application/json"), ("Cookie", "session=abc; theme=dark")],
+            body: Array("{}".utf8))
+        let signed = try Self.bank.sign(
+            message, components: [.method, .targetURI, .contentDigest, "content-type", "cookie"], created: Date(),
+            nonce: Nonce.random())
+        let lines = signed.fields.lines.filter { !["content-length", "cookie"].contains($0.name.lowercased()) }
+            .map { [$0.name, $0.value] }
+        let file = harness.folder.appendingPathComponent("cookies.json")
+        try JSONSerialization.data(withJSONObject: [
+            [
+                "method": "POST", "url": url, "body_b64": Base64.encode(signed.body),
+                "headers": lines + [["cookie", "session=abc"], ["cookie", "theme=dark"]],
+            ]
+        ]).write(to: file)
+        let answer = try #require(try Self.answers(try await PythonPeer.run("http2_peer.py", ["send", ca, file.path])).first)
+        #expect(answer["status"] as? Int == 200 && answer["http_version"] as? String == "HTTP/2", "\(answer)")
+        let echo = try JSONDecoder().decode(ScoresBackend.Echo.self, from: Data(try #require(answer["body"] as? String).utf8))
+        #expect(echo.headers["cookie"] == "session=abc; theme=dark", "\(echo.headers)")
+    }
+
     static func answers(_ output: String) throws -> [[String: Any]] {
         try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]])
     }
