@@ -97,6 +97,23 @@ import SignetMiddleware
         for index in 0..<1_000 { _ = await Self.admitted(limiter, "192.0.2.7", at: Self.t0.addingTimeInterval(Double(index) * 0.01)) }
         #expect(store.writes.withLock { $0 } == 5)
     }
+
+    /// A flood from many sources, each within its limit, costs the store at most the budget a
+    /// second: past it this process's count decides, and each source is still held to its limit.
+    @Test func aFloodFromManySourcesCostsTheStoreItsBudgetAtMost() async throws {
+        let store = CountingCounter()
+        let limiter = SharedSourceLimiter("challenges", limit: 2, store: store, storeOperationsPerSecond: 20)
+        var admitted = 0
+        // 3,000 requests over three seconds, from 1,000 sources, three each.
+        for index in 0..<3_000 {
+            let now = Self.t0.addingTimeInterval(Double(index) / 1_000)
+            if await Self.admitted(limiter, "2001:db8:\(index % 1_000)::1", at: now) { admitted += 1 }
+        }
+        #expect(admitted == 2_000, "every source held to 2, counted here where the store was not asked")
+        let writes = store.writes.withLock { $0 }
+        // The bucket's first second, then 20 a second; the third round is refused here, unasked.
+        #expect(writes <= 20 + 3 * 20 && writes >= 2 * 20, "\(writes) writes")
+    }
 }
 
 /// A store whose every count fails, as one does during an outage.

@@ -13,20 +13,31 @@ import SignetStore
 /// (``SourceRateLimiter``), first: a source past the limit here is refused without asking the store,
 /// and when the store cannot count (an outage, past its deadline) this count decides, so a limit
 /// holds per instance rather than failing open or refusing everyone. A limiter without a store is
-/// that count alone.
+/// that count alone. The store is asked at most `storeOperationsPerSecond` times a second
+/// (``StoreOperationBudget``); past that, too, this process's count decides.
 public struct SharedSourceLimiter: Sendable {
     /// What is limited, in the store's subject (`challenges`, `admin-failures`…).
     public let name: String
     /// This process's own count: the bound while the store cannot answer.
     let local: SourceRateLimiter
     let store: (any LoginThrottleStore)?
+    let budget: StoreOperationBudget
 
     public var limit: Int { local.limit }
 
-    public init(_ name: String, limit: Int, store: (any LoginThrottleStore)?, windowSeconds: Int64 = 60) {
+    /// - Parameter storeOperationsPerSecond: What this limit may ask of the store each second, in
+    ///   this process; past it, this process's count decides.
+    public init(
+        _ name: String,
+        limit: Int,
+        store: (any LoginThrottleStore)?,
+        windowSeconds: Int64 = 60,
+        storeOperationsPerSecond: Int = 250
+    ) {
         self.name = name
         self.local = SourceRateLimiter(limit: limit, windowSeconds: windowSeconds)
         self.store = store
+        self.budget = StoreOperationBudget(perSecond: storeOperationsPerSecond)
     }
 
     /// Counts one request from `source`; over the limit, `rate_limited` with `Retry-After` (the
@@ -46,7 +57,7 @@ public struct SharedSourceLimiter: Sendable {
     public func exhausted(_ source: String?, now: Date) async -> Date? {
         // This process's count first: a failure the store missed (its time was up) still counts.
         if local.isExceeded(source, now: now) { return local.windowEnd(source, now: now) }
-        guard let store, let found = try? await store.loginFailures(subjects: [subject(source)], now: now),
+        guard let store, budget.take(now: now), let found = try? await store.loginFailures(subjects: [subject(source)], now: now),
             let window = found[subject(source)], window.count >= limit
         else { return nil }
         return window.windowEnd
@@ -77,10 +88,11 @@ public struct SharedSourceLimiter: Sendable {
         return passed
     }
 
-    /// Counts one against `source` in the store: its window's count, `nil` without a store or when
-    /// the store cannot count now.
+    /// Counts one against `source` in the store: its window's count, `nil` without a store, when
+    /// the store cannot count now, or past this second's budget.
     private func countInStore(_ source: String?, now: Date) async -> LoginFailures? {
-        try? await store?.recordLoginFailure(subject: subject(source), window: local.window, now: now)
+        guard let store, budget.take(now: now) else { return nil }
+        return try? await store.recordLoginFailure(subject: subject(source), window: local.window, now: now)
     }
 
     func subject(_ source: String?) -> String { "limit:\(name):\(IPAddress.sourceKey(source))" }
