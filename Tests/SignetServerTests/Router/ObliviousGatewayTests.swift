@@ -53,13 +53,16 @@ import Testing
         return try OHTTPKeyConfiguration.decodeList(answer.body)
     }
 
-    static func post(_ bytes: [UInt8], to harness: GatewayHarness, contentType: String = "message/ohttp-req") async throws
-        -> GatewayHarness.Answer
-    {
+    static func post(
+        _ bytes: [UInt8],
+        to harness: GatewayHarness,
+        contentType: String = "message/ohttp-req",
+        headers: [(String, String)] = []
+    ) async throws -> GatewayHarness.Answer {
         try await GatewayHarness.send(
             method: "POST",
             url: harness.base + "/signet/v1/ohttp",
-            headers: [("Content-Type", contentType)],
+            headers: [("Content-Type", contentType)] + headers,
             body: bytes
         )
     }
@@ -121,6 +124,29 @@ import Testing
         let top = try HTTPMessage.request(method: "GET", uri: harness.base + "/scores/top")
         let (_, open, _) = try await Self.exchange(Self.binary(top), harness: harness, key: keys[0])
         #expect(open?.head == .response(status: 200))
+    }
+
+    /// The upstream can log an inner request by its own `X-Request-Id`: the client's when it put
+    /// one inside, else one made for it — never the relay's, which would tie the relay's logs to
+    /// the content.
+    @Test func anInnerRequestCarriesARequestIDOfItsOwn() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let key = try #require(try await Self.keys(harness).first)
+        let device = try await harness.register()
+        func echoedID(inside: MessageFields) async throws -> String? {
+            let get = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/headers", fields: inside)
+            let signed = try device.signer.sign(get, created: Date(), nonce: Nonce.random())
+            let sent = try ObliviousClientRequest(encapsulating: Self.binary(signed), to: key)
+            let outer = try await Self.post(sent.bytes, to: harness, headers: [("X-Request-Id", "relay-7")])
+            let inner = try BinaryHTTPMessage(decoding: try sent.openResponse(outer.body))
+            #expect(inner.head == .response(status: 200), "\(Self.reason(inner) ?? "-")")
+            let headers = try JSONDecoder().decode([String: String].self, from: Data(inner.content))
+            return headers["x-request-id"]
+        }
+        let made = try #require(try await echoedID(inside: []))
+        #expect(made != "relay-7" && UUID(uuidString: made) != nil, "\(made)")
+        #expect(try await echoedID(inside: [("X-Request-Id", "app-42")]) == "app-42")
     }
 
     @Test func refusalsInsideTravelEncryptedAndNothingReachesTheUpstream() async throws {

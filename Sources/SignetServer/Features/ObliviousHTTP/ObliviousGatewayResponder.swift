@@ -91,7 +91,7 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
             // The client is who sent the encapsulation: behind trusted proxies, the address they
             // named, never the balancer's (per-source limits, logins, forwarding fields).
             innerContext.signet.clientAddress = context.signet.clientAddress
-            answer = try await inner.respond(to: try Self.request(from: message), context: innerContext)
+            answer = try await inner.respond(to: Self.correlated(try Self.request(from: message)), context: innerContext)
         } catch {
             answer = ProblemResponse.make(ProblemResponse.signetError(from: error), debug: debug)
         }
@@ -107,6 +107,17 @@ struct ObliviousGatewayResponder<Inner: HTTPResponder>: HTTPResponder where Inne
         headers[.cacheControl] = "no-store"
         let sealed = try opened.encapsulateResponse(binary.encoded())
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: sealed)))
+    }
+
+    /// The inner request with an `X-Request-Id` the upstream can log: the client's own when it put
+    /// one inside, else one made here — never the outer request's, which the relay may have set
+    /// and which would tie the relay's logs to the content it must not see.
+    static func correlated(_ request: Request) -> Request {
+        let correlation = RequestCorrelation(request.headers)
+        guard correlation.isNew else { return request }
+        var head = request.head
+        head.headerFields[RequestCorrelation.requestIDField] = correlation.requestID
+        return Request(head: head, body: request.body)
     }
 
     /// The Hummingbird request a Binary HTTP request stands for. The body is exactly the content;
