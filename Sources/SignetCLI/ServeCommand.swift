@@ -51,17 +51,31 @@ struct ServeCommand: AsyncParsableCommand {
                 environment: ProcessInfo.processInfo.environment
             )
         } catch let error as ConfigurationError {
-            throw CommandFailure(error.description)
+            throw failure(error.description, logger: logger)
         } catch let error as SignetError {
-            throw CommandFailure(error.reason)
+            throw failure(error.reason, logger: logger)
         }
         if check {
             do {
                 try configuration.checkFiles()
             } catch let error as ConfigurationError {
-                throw CommandFailure(error.description)
+                throw failure(error.description, logger: logger)
             }
-            print("configuration ok: \(configuration.upstream), store \(configuration.store.sqlite ?? (configuration.store.postgres != nil ? "postgres" : "memory"))")
+            let store = configuration.store.sqlite ?? (configuration.store.postgres != nil ? "postgres" : "memory")
+            guard logFormat == "text" else {
+                // One JSON line, whatever the level: the answer to the question asked.
+                var answer = logger
+                answer.logLevel = .notice
+                answer.notice(
+                    "configuration ok",
+                    metadata: [
+                        "upstream": "\(configuration.upstream)", "store": "\(store)",
+                        "routes": .array(configuration.routeTableLines.map { .string($0) }),
+                    ]
+                )
+                return
+            }
+            print("configuration ok: \(configuration.upstream), store \(store)")
             print(configuration.routeTableLines.joined(separator: "\n"))
             return
         }
@@ -71,13 +85,21 @@ struct ServeCommand: AsyncParsableCommand {
             try await serve(configuration, upstream: upstream, logger: logger, listening: listening)
             logger.notice("signet gateway stopped", metadata: ["address": "\(configuration.listen.host):\(configuration.listen.port)"])
         } catch let error as ConfigurationError {
-            throw CommandFailure(error.description)
+            throw failure(error.description, logger: logger)
         } catch let error as SignetError {
-            throw CommandFailure(error.reason)
+            throw failure(error.reason, logger: logger)
         } catch where !listening.isSet {
             // NIO says "bind(descriptor:ptr:bytes:): Address already in use": name what it bound.
-            throw CommandFailure("cannot listen on \(configuration.listen.host):\(configuration.listen.port): \(error)")
+            throw failure("cannot listen on \(configuration.listen.host):\(configuration.listen.port): \(error)", logger: logger)
         }
+    }
+
+    /// Why the command stops: with JSON logs, a `critical` JSON line and a bare exit status (an
+    /// "Error: …" text line would break the stream a collector parses); otherwise the message.
+    private func failure(_ message: String, logger: Logger) -> any Error {
+        guard logFormat == "json" else { return CommandFailure(message) }
+        logger.critical("signet gateway cannot start", metadata: ["error": "\(message)"])
+        return ExitCode.failure
     }
 
     private func serve(

@@ -478,6 +478,14 @@ extension Array where Element == String {
         let refused = try await SignetProcess.signet(["serve", "--check", "--config", broken.path], in: dir)
         #expect(refused.status != 0 && refused.stderr.contains("upstream"), "\(refused.stderr)")
 
+        // With JSON logs, the answer and the refusal are JSON lines on the log's stream, nothing else.
+        for (file, level) in [(sample, "notice"), (broken.path, "critical")] {
+            let json = try await SignetProcess.signet(["serve", "--check", "--config", file, "--log-format", "json"], in: dir)
+            #expect((json.status == 0) == (level == "notice") && json.stdout.isEmpty, "\(json.stdout)")
+            let objects = json.stderr.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            #expect(objects.count == 1 && objects[0]?["level"] as? String == level, "\(json.stderr)")
+        }
+
         let version = try await SignetProcess.signet(["--version"])
         #expect(version.status == 0 && version.stdout.split(separator: ".").count == 3, "\(version.stdout)")
     }
