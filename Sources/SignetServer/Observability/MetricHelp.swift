@@ -9,7 +9,7 @@ enum MetricHelp {
         "signet_upstream_responses_total": "Answers from the upstream, by status code.",
         "signet_upstream_response_duration_seconds": "How long the upstream took to answer.",
         "signet_store_operation_duration_seconds": "Store operations on the request path (nonce_claim, device_lookup).",
-        "signet_store_errors_total": "Store operations on the request path that failed.",
+        "signet_store_errors_total": "Store operations on the request path that failed, or were refused while the store was down.",
         "signet_store_failures_total": "Store operations that failed: timeout, error, or refused without asking a store that is down.",
         "signet_store_up": "1 while the store answers, 0 while the gateway takes it to be down.",
         "signet_nonce_claims_total": "Nonce claims, by result: claimed the first time, replayed after.",
