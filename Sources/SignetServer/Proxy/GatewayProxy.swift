@@ -78,7 +78,10 @@ struct GatewayProxy: Sendable {
             if let length = upstreamResponse.head.headerFields[.contentLength] { answer[.contentLength] = length }
             switch upstreamResponse.body {
             case .stream(let stream): return Response(status: status, headers: answer, body: .init(asyncSequence: stream))
-            case .buffered(let whole): return Response(status: status, headers: answer, body: .init(byteBuffer: whole))
+            case .buffered(let whole):
+                // Whole: head and body leave in one write (framing as the upstream's: SwiftNIO writes
+                // no length for a `204`, and a `HEAD` answer keeps the upstream's).
+                return Response(status: status, headers: answer, body: .init(byteBuffer: whole))
             }
         }
         // A signed response covers its body's digest, so the body is read whole first (bounded).

@@ -19,8 +19,9 @@ package enum UpstreamFailure: Error, Sendable, Equatable {
     case brokeOff
 }
 
-/// The upstream's answer: its head, then its body as it arrives (or whole, from a recording
-/// upstream in router tests).
+/// The upstream's answer: its head, then its body as it arrives — or whole, when it came complete
+/// in the read that brought its head (most small answers), or from a recording upstream in router
+/// tests.
 package struct UpstreamResponse: Sendable {
     typealias Stream = NIOThrowingAsyncSequenceProducer<
         ByteBuffer, any Error, NIOAsyncSequenceProducerBackPressureStrategies.HighLowWatermark,
@@ -66,6 +67,10 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private enum State {
         case idle
         case awaitingHead(EventLoopPromise<UpstreamResponse>)
+        /// The head is here and the body's parts read with it are kept, until the read ends: an
+        /// answer that ends in it goes out whole (the client gets head and body in one write, and
+        /// no stream is made); otherwise it streams from there.
+        case collecting(EventLoopPromise<UpstreamResponse>, HTTPResponse, ByteBuffer)
         case streaming(UpstreamResponse.Stream.Source)
         case closed
     }
@@ -99,6 +104,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private var deadline = NIODeadline.distantFuture
     private var timer: Scheduled<Void>?
     private var onComplete: ((_ reusable: Bool) -> Void)?
+
+    /// The most of a body kept while its head's read lasts; past it the body streams.
+    static let wholeAnswerBytes = 64 << 10
 
     /// How long a reader that stopped reading (a client that does not read its answer) may hold the
     /// upstream connection, as nginx's `send_timeout`.
@@ -158,35 +166,69 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
                 return close()
             }
             keepAlive = head.isKeepAlive
-            let sequence = UpstreamResponse.Stream.makeSequence(
-                backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
-                finishOnDeinit: false,
-                delegate: Demand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), exchange: exchange)
-            )
-            state = .streaming(sequence.source)
+            state = .collecting(promise, response, context.channel.allocator.buffer(capacity: 0))
             armTimer(timeout)
-            promise.succeed(UpstreamResponse(head: response, body: .stream(sequence.sequence)))
         case .body(let part):
-            guard case .streaming(let source) = state else { return }
-            switch source.yield(part) {
-            case .produceMore: armTimer(timeout)
-            case .stopProducing:
-                // The reader is behind: no reads until it asks for more, and a longer limit on that.
-                readPaused = true
-                armTimer(Self.stalledReader)
-            case .dropped: close()
+            switch state {
+            case .collecting(let promise, let response, var body):
+                state = .idle  // the buffer is uniquely held while it grows
+                if body.readableBytes == 0 { body = part } else { body.writeImmutableBuffer(part) }
+                state = .collecting(promise, response, body)
+                if body.readableBytes > Self.wholeAnswerBytes { startStreaming(context: context) }
+            case .streaming(let source):
+                yield(part, to: source)
+            case .idle, .awaitingHead, .closed:
+                return
             }
         case .end:
-            guard case .streaming(let source) = state else { return }
-            cancelTimer()
-            state = .idle
-            source.finish()
+            switch state {
+            case .collecting(let promise, let response, let body):
+                cancelTimer()
+                state = .idle
+                promise.succeed(UpstreamResponse(head: response, body: .buffered(body)))
+            case .streaming(let source):
+                cancelTimer()
+                state = .idle
+                source.finish()
+            case .idle, .awaitingHead, .closed:
+                return
+            }
             // The body's reader may still be behind: the connection reads again (to see the upstream
             // close it while idle), or the next exchange on it would never hear its answer.
             resumeReading(context: context)
             let reusable = requestWritten && keepAlive && context.channel.isActive
             complete(reusable: reusable)
             if !reusable { close() }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // The answer did not end in the read that brought its head: it streams from here.
+        if case .collecting = state { startStreaming(context: context) }
+        context.fireChannelReadComplete()
+    }
+
+    /// Hands the waiting proxy the head and a stream that starts with the parts kept so far.
+    private func startStreaming(context: ChannelHandlerContext) {
+        guard case .collecting(let promise, let response, let body) = state else { return }
+        let sequence = UpstreamResponse.Stream.makeSequence(
+            backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
+            finishOnDeinit: false,
+            delegate: Demand(handler: NIOLoopBound(self, eventLoop: context.eventLoop), exchange: exchange)
+        )
+        state = .streaming(sequence.source)
+        promise.succeed(UpstreamResponse(head: response, body: .stream(sequence.sequence)))
+        if body.readableBytes > 0 { yield(body, to: sequence.source) }
+    }
+
+    private func yield(_ part: ByteBuffer, to source: UpstreamResponse.Stream.Source) {
+        switch source.yield(part) {
+        case .produceMore: armTimer(timeout)
+        case .stopProducing:
+            // The reader is behind: no reads until it asks for more, and a longer limit on that.
+            readPaused = true
+            armTimer(Self.stalledReader)
+        case .dropped: close()
         }
     }
 
@@ -233,7 +275,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private func fail(_ failure: UpstreamFailure) {
         cancelTimer()
         switch state {
-        case .awaitingHead(let promise):
+        case .awaitingHead(let promise), .collecting(let promise, _, _):
             state = .closed
             promise.fail(failure)
             complete(reusable: false)
@@ -271,7 +313,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             handler.timer = nil
             guard handler.exchange == current else { return }
             switch handler.state {
-            case .awaitingHead, .streaming: break
+            case .awaitingHead, .collecting, .streaming: break
             case .idle, .closed: return
             }
             // Moved since it was set: wait for the later deadline.

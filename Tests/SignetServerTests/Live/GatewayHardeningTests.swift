@@ -100,6 +100,28 @@ import Testing
         #expect(try await GatewayHarness.send(method: "GET", url: slow.base + "/healthz").status == 200)
     }
 
+    /// Answers that come whole in one read go out whole, framed as the upstream framed them: a `204`
+    /// with no `Content-Length`, a `HEAD` answer with the length of the `GET`'s body and no body, a
+    /// small `200` with its own length (curl reads the bytes as sent).
+    @Test func wholeAnswersKeepTheUpstreamsFraming() async throws {
+        let (harness, upstream) = try await Self.gateway(.echo)
+        Cleanup.after { try await harness.stop(); await upstream.stop() }
+        func curl(_ arguments: [String]) async throws -> String {
+            try await SignetProcess.run("curl", ["-s", "-D", "-", "-o", "/dev/null", "--max-time", "10"] + arguments).stdout.lowercased()
+        }
+        let noContent = try await curl([harness.base + "/public/204"])
+        #expect(noContent.hasPrefix("http/1.1 204") && !noContent.contains("content-length"), "\(noContent)")
+        func length(_ answer: String) -> Int? {
+            answer.split(separator: "\r\n").first { $0.hasPrefix("content-length: ") }.flatMap { Int($0.dropFirst(16)) }
+        }
+        let get = try await curl(["-w", "%{size_download}", harness.base + "/public/h"])
+        #expect(get.hasPrefix("http/1.1 200") && get.hasSuffix("\r\n\r\n\(length(get) ?? -1)"), "\(get)")
+        // The upstream's HEAD answer says the length of its GET body ("HEAD …" where "GET …").
+        let head = try await curl(["-I", harness.base + "/public/h"])
+        #expect(head.hasPrefix("http/1.1 200") && length(head) == (length(get) ?? 0) + 1, "\(head)")
+        #expect(upstream.seen.count == 3)
+    }
+
     /// An answer in many small chunks arrives in one read, more parts than the gateway buffers for a
     /// reader that has not started: the kept-alive connection must read again afterwards, or the
     /// next request on it would never hear its answer (found in review: a 30 s wait, then 503).
