@@ -90,7 +90,10 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
             }
             try channel.pipeline.syncOperations.addHandler(negotiation)
             // Chosen and set up: the HTTP handlers' own timers take over.
-            negotiation.protocolNegotiationResult.whenSuccess { _ in channel.pipeline.removeHandler(deadline, promise: nil) }
+            let bound = NIOLoopBound(deadline, eventLoop: channel.eventLoop)
+            negotiation.protocolNegotiationResult.whenSuccess { _ in
+                channel.pipeline.syncOperations.removeHandler(bound.value, promise: nil)
+            }
             return Value(negotiated: negotiation.protocolNegotiationResult, channel: channel)
         }
     }

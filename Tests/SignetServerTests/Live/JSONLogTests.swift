@@ -52,6 +52,8 @@ import Testing
         #expect((given.json["x-request-id"] as? String) == "balancer-7f3a", "\(given.text)")
         let made = try await GatewayHarness.send(method: "GET", url: base + "/echo/headers")
         let madeID = try #require(made.json["x-request-id"] as? String, "the upstream receives the id the gateway made: \(made.text)")
+        // A version 4 UUID in lowercase, as the docs say.
+        #expect(madeID.wholeMatch(of: /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/) != nil, "\(madeID)")
 
         let isRequest: ([String: Any]) -> Bool = { $0["message"] as? String == "request" }
         _ = try await serve.wait { Self.objects($0).filter(isRequest).count >= 2 }
