@@ -70,6 +70,8 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         EventLoopSizing.applyToSharedEventLoops()
+        // Logs as `signet serve` writes them by default.
+        LoggingSystem.bootstrap(DeferredMetadataLogHandler.standardError)
         var logger = Logger(label: "signet.bench")
         logger.logLevel = .error
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-bench-\(UUID().uuidString)")

@@ -37,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         EventLoopSizing.applyToSharedEventLoops()
         switch logFormat {
-        case "text": break
+        case "text": LoggingSystem.bootstrap(DeferredMetadataLogHandler.standardError)
         case "json": LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
         default: throw ValidationError("--log-format is text or json")
         }

@@ -159,4 +159,38 @@ import Testing
         let time = try #require(object["time"])
         #expect(time.hasSuffix("Z") && (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(time)) != nil, "\(time)")
     }
+
+    /// `--log-format text`: metadata set on a logger (Hummingbird sets a request id on every
+    /// request's) is handed to swift-log's own handler only when a line is written, and the line
+    /// carries it, with the event's own, as that handler writes them.
+    @Test func theTextHandlerGivesMetadataOnlyToLinesWritten() throws {
+        let seen = RecordingHandler.Lines()
+        var logger = Logger(label: "signet") { _ in DeferredMetadataLogHandler(RecordingHandler(seen: seen)) }
+        logger.logLevel = .info
+        logger[metadataKey: "hb.request.id"] = "7"
+        logger[metadataKey: "route"] = "/scores"
+        #expect(seen.lines.withLock { $0.isEmpty }, "nothing handed over before a line is written")
+        logger.info("request", metadata: ["status": "201"])
+        logger.debug("not at info")
+        #expect(seen.lines.withLock { $0 } == [["hb.request.id": "7", "route": "/scores", "status": "201"]])
+        #expect(logger[metadataKey: "route"] == "/scores")
+    }
+}
+
+/// Records the metadata it holds, merged with the event's, for each line it is asked to write.
+private struct RecordingHandler: LogHandler {
+    final class Lines: Sendable {
+        let lines = Mutex<[Logger.Metadata]>([])
+    }
+    let seen: Lines
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        seen.lines.withLock { $0.append(merged) }
+    }
 }
