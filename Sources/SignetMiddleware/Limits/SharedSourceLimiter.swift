@@ -25,8 +25,13 @@ public struct SharedSourceLimiter: Sendable {
 
     public var limit: Int { local.limit }
 
-    /// - Parameter storeOperationsPerSecond: What this limit may ask of the store each second, in
-    ///   this process; past it, this process's count decides.
+    /// - Parameters:
+    ///   - name: What is limited, in the store's subject (`challenges`, `admin-failures`…).
+    ///   - limit: Requests a source may make in a window.
+    ///   - store: Where every instance counts; `nil`: this process alone.
+    ///   - windowSeconds: How long a window lasts from a source's first request.
+    ///   - storeOperationsPerSecond: What this limit may ask of the store each second, in this
+    ///     process; past it, this process's count decides.
     public init(
         _ name: String,
         limit: Int,
