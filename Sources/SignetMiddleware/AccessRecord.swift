@@ -18,6 +18,9 @@ public final class AccessRecord: Sendable {
         /// The upstream's status and how long it took to answer (to its header section).
         public var upstreamStatus: Int?
         public var upstreamSeconds: Double?
+        /// On a `monitor` route, what enforcing would have done: `accepted`, or the reason code of
+        /// the refusal it would have made.
+        public var verdict: String?
     }
 
     private let fields = Mutex(Fields())

@@ -62,7 +62,17 @@ public final class ActivityRecorder: Sendable {
     }
 
     /// Keeps one refusal for the refusals page (it is counted separately, through ``count(outcome:reason:)``).
-    public func refused(reason: String, status: Int, method: String, path: String, keyID: String?, source: String?) {
+    /// `monitored`: a `monitor` route forwarded the request, and this is the refusal enforcing
+    /// would have made.
+    public func refused(
+        reason: String,
+        status: Int,
+        method: String,
+        path: String,
+        keyID: String?,
+        source: String?,
+        monitored: Bool = false
+    ) {
         let refusal = RefusalRecord(
             at: clock(),
             reason: reason,
@@ -71,7 +81,8 @@ public final class ActivityRecorder: Sendable {
             path: path,
             keyID: keyID,
             source: source,
-            instance: instance
+            instance: instance,
+            monitored: monitored
         )
         pending.withLock { pending in
             guard pending.refusals.count < maximumPendingRefusals else {

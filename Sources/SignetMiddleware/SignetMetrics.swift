@@ -74,6 +74,34 @@ public final class SignetMetrics: Sendable {
         )
     }
 
+    /// A request a `monitor` route forwarded that enforcing would have refused:
+    /// `signet_requests_total{outcome="monitored"}` by reason code, and kept for the console's
+    /// refusals page, marked as monitored.
+    public func recordWouldRefuse(
+        _ code: SignetError.Code,
+        method: String,
+        path: String,
+        keyID: String?,
+        source: String?
+    ) {
+        record(outcome: "monitored", reason: code.rawValue)
+        activity?.refused(
+            reason: code.rawValue,
+            status: code.httpStatus,
+            method: method,
+            path: path,
+            keyID: keyID,
+            source: source,
+            monitored: true
+        )
+    }
+
+    /// `signet_would_refuse_total` by route and reason code: what enforcing a `monitor` route
+    /// would refuse, as the access log line names the route.
+    public func recordWouldRefuse(route: String, reason: String) {
+        counter("signet_would_refuse_total", [("route", route), ("reason", reason)]).increment()
+    }
+
     /// Counters and timers other than the outcome counters, by name and dimensions, made once.
     private let instruments = Mutex<[String: any AnyObject & Sendable]>([:])
 

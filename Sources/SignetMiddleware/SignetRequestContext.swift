@@ -26,6 +26,11 @@ public struct SignetRequestState: Sendable {
     public var routedPath: String?
     /// Where this request's access log line is gathered; `nil` when nobody logs access.
     public var accessRecord: AccessRecord?
+    /// On a route that monitors rather than enforces, what enforcing would have done: `accepted`,
+    /// or the reason code of its refusal. Sent upstream as `Signet-Verdict`.
+    public var verdict: String? {
+        didSet { accessRecord?.update { [verdict] in $0.verdict = verdict } }
+    }
 
     public init() {}
 }

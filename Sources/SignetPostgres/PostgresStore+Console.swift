@@ -44,13 +44,14 @@ extension PostgresStore {
             let keyIDs = refusals.map { $0.keyID ?? "" }
             let sources = refusals.map { $0.source ?? "" }
             let instances = refusals.map { $0.instance ?? "" }
+            let monitored = refusals.map(\.monitored)
             _ = try await count(
                 """
-                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance)
-                SELECT a, r, s::int, m, p, NULLIF(k, ''), NULLIF(src, ''), NULLIF(i, '')
+                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance, monitored)
+                SELECT a, r, s::int, m, p, NULLIF(k, ''), NULLIF(src, ''), NULLIF(i, ''), mo
                 FROM UNNEST(\(at)::bigint[], \(reasons)::text[], \(statuses)::bigint[], \(methods)::text[],
-                    \(paths)::text[], \(keyIDs)::text[], \(sources)::text[], \(instances)::text[])
-                    AS t(a, r, s, m, p, k, src, i)
+                    \(paths)::text[], \(keyIDs)::text[], \(sources)::text[], \(instances)::text[], \(monitored)::boolean[])
+                    AS t(a, r, s, m, p, k, src, i, mo)
                 ORDER BY a RETURNING 1
                 """
             )
@@ -76,20 +77,20 @@ extension PostgresStore {
         let query: PostgresQuery =
             if let reason {
                 """
-                SELECT id, at, reason, status, method, path, key_id, source, instance FROM refusals
+                SELECT id, at, reason, status, method, path, key_id, source, instance, monitored FROM refusals
                 WHERE reason = \(reason) AND id < \(before) ORDER BY id DESC LIMIT \(limit)
                 """
             } else {
                 """
-                SELECT id, at, reason, status, method, path, key_id, source, instance FROM refusals
+                SELECT id, at, reason, status, method, path, key_id, source, instance, monitored FROM refusals
                 WHERE id < \(before) ORDER BY id DESC LIMIT \(limit)
                 """
             }
         var result: [RefusalRecord] = []
         try await perform { client, logger in
             let rows = try await client.query(query, logger: logger)
-            for try await (id, at, reason, status, method, path, keyID, source, instance) in rows.decode(
-                (Int64, Int64, String, Int32, String, String, String?, String?, String?).self
+            for try await (id, at, reason, status, method, path, keyID, source, instance, monitored) in rows.decode(
+                (Int64, Int64, String, Int32, String, String, String?, String?, String?, Bool).self
             ) {
                 result.append(
                     RefusalRecord(
@@ -101,7 +102,8 @@ extension PostgresStore {
                         path: path,
                         keyID: keyID,
                         source: source,
-                        instance: instance
+                        instance: instance,
+                        monitored: monitored
                     )
                 )
             }

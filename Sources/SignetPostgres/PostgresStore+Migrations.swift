@@ -120,8 +120,12 @@ extension PostgresStore {
             "CREATE INDEX attestation_batches_time ON attestation_batches (batch, attested_at)",
             "CREATE INDEX attestation_batches_age ON attestation_batches (attested_at)",
         ],
-        // Which gateway instance refused a request (the console's refusals, several instances).
-        ["ALTER TABLE refusals ADD COLUMN instance TEXT"],
+        // Which gateway instance refused a request (the console's refusals, several instances), and
+        // whether a `monitor` route forwarded it (a refusal enforcing would have made).
+        [
+            "ALTER TABLE refusals ADD COLUMN instance TEXT",
+            "ALTER TABLE refusals ADD COLUMN monitored BOOLEAN NOT NULL DEFAULT FALSE",
+        ],
     ]
 
     /// Brings the schema to the latest version, one transaction per step, under an advisory lock so

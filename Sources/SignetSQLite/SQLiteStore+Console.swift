@@ -7,7 +7,7 @@ import SignetStore
 /// The operator console's reads and the gateway's activity batches. Every page is an index range
 /// (`refusals` by id or `reason, id`, `devices` by `created_at, device_id`), never a scan.
 extension SQLiteStore {
-    /// Rows per multi-row statement: 8 binds each stays far below SQLite's variable limit.
+    /// Rows per multi-row statement: 9 binds each stays far below SQLite's variable limit.
     private static let batchRows = 500
 
     public func recordActivity(counts: [ActivityCount], refusals: [RefusalRecord], lastSeen: [String: Date]) async throws {
@@ -35,14 +35,15 @@ extension SQLiteStore {
         for batch in refusals.chunked(Self.batchRows) {
             try await run(
                 """
-                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance)
-                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
+                INSERT INTO refusals (at, reason, status, method, path, key_id, source, instance, monitored)
+                VALUES \(Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?)", count: batch.count).joined(separator: ", "))
                 """,
                 batch.flatMap { refusal -> [SQLiteData] in
                     [
                         .integer(Self.millis(refusal.at)), .text(refusal.reason), .integer(refusal.status),
                         .text(refusal.method), .text(refusal.path), refusal.keyID.map { .text($0) } ?? .null,
                         refusal.source.map { .text($0) } ?? .null, refusal.instance.map { .text($0) } ?? .null,
+                        .integer(refusal.monitored ? 1 : 0),
                     ]
                 }
             )
@@ -86,7 +87,8 @@ extension SQLiteStore {
                 path: path,
                 keyID: row.column("key_id")?.string,
                 source: row.column("source")?.string,
-                instance: row.column("instance")?.string
+                instance: row.column("instance")?.string,
+                monitored: row.column("monitored")?.integer == 1
             )
         }
     }

@@ -202,8 +202,12 @@ public final class SQLiteStore: SignetStorage {
             "CREATE INDEX attestation_batches_time ON attestation_batches (batch, attested_at)",
             "CREATE INDEX attestation_batches_age ON attestation_batches (attested_at)",
         ],
-        // 10: which gateway instance refused a request (the console's refusals, several instances).
-        ["ALTER TABLE refusals ADD COLUMN instance TEXT"],
+        // 10: which gateway instance refused a request (the console's refusals, several instances),
+        // and whether a `monitor` route forwarded it (a refusal enforcing would have made).
+        [
+            "ALTER TABLE refusals ADD COLUMN instance TEXT",
+            "ALTER TABLE refusals ADD COLUMN monitored INTEGER NOT NULL DEFAULT 0",
+        ],
     ]
 
     private func migrate() async throws {

@@ -11,7 +11,13 @@ import Testing
     static let kinds = StoreConformanceTests.kinds
     let t0 = Date(timeIntervalSince1970: 1_700_000_000)
 
-    func refusal(_ reason: String, at offset: TimeInterval, keyID: String? = nil, instance: String? = nil) -> RefusalRecord {
+    func refusal(
+        _ reason: String,
+        at offset: TimeInterval,
+        keyID: String? = nil,
+        instance: String? = nil,
+        monitored: Bool = false
+    ) -> RefusalRecord {
         RefusalRecord(
             at: t0.addingTimeInterval(offset),
             reason: reason,
@@ -20,7 +26,8 @@ import Testing
             path: "/scores",
             keyID: keyID,
             source: "192.0.2.7",
-            instance: instance
+            instance: instance,
+            monitored: monitored
         )
     }
 
@@ -43,7 +50,7 @@ import Testing
                 ActivityCount(minute: minute, outcome: "accepted", count: 3),
                 ActivityCount(minute: minute + 1, outcome: "rejected", reason: "nonce_replayed", count: 1),
             ],
-            refusals: [refusal("nonce_replayed", at: 61, instance: "gw-b")],
+            refusals: [refusal("nonce_replayed", at: 61, instance: "gw-b", monitored: true)],
             lastSeen: [:]
         )
         let counts = Set(try await store.activityCounts(since: minute))
@@ -61,6 +68,7 @@ import Testing
         #expect(all[0].id > all[1].id && all[1].id > all[2].id)
         #expect(all[2].keyID == "k1" && all[1].keyID == nil && all[2].source == "192.0.2.7")
         #expect(all[0].instance == "gw-b" && all[1].instance == nil, "the instance that refused, when named")
+        #expect(all[0].monitored && !all[1].monitored, "a monitor route's would-be refusal is kept apart")
         #expect(all[2].at == t0.addingTimeInterval(1) && all[2].status == 401 && all[2].path == "/scores")
         let page = try await store.refusals(reason: nil, before: all[0].id, limit: 1)
         #expect(page == [all[1]])

@@ -14,11 +14,28 @@ extension GatewayConfiguration {
         public var methods: [String]?
         /// What the route asks of a request, with the options of that mode.
         public var access: Access
+        /// Whether a request the route's access refuses is refused (`enforce`) or forwarded with
+        /// the verdict (`monitor`).
+        public var mode: Mode
 
-        public init(prefix: String, methods: [String]? = nil, access: Access) {
+        public init(prefix: String, methods: [String]? = nil, access: Access, mode: Mode = .enforce) {
             self.prefix = prefix
             self.methods = methods
             self.access = access
+            self.mode = mode
+        }
+
+        /// What a route does with a request its access refuses.
+        public enum Mode: String, Sendable, Codable, CaseIterable {
+            /// Refused with its reason code (the default).
+            case enforce
+            /// Verified exactly as `enforce` would — nonces, counters and tokens claimed — then
+            /// forwarded whatever the verdict, with `Signet-Verdict` (`accepted` or the reason code)
+            /// for the upstream, and counted as a would-be refusal: a route's refusals seen before
+            /// anything is refused. Refusals that protect the gateway itself (a path it cannot route
+            /// exactly, a body too large or too slow, a client past its limits, a store it cannot
+            /// reach) are made in either mode.
+            case monitor
         }
 
         /// What a route asks of a request: an access mode by name, and the route's options for it.
@@ -146,12 +163,25 @@ extension GatewayConfiguration.Route: Codable {
         init?(intValue: Int) { nil }
     }
 
-    private static let ownKeys: Set<String> = ["prefix", "methods", "access"]
+    private static let ownKeys: Set<String> = ["prefix", "methods", "access", "mode"]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         prefix = try container.decode(String.self, forKey: Key("prefix"))
         methods = try container.decodeIfPresent([String].self, forKey: Key("methods"))
+        if let text = try container.decodeIfPresent(String.self, forKey: Key("mode")) {
+            guard let mode = Mode(rawValue: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath + [Key("mode")],
+                        debugDescription: "\(text.debugDescription) is not one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                )
+            }
+            self.mode = mode
+        } else {
+            mode = .enforce
+        }
         let name = try container.decode(String.self, forKey: Key("access"))
         guard let mode = AccessModeRegistry.mode(named: name) else {
             throw DecodingError.dataCorrupted(
@@ -195,6 +225,7 @@ extension GatewayConfiguration.Route: Codable {
         try container.encode(prefix, forKey: Key("prefix"))
         try container.encodeIfPresent(methods, forKey: Key("methods"))
         try container.encode(access.mode, forKey: Key("access"))
+        if mode != .enforce { try container.encode(mode.rawValue, forKey: Key("mode")) }
         for (name, value) in access.options.sorted(by: { $0.key < $1.key }) {
             switch value {
             case .string(let text): try container.encode(text, forKey: Key(name))

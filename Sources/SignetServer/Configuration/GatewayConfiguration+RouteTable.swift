@@ -4,11 +4,11 @@ import SignetCore
 
 extension GatewayConfiguration {
     /// The route table as operators read it, in the order it is matched (longest prefix first;
-    /// unmatched paths are verified): `PREFIX  METHODS  ACCESS [details]`, one line a route.
+    /// unmatched paths are verified): `PREFIX  METHODS  ACCESS [details] [(monitor)]`, one line a route.
     public var routeTableLines: [String] {
         let rows = routes.sorted { ($0.prefix.count, $1.prefix) > ($1.prefix.count, $0.prefix) }.map { route in
             let options = route.optionsText
-            let access = route.access.mode + (options.isEmpty ? "" : " " + options)
+            let access = route.access.mode + (options.isEmpty ? "" : " " + options) + (route.mode == .monitor ? " (monitor)" : "")
             return (route.prefix, route.methods?.map { $0.uppercased() }.sorted().joined(separator: ",") ?? "any", access)
         }
         let prefixWidth = max(6, rows.map(\.0.count).max() ?? 0)

@@ -28,6 +28,10 @@ struct AccessMode: Sendable {
     /// What a request's signature must meet, for modes that take one: the gateway checks it when
     /// the head arrives (``RequestCompletionResponder``), before it reads a body.
     var signature: AccessRequirement?
+    /// Why a route of this mode cannot be `monitor`ed, when it cannot: its gate changes the
+    /// request it admits or answers with a challenge, so forwarding it unjudged would not be what
+    /// enforcing forwards. `nil`: it can.
+    var notMonitorable: String?
     /// Checks a route of this mode against the rest of the configuration, at `at` (`routes[2]`):
     /// its feature configured, its options consistent with the feature's settings.
     ///

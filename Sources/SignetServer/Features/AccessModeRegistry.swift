@@ -43,6 +43,9 @@ enum AccessModeRegistry {
             throw ConfigurationError.invalid("\(at).access", "\(at).access: \(route.access.mode.debugDescription) is not one of \(modes.map(\.name).joined(separator: ", "))")
         }
         try checkOptions(route.access, of: mode, at: at)
+        if route.mode == .monitor, let why = mode.notMonitorable {
+            throw ConfigurationError.invalid("\(at).mode", "\(at).mode: a \(mode.name) route cannot be monitored: \(why)")
+        }
         try mode.check(route, configuration, at)
         return owner
     }

@@ -13,6 +13,7 @@ struct RouteTable: Sendable {
         var prefix: String
         var methods: Set<String>?
         var access: GatewayConfiguration.Route.Access
+        var mode: GatewayConfiguration.Route.Mode
         /// What a request's signature must meet, for modes that take one (``AccessMode/signature``),
         /// looked up once here rather than per request.
         var signature: AccessRequirement?
@@ -23,6 +24,7 @@ struct RouteTable: Sendable {
         var path: String
         var method: String
         var access: GatewayConfiguration.Route.Access
+        var mode: GatewayConfiguration.Route.Mode
     }
 
     let entries: [Entry]
@@ -37,6 +39,7 @@ struct RouteTable: Sendable {
                 // HEAD follows GET's rule, as nginx's `limit_except GET` does: it runs the same handler.
                 methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
                 access: $0.access,
+                mode: $0.mode,
                 signature: AccessModeRegistry.mode(named: $0.access.mode)?.signature
             )
         }
@@ -61,11 +64,12 @@ struct RouteTable: Sendable {
         entry(method: method, path: path)?.access ?? .verified
     }
 
-    /// What a request's signature must meet, for routes that take one; any signature when nothing
-    /// matches (the route is `verified`).
+    /// What a request's signature must meet before its body is read, for routes that take one;
+    /// any signature when nothing matches (the route is `verified`). None on a `monitor` route:
+    /// there a request is forwarded whatever its verdict, so nothing is refused from its head.
     func signature(method: String, path: String) -> AccessRequirement? {
         guard let entry = entry(method: method, path: path) else { return .verified }
-        return entry.signature
+        return entry.mode == .monitor ? nil : entry.signature
     }
 
     /// The rule that decides a request: the longest matching prefix whose methods include it.
@@ -118,11 +122,21 @@ struct RouteTable: Sendable {
             // A segment no normalised path can hold stands for "anything below the node".
             let probe = (node == "/" ? "" : node) + "/%00"
             for method in methods {
-                registrations.append(Registration(path: node, method: method, access: access(method: method, path: node)))
-                registrations.append(Registration(path: below, method: method, access: access(method: method, path: probe)))
+                registrations.append(registration(path: node, method: method, matching: node))
+                registrations.append(registration(path: below, method: method, matching: probe))
             }
         }
         return registrations
+    }
+
+    private func registration(path: String, method: String, matching probe: String) -> Registration {
+        let entry = entry(method: method, path: probe)
+        return Registration(
+            path: path,
+            method: method,
+            access: entry?.access ?? .verified,
+            mode: entry?.mode ?? .enforce
+        )
     }
 
     /// First path segments the gateway answers itself.

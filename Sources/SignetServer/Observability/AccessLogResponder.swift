@@ -76,6 +76,7 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             upstreamStatus: fields.upstreamStatus,
             upstreamDuration: fields.upstreamSeconds.map { .nanoseconds(Int64($0 * 1e9)) }
         )
+        if let verdict = fields.verdict, verdict != "accepted" { metrics.recordWouldRefuse(route: route, reason: verdict) }
         guard logger.logLevel <= .info else { return }
         // Numbers as numbers (`--log-format json` writes them so), strings as strings.
         var metadata: Logger.Metadata = [
@@ -94,6 +95,7 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             if let device = identity.deviceID { metadata["device"] = "\(device)" }
             if let user = identity.user { metadata["user"] = "\(user)" }
         }
+        if let verdict = fields.verdict { metadata["verdict"] = "\(verdict)" }
         if let upstream = fields.upstreamStatus { metadata["upstream_status"] = .stringConvertible(upstream) }
         if let seconds = fields.upstreamSeconds { metadata["upstream_ms"] = .stringConvertible(Milliseconds(seconds: seconds)) }
         logger.info("request", metadata: metadata)

@@ -9,7 +9,7 @@ import SignetMiddleware
 /// in place, from the client's request to the upstream's (and back, for the response).
 ///
 /// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`, `Signet-Risk-Metric` and `Signet-App-Id`
-/// where they apply.
+/// where they apply; on a `monitor` route, `Signet-Verdict`.
 ///
 /// Removed from what the client sent:
 /// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
@@ -31,6 +31,7 @@ enum ForwardedFields {
     static func outbound(
         _ fields: HTTPFields,
         identity: SignetIdentity?,
+        verdict: String? = nil,
         client: String?,
         scheme: String,
         authority: String?
@@ -48,6 +49,7 @@ enum ForwardedFields {
             if let risk = identity.riskMetric { out.append(HTTPField(name: .signetRiskMetric, value: String(risk))) }
             if let app = identity.appID { out.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
         }
+        if let verdict { out.append(HTTPField(name: .signetVerdict, value: verdict)) }
         var forwarded: [String] = []
         if let client {
             out.append(HTTPField(name: .xForwardedFor, value: client))
@@ -134,6 +136,7 @@ extension HTTPField.Name {
     static let signetUser = Self("Signet-User")!
     static let signetRiskMetric = Self("Signet-Risk-Metric")!
     static let signetAppID = Self("Signet-App-Id")!
+    static let signetVerdict = Self("Signet-Verdict")!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xForwardedProto = Self("X-Forwarded-Proto")!
     static let xForwardedHost = Self("X-Forwarded-Host")!

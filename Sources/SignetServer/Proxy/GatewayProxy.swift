@@ -39,6 +39,7 @@ struct GatewayProxy: Sendable {
         var fields = ForwardedFields.outbound(
             request.headers,
             identity: context.signet.identity,
+            verdict: context.signet.verdict,
             client: context.clientAddress,
             scheme: publicScheme,
             authority: publicAuthority ?? request.head.authority

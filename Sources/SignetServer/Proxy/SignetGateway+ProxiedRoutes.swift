@@ -27,17 +27,19 @@ extension SignetGateway {
     }
 
     /// The route table as Hummingbird routes: each behind the gate its access mode's owner builds
-    /// (``GatewayFeature/gate(for:listener:)``), then the proxy. One middleware group per
-    /// distinct access (mode and options).
+    /// (``GatewayFeature/gate(for:listener:)``) — watched by a ``MonitoredGate`` on a `monitor`
+    /// route — then the proxy. One middleware group per distinct access (mode and options) and
+    /// route mode.
     func addProxiedRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         let proxy = self.proxy
-        var groups: [GatewayConfiguration.Route.Access: RouterGroup<SignetRequestContext>] = [:]
+        var groups: [RouteGroupKey: RouterGroup<SignetRequestContext>] = [:]
         for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
-            let access = registration.access
-            if groups[access] == nil {
-                groups[access] = router.group().add(middleware: gate(for: access, listener: listener))
+            let key = RouteGroupKey(access: registration.access, mode: registration.mode)
+            if groups[key] == nil {
+                let gate = gate(for: registration.access, listener: listener)
+                groups[key] = router.group().add(middleware: registration.mode == .monitor ? MonitoredGate(gate: gate, metrics: metrics) : gate)
             }
-            groups[access]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
+            groups[key]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
                 try await proxy.forward(request, context: context)
             }
         }
@@ -56,6 +58,11 @@ extension SignetGateway {
             return UnownedRouteMiddleware(logger: logger)
         }
     }
+}
+
+private struct RouteGroupKey: Hashable {
+    var access: GatewayConfiguration.Route.Access
+    var mode: GatewayConfiguration.Route.Mode
 }
 
 /// What stands in for a gate its owner could not build: every request refused `internal_error`, logged.

@@ -22,6 +22,8 @@ public struct RefusalRecord: Sendable, Hashable {
     /// The gateway instance that refused it (`instance`, the host name by default): which of
     /// several behind a balancer to look at.
     public var instance: String?
+    /// A `monitor` route forwarded the request: this is a refusal enforcing would have made.
+    public var monitored: Bool
 
     public init(
         id: Int64 = 0,
@@ -32,7 +34,8 @@ public struct RefusalRecord: Sendable, Hashable {
         path: String,
         keyID: String? = nil,
         source: String? = nil,
-        instance: String? = nil
+        instance: String? = nil,
+        monitored: Bool = false
     ) {
         self.id = id
         self.at = at
@@ -44,6 +47,7 @@ public struct RefusalRecord: Sendable, Hashable {
         self.keyID = keyID.map { String($0.prefix(Self.maximumKeyIDLength)) }
         self.source = source.map { String($0.prefix(64)) }
         self.instance = instance.map { String($0.prefix(Self.maximumInstanceLength)) }
+        self.monitored = monitored
     }
 
     public static let maximumPathLength = 256

@@ -6,7 +6,11 @@ import SignetMiddleware
 /// `legacy-envelope` routes: bodies encrypted with the seeds' schemes, forwarded decrypted.
 struct LegacyEnvelopeFeature: GatewayFeature {
     static let accessModes = [
-        AccessMode(name: "legacy-envelope", check: AccessMode.needs("legacyEnvelope with its keys") { $0.legacyEnvelope != nil })
+        AccessMode(
+            name: "legacy-envelope",
+            notMonitorable: "its gate decrypts the body the upstream reads",
+            check: AccessMode.needs("legacyEnvelope with its keys") { $0.legacyEnvelope != nil }
+        )
     ]
 
     let envelope: GatewayConfiguration.LegacyEnvelope

@@ -3,7 +3,7 @@ import SignetMiddleware
 
 /// The `open` access mode: requests pass unverified, counted as such.
 struct OpenAccessFeature: GatewayFeature {
-    static let accessModes = [AccessMode(name: "open")]
+    static let accessModes = [AccessMode(name: "open", notMonitorable: "it refuses nothing")]
 
     let metrics: SignetMetrics
 

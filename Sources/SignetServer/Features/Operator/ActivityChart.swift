@@ -150,10 +150,15 @@ struct RefusalBreakdown: Sendable {
 
     let rows: [Row]
 
-    init(counts: [ActivityCount], lastMinute: Int64) {
+    /// - Parameters:
+    ///   - counts: The activity counts of the last day.
+    ///   - lastMinute: The current minute.
+    ///   - outcome: `rejected`, or `monitored`: what `monitor` routes forwarded that enforcing
+    ///     would have refused.
+    init(counts: [ActivityCount], lastMinute: Int64, outcome: String = "rejected") {
         var hour: [String: Int] = [:]
         var day: [String: Int] = [:]
-        for count in counts where count.outcome == "rejected" && count.minute > lastMinute - 1_440 {
+        for count in counts where count.outcome == outcome && count.minute > lastMinute - 1_440 {
             day[count.reason, default: 0] += count.count
             if count.minute > lastMinute - 60 { hour[count.reason, default: 0] += count.count }
         }

@@ -118,6 +118,21 @@ enum ConsoleTemplates {
         </table>
         {{/hasReasons}}
         </section>
+        {{#hasMonitored}}
+        <section aria-labelledby="monitored">
+        <h2 id="monitored">Would be refused on monitor routes</h2>
+        <table id="monitored-table">
+        <caption>Requests monitor routes forwarded that enforcing would refuse, by reason code</caption>
+        <thead><tr><th scope="col">Reason</th><th scope="col">Last hour</th><th scope="col">Last day</th><th scope="col"><span class="visually-hidden">Share</span></th></tr></thead>
+        <tbody>
+        {{#monitored}}
+        <tr><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{lastHour}}</td><td>{{lastDay}}</td>
+        <td><svg width="200" height="12" aria-hidden="true"><rect class="refused" width="{{barWidth}}" height="12"/></svg></td></tr>
+        {{/monitored}}
+        </tbody>
+        </table>
+        </section>
+        {{/hasMonitored}}
         {{/content}}{{/layout}}
         """
 
@@ -222,7 +237,7 @@ enum ConsoleTemplates {
         <thead><tr><th scope="col">Refusals</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Sources</th><th scope="col">Instances</th><th scope="col">Last</th><th scope="col">Next step</th></tr></thead>
         <tbody>
         {{#groups}}
-        <tr><td>{{count}}</td><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{sources}}</td><td>{{instances}}</td><td>{{last}}</td><td>{{advice}}</td></tr>
+        <tr><td>{{count}}</td><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{status}}{{#monitored}} (monitor: forwarded){{/monitored}}</td><td><code>{{method}} {{path}}</code></td><td>{{sources}}</td><td>{{instances}}</td><td>{{last}}</td><td>{{advice}}</td></tr>
         {{/groups}}
         </tbody>
         </table>
@@ -235,7 +250,7 @@ enum ConsoleTemplates {
         <thead><tr><th scope="col">Time</th><th scope="col">Reason</th><th scope="col">Status</th><th scope="col">Request</th><th scope="col">Key id</th><th scope="col">Source</th><th scope="col">Instance</th></tr></thead>
         <tbody>
         {{#refusals}}
-        <tr><td>{{time}}</td><td><code>{{reason}}</code></td><td>{{status}}</td><td><code>{{method}} {{path}}</code></td><td>{{keyID}}</td><td>{{source}}</td><td>{{instance}}</td></tr>
+        <tr><td>{{time}}</td><td><code>{{reason}}</code></td><td>{{status}}{{#monitored}} (monitor: forwarded){{/monitored}}</td><td><code>{{method}} {{path}}</code></td><td>{{keyID}}</td><td>{{source}}</td><td>{{instance}}</td></tr>
         {{/refusals}}
         </tbody>
         </table>

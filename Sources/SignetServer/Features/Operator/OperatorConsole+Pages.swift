@@ -17,12 +17,17 @@ extension OperatorConsole {
         let hour = ActivityChart(title: "last hour", counts: counts, lastMinute: lastMinute, minutes: 60, bucketMinutes: 1, tickMinutes: 10)
         let day = ActivityChart(title: "last day", counts: counts, lastMinute: lastMinute, minutes: 1_440, bucketMinutes: 15, tickMinutes: 180)
         let reasons = RefusalBreakdown(counts: counts, lastMinute: lastMinute).rows
+        let monitored = RefusalBreakdown(counts: counts, lastMinute: lastMinute, outcome: "monitored").rows
         return render(
             "overview",
             layout(session, "Overview", nav: "overview").merging([
                 "hour": Self.chart(hour, id: "hour"), "day": Self.chart(day, id: "day"),
                 "hasReasons": !reasons.isEmpty,
                 "reasons": reasons.map {
+                    ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] as [String: Any]
+                },
+                "hasMonitored": !monitored.isEmpty,
+                "monitored": monitored.map {
                     ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] as [String: Any]
                 },
             ]) { $1 }
@@ -150,6 +155,7 @@ extension OperatorConsole {
                     [
                         "reason": $0.reason, "status": $0.status, "method": $0.method, "path": $0.path, "count": $0.count,
                         "sources": $0.sources, "instances": $0.instancesText, "last": Self.time($0.last),
+                        "monitored": $0.monitored,
                         "advice": $0.advice,
                     ] as [String: Any]
                 },
@@ -157,6 +163,7 @@ extension OperatorConsole {
                     [
                         "time": Self.time($0.at), "reason": $0.reason, "status": $0.status, "method": $0.method,
                         "path": $0.path, "keyID": $0.keyID ?? "—", "source": $0.source ?? "—", "instance": $0.instance ?? "—",
+                        "monitored": $0.monitored,
                     ] as [String: Any]
                 },
             ]) { $1 }

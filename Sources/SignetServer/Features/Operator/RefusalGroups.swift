@@ -13,6 +13,8 @@ struct RefusalGroups: Sendable {
         let path: String
         let count: Int
         let sources: Int
+        /// Forwarded by a `monitor` route: refusals enforcing would have made.
+        let monitored: Bool
         /// The instances that refused, by name.
         let instances: [String]
         let last: Date
@@ -38,7 +40,7 @@ struct RefusalGroups: Sendable {
     init(_ refusals: [RefusalRecord]) {
         var counted: [String: (first: RefusalRecord, count: Int, sources: Set<String>, instances: Set<String>, last: Date)] = [:]
         for refusal in refusals {
-            let key = "\(refusal.reason) \(refusal.status) \(refusal.method) \(refusal.path)"
+            let key = "\(refusal.reason) \(refusal.status) \(refusal.monitored) \(refusal.method) \(refusal.path)"
             var entry = counted[key] ?? (refusal, 0, [], [], refusal.at)
             entry.count += 1
             if let source = refusal.source { entry.sources.insert(source) }
@@ -49,7 +51,7 @@ struct RefusalGroups: Sendable {
         groups = counted.values.sorted { ($0.count, $0.last) > ($1.count, $1.last) }.prefix(Self.shown).map {
             Group(
                 reason: $0.first.reason, status: $0.first.status, method: $0.first.method, path: $0.first.path,
-                count: $0.count, sources: $0.sources.count, instances: $0.instances.sorted(), last: $0.last, advice: RefusalAdvice.nextStep($0.first.reason)
+                count: $0.count, sources: $0.sources.count, monitored: $0.first.monitored, instances: $0.instances.sorted(), last: $0.last, advice: RefusalAdvice.nextStep($0.first.reason)
             )
         }
         total = refusals.count

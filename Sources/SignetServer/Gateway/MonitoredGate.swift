@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Hummingbird
+import SignetCore
+import SignetMiddleware
+
+/// A `monitor` route's gate: the route's own gate judges every request exactly as on an `enforce`
+/// route — nonces, counters and token uses claimed, so a replay is still a replay — and the
+/// request is forwarded whatever the verdict, with `Signet-Verdict` for the upstream: `accepted`
+/// (and the identity fields, as enforcing would send them), or the reason code of the refusal
+/// enforcing would have made (and no identity). The access log's `verdict`, the metric
+/// `signet_would_refuse_total` and the console show what enforcing would refuse.
+///
+/// Refusals that protect the gateway rather than judge the client (an unroutable path, a framing
+/// it cannot forward exactly, limits, timeouts, a store it cannot reach: anything not a 400, 401 or
+/// 403 judgement) are made in either mode.
+struct MonitoredGate: RouterMiddleware {
+    typealias Context = SignetRequestContext
+    let gate: RouteGate
+    let metrics: SignetMetrics
+
+    /// Judgements a `monitor` route forwards; the rest are refused as on an `enforce` route.
+    static func isVerdict(_ code: SignetError.Code) -> Bool {
+        [400, 401, 403].contains(code.httpStatus) && !gatewayRefusals.contains(code)
+    }
+
+    /// 400s about what the gateway can forward exactly, not about who sent it.
+    private static let gatewayRefusals: Set<SignetError.Code> = [.pathAmbiguous, .requestInvalid, .malformedMessage]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var judged = false
+        do {
+            return try await gate.handle(request, context: context) { request, context in
+                judged = true
+                var context = context
+                context.signet.verdict = "accepted"
+                return try await next(request, context)
+            }
+        } catch let error as SignetError where !judged && Self.isVerdict(error.code) {
+            metrics.recordWouldRefuse(
+                error.code,
+                method: request.method.rawValue,
+                path: request.uri.path,
+                keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
+                source: context.clientAddress
+            )
+            var context = context
+            context.signet.identity = nil
+            context.signet.verifiedMessage = nil
+            context.signet.verdict = error.code.rawValue
+            return try await next(request, context)
+        }
+    }
+}
