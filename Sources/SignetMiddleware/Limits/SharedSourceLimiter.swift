@@ -14,7 +14,7 @@ import SignetStore
 /// and when the store cannot count (an outage, past its deadline) this count decides, so a limit
 /// holds per instance rather than failing open or refusing everyone. A limiter without a store is
 /// that count alone. The store is asked at most `storeOperationsPerSecond` times a second
-/// (``StoreOperationBudget``); past that, too, this process's count decides.
+/// (`StoreOperationBudget`); past that, too, this process's count decides.
 public struct SharedSourceLimiter: Sendable {
     /// What is limited, in the store's subject (`challenges`, `admin-failures`…).
     public let name: String
