@@ -27,8 +27,11 @@ final class StoreOperationBudget: Sendable {
             if let refilled = bucket.refilled {
                 let elapsed = max(0, now.timeIntervalSince(refilled))
                 bucket.tokens = min(Double(perSecond), bucket.tokens + elapsed * Double(perSecond))
+                // Callers' clocks read a moment apart: an earlier one refills nothing twice.
+                bucket.refilled = max(refilled, now)
+            } else {
+                bucket.refilled = now
             }
-            bucket.refilled = now
             guard bucket.tokens >= 1 else { return false }
             bucket.tokens -= 1
             return true

@@ -34,7 +34,8 @@ extension GatewayConfiguration {
             /// for the upstream, and counted as a would-be refusal: a route's refusals seen before
             /// anything is refused. Refusals that protect the gateway itself (a path it cannot route
             /// exactly, a body too large or too slow, a client past its limits, a store it cannot
-            /// reach) are made in either mode.
+            /// reach) are made in either mode; no request is refused from its head, so any client's
+            /// body is read (within `maxBodyBytes`) and forwarded, as on an `open` route.
             case monitor
         }
 

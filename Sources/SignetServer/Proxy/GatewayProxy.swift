@@ -80,8 +80,12 @@ struct GatewayProxy: Sendable {
             switch upstreamResponse.body {
             case .stream(let stream): return Response(status: status, headers: answer, body: .init(asyncSequence: stream))
             case .buffered(let whole):
-                // Whole: head and body leave in one write (framing as the upstream's: SwiftNIO writes
-                // no length for a `204`, and a `HEAD` answer keeps the upstream's).
+                // A `HEAD` answer keeps the upstream's length, or has none: a body buffer would have
+                // Hummingbird write `Content-Length: 0` for a resource that is not empty.
+                guard request.method != .head else {
+                    return Response(status: status, headers: answer, body: ResponseBody { try await $0.finish(nil) })
+                }
+                // Whole: head and body leave in one write (SwiftNIO writes no length for a `204`).
                 return Response(status: status, headers: answer, body: .init(byteBuffer: whole))
             }
         }

@@ -95,6 +95,7 @@ import Testing
     @Test(arguments: [
         (#"{"upstream": "http://x", "routes": [{"prefix": "/", "access": "open", "mode": "monitor"}]}"#, "routes[0].mode"),
         (#"{"upstream": "http://x", "routes": [{"prefix": "/", "access": "verified", "mode": "watch"}]}"#, "routes[0].mode"),
+        (#"{"upstream": "http://x", "routes": [{"prefix": "/l", "access": "legacy-query-hmac", "keyId": "k", "mode": "monitor"}]}"#, "routes[0].mode"),
     ])
     func aModeIsCheckedWithItsRoute(_ text: String, _ path: String) throws {
         let error = try #require(
