@@ -366,6 +366,7 @@ enum ConsoleTemplates {
         .chart { width: 100%; height: auto; max-height: 260px; }
         #refusal-groups td:nth-child(4) code { word-break: break-all; }
         #refusal-groups td:last-child { min-width: 20em; }
+        #refusal-table td:nth-child(4) code, #refusal-table td:nth-child(5) { word-break: break-all; }
         .chart .grid { stroke: var(--line); stroke-width: 1; }
         .chart .axis { stroke: var(--muted); stroke-width: 1; }
         .chart .tick, .chart .unit { fill: var(--muted); font-size: 11px; }
