@@ -9,7 +9,8 @@ import NIOPosix
 /// reached it.
 ///
 /// - `echo`: reads the whole request, answers `200` with the request line and header lines (`204`
-///   without a length for a target ending `/204`; a `HEAD` its length without a body).
+///   without a length for a target ending `/204`; a `HEAD` its length without a body, or no length
+///   for a target ending `/no-length`).
 /// - `earlyAnswer`: answers `200 ok` as soon as the head arrives, never reads the body, keeps the
 ///   socket open half a second (legal HTTP: a 401 or 413 from a backend looks the same).
 /// - `reset`: resets the connection (RST) as soon as the head arrives.
@@ -117,6 +118,12 @@ final class MisbehavingUpstream: Sendable {
                 let text = ([head.method.rawValue + " " + head.uri] + head.headers.map { "\($0.name): \($0.value)" })
                     .joined(separator: "\n")
                 switch behaviour {
+                case .echo where head.method == .HEAD && head.uri.hasSuffix("/no-length"):
+                    // A HEAD answer whose GET would be chunked: no length at all, then closed.
+                    answered = true
+                    let fields = HTTPHeaders([("Connection", "close")])
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: fields))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 case .echo where head.uri.hasSuffix("/204"):
                     // No content, and so no Content-Length (RFC 9110 §8.6).
                     answered = true
