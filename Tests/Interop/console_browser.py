@@ -168,6 +168,9 @@ def main():
         check(path.startswith("M"), "the chart draws the refusal")
         reasons = driver.find_element(By.ID, "reason-table").text
         check("key_revoked" in reasons, "refusals by reason")
+        # A monitored route's would-be refusals apart from the refusals.
+        monitored = driver.find_elements(By.ID, "monitored-table")
+        seen["monitored"] = monitored[0].text if monitored else None
         seen["chartRefused"] = refused
         shot("overview")
         accessible("overview")

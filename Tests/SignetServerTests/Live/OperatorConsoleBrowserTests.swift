@@ -103,8 +103,10 @@ import Testing
 
     @Test(.enabled(if: chromium))
     func anOperatorSignsInFindsADeviceRevokesItAndSeesItsNextRequestRefused() async throws {
-        let harness = try await GatewayHarness.start()
+        // A monitored route too: its would-be refusals have a table of their own on the overview.
+        let harness = try await GatewayHarness.start { $0.routes.insert(.init(prefix: "/watched", access: .verified, mode: .monitor), at: 0) }
         Cleanup.after { try await harness.stop() }
+        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/watched").status == 404, "forwarded: the API has no such path")
         let device = try await harness.register(.p256)
         #expect(try await GatewayHarness.send(try device.signer.sign(try harness.scorePost(), created: Date(), nonce: Nonce.random())).status == 201)
         // The request the device sends after its revocation, signed now, sent by the script.
@@ -127,6 +129,7 @@ import Testing
         #expect(seen["forgedCSRF"] as? String == "csrf_invalid")
         #expect(seen["nextRequest"] as? String == "key_revoked")
         #expect((seen["chartRefused"] as? Int ?? 0) >= 1)
+        #expect((seen["monitored"] as? String)?.contains("signature_missing") == true, "\(seen["monitored"] ?? "none")")
         #expect(seen["audit"] as? String == "device.revoke")
         #expect(seen["signedOut"] as? Bool == true)
         // axe-core ran on every page (each with its passes counted) and found nothing.
