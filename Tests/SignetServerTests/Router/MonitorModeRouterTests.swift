@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PropertyBased
 import SignetCore
 import SignetMiddleware
 @testable import SignetServer
@@ -108,5 +113,52 @@ import Testing
             Data(#"{"upstream": "http://x", "routes": [{"prefix": "/", "access": "verified", "mode": "monitor"}]}"#.utf8))
         #expect(monitored.routes[0].mode == .monitor)
         #expect(monitored.routeTableLines.contains { $0.hasSuffix("verified (monitor)") }, "\(monitored.routeTableLines)")
+    }
+
+    /// The invariant, over random sequences of fresh, repeated, tampered and unsigned requests to a
+    /// monitor route: every request reaches the upstream exactly once, with the verdict enforcing
+    /// would have given it — so a nonce is `accepted` at most once, as on an enforced route.
+    @Test func everyRequestIsForwardedOnceWithEnforcingsVerdict() async throws {
+        let upstream = try RecordingUpstream()
+        var configuration = GatewayConfiguration(upstream: "http://upstream.test:8080")
+        configuration.store = .memory
+        configuration.routes = [.init(prefix: "/watched", access: .verified, mode: .monitor), .init(prefix: "/", access: .verified)]
+        configuration.publicAuthority = "localhost"
+        configuration.sharedSecrets = [.init(keyId: "bank-v1", secretBase64: Base64.encode(ForwardedRequestRouterTests.secret))]
+        var logger = Logger(label: "signet.test.monitor")
+        logger.logLevel = .critical
+        let gateway = try SignetGateway(configuration: configuration, store: MemoryStore(), logger: logger, upstream: upstream)
+        try await gateway.application().test(.router) { client in
+            await propertyCheck(count: 40, input: Gen.int(in: 0...3).array(of: 1...12)) { steps in
+                let before = upstream.received.count
+                var signed: [(HTTPFields, ByteBuffer)] = []
+                var expected: [String] = []
+                for step in steps {
+                    let request: (HTTPFields, ByteBuffer)
+                    switch step {
+                    case 0:
+                        request = try! ForwardedRequestRouterTests.signed("POST", "/watched/orders", body: #"{"n":1}"#)
+                        signed.append(request)
+                        expected.append("accepted")
+                    case 1 where !signed.isEmpty:
+                        request = signed.randomElement()!
+                        expected.append("nonce_replayed")
+                    case 3:
+                        let fresh = try! ForwardedRequestRouterTests.signed("POST", "/watched/orders", body: #"{"n":1}"#)
+                        request = (fresh.0, ByteBuffer(string: #"{"n":9}"#))
+                        expected.append("digest_mismatch")
+                    default:
+                        request = (HTTPFields(), ByteBuffer(string: "{}"))
+                        expected.append("signature_missing")
+                    }
+                    let answer = try? await client.execute(uri: "/watched/orders", method: .post, headers: request.0, body: request.1)
+                    #expect(answer?.status == .ok, "forwarded whatever the verdict")
+                }
+                let verdicts = upstream.received.dropFirst(before).map { $0.fields["Signet-Verdict"] }
+                #expect(verdicts == expected.map { [$0] }, "\(steps)")
+                let accepted = upstream.received.dropFirst(before).filter { $0.fields["Signet-Verdict"] == ["accepted"] }
+                #expect(Set(accepted.compactMap { $0.fields["Signature-Input"].first }).count == accepted.count)
+            }
+        }
     }
 }
