@@ -40,7 +40,12 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Option(help: "Store of the gateways: sqlite (the embedded default) or memory.")
     var store: String = "sqlite"
 
-    @Option(help: "Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret).")
+    @Option(
+        help: """
+            Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret); \
+            several, comma-separated, or all: each verified in the same rounds.
+            """
+    )
     var alg: String = "ed25519"
 
     @Option(help: "An upstream of your own (http://host:port) instead of the in-process example backend.")
@@ -63,8 +68,17 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Option(help: "A peer measured in the same rounds over the same upstream: nginx (a reverse proxy, one worker).")
     var compare: String?
 
+    /// The client keys `--alg` names, in its order.
+    var algs: [String] {
+        alg == "all" ? ["hmac-sha256", "ed25519", "ecdsa-p256-sha256"] : alg.split(separator: ",").map { String($0) }
+    }
+
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        let known: Set<String> = ["hmac-sha256", "ed25519", "ecdsa-p256-sha256"]
+        guard !algs.isEmpty, algs.allSatisfy(known.contains), Set(algs).count == algs.count else {
+            throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, several of them (comma-separated, once each) or all")
+        }
         guard compare == nil || compare == "nginx" else { throw ValidationError("--compare takes nginx") }
     }
 
@@ -103,38 +117,37 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         let nginx = compare == nil ? nil : try await NginxReverseProxy(upstream: upstreamURL, folder: folder)
         defer { nginx?.stop() }
 
-        // A registered device (or a configured shared secret) and one pre-signed request per send.
-        let algorithm = try SignatureAlgorithms.standard.require(alg)
-        let signer: MessageSigner
-        switch alg {
-        case "hmac-sha256":
-            signer = MessageSigner(
-                key: try SigningKey(secret: Self.benchSecret),
-                keyID: "bench-hmac",
-                algorithm: algorithm
-            )
-        case "ed25519", "ecdsa-p256-sha256":
-            let key = try SigningKey.generate(algorithm.keyType)
-            var jwk = key.verificationKey.jwk
-            let keyID = try jwk.thumbprint
-            jwk.kid = keyID
-            try await verifying.store.registerDevice(
-                DeviceRecord(
-                    deviceID: "dev_bench",
-                    keyID: keyID,
-                    algorithm: alg,
-                    publicKeyJWK: jwk.jsonString,
-                    trustLevel: .deviceKey,
-                    createdAt: Date()
+        // A registered device (or a configured shared secret) per client key, and one pre-signed
+        // request per send.
+        var signers: [MessageSigner] = []
+        for (index, alg) in algs.enumerated() {
+            let algorithm = try SignatureAlgorithms.standard.require(alg)
+            switch alg {
+            case "hmac-sha256":
+                signers.append(MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm))
+            case "ed25519", "ecdsa-p256-sha256":
+                let key = try SigningKey.generate(algorithm.keyType)
+                var jwk = key.verificationKey.jwk
+                let keyID = try jwk.thumbprint
+                jwk.kid = keyID
+                try await verifying.store.registerDevice(
+                    DeviceRecord(
+                        deviceID: "dev_bench_\(index)",
+                        keyID: keyID,
+                        algorithm: alg,
+                        publicKeyJWK: jwk.jsonString,
+                        trustLevel: .deviceKey,
+                        createdAt: Date()
+                    )
                 )
-            )
-            signer = MessageSigner(key: key, keyID: keyID, algorithm: algorithm)
-        default:
-            throw ValidationError("--alg is ed25519, ecdsa-p256-sha256 or hmac-sha256")
+                signers.append(MessageSigner(key: key, keyID: keyID, algorithm: algorithm))
+            default:
+                throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, several of them or all")
+            }
         }
         let now = Date()
         // One file of pre-signed requests per run that claims nonces, so no request is a replay.
-        func presign(_ count: Int, prefix: String) throws -> String {
+        func presign(_ count: Int, prefix: String, signer: MessageSigner) throws -> String {
             var lines: [String] = []
             lines.reserveCapacity(count)
             for index in 0..<count {
@@ -153,13 +166,13 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             return file
         }
         let count = min(duration * 15_000, 400_000)
-        print("signing \(count) requests for each of \(rounds) round(s), just before it…")
-        let warmUpFile = try presign(30_000, prefix: "w")
+        print("signing \(count) requests per client key for each of \(rounds) round(s), just before it…")
+        let warmUpFiles = try signers.enumerated().map { try presign(30_000, prefix: "w\($0.offset)n", signer: $0.element) }
         let script = folder.appendingPathComponent("signed.lua").path
         try Data(Self.luaScript.utf8).write(to: URL(fileURLWithPath: script))
 
         print(
-            "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(alg)"
+            "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(algs.joined(separator: ", "))"
                 + "\(signResponses ? ", responses signed" : ""), same requests for both\n"
         )
         func wrk(_ port: Int, seconds: Int, requests: String) throws -> WrkRun {
@@ -173,78 +186,92 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 cpus: wrkCpus
             )
         }
-        // Warm both up (connections to the upstream, pools, caches) so neither pays for it in its run.
-        for port in [passing.port, verifying.port] + (nginx.map { [$0.port] } ?? []) {
-            _ = try wrk(port, seconds: 2, requests: warmUpFile)
+        // Warm each up (connections to the upstream, pools, caches, each key) so none pays for it in its run.
+        for port in [passing.port] + (nginx.map { [$0.port] } ?? []) {
+            _ = try wrk(port, seconds: 2, requests: warmUpFiles[0])
         }
+        for file in warmUpFiles { _ = try wrk(verifying.port, seconds: 2, requests: file) }
         print(
-            "gateway".padding(24) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
+            "gateway".padding(32) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
         )
-        var ratios: [Double] = []
+        // Per client key: verified / pass-through, the verified rates, the added p99s, refusals.
+        var ratios = Array(repeating: [Double](), count: algs.count)
+        var verifiedRates = Array(repeating: [Double](), count: algs.count)
+        var addedP99s = Array(repeating: [Double](), count: algs.count)
+        var refused = Array(repeating: 0, count: algs.count)
         var passThroughRates: [Double] = []
-        var verifiedRates: [Double] = []
         var nginxRates: [Double] = []
-        var addedP99s: [Double] = []
-        var refused = 0
+        // Which run: -1 pass-through, -2 nginx, 0… the verified runs, one per client key.
+        let runsOfARound = [-1] + Array(algs.indices) + (nginx == nil ? [] : [-2])
         for round in 0..<rounds {
             // Nonces of its own (the verifying gateway accepts each once), and signed just before
             // the round, so no round outlives its signatures' window.
-            let requests = try presign(count, prefix: "r\(round)n")
+            let requests = try signers.enumerated().map { try presign(count, prefix: "r\(round)a\($0.offset)n", signer: $0.element) }
             // Rotate which goes first, so a drift over the minutes weighs on each alike.
             var open: WrkRun?
-            var verified: WrkRun?
+            var verified: [Int: WrkRun] = [:]
             var peer: WrkRun?
-            var order = [0, 1] + (nginx == nil ? [] : [2])
+            var order = runsOfARound
             for _ in 0..<(round % order.count) { order.append(order.removeFirst()) }
             for which in order {
                 switch which {
-                case 0: open = try wrk(passing.port, seconds: duration, requests: requests)
-                case 1: verified = try wrk(verifying.port, seconds: duration, requests: requests)
-                default: peer = try nginx.map { try wrk($0.port, seconds: duration, requests: requests) }
+                case -1: open = try wrk(passing.port, seconds: duration, requests: requests[0])
+                case -2: peer = try nginx.map { try wrk($0.port, seconds: duration, requests: requests[0]) }
+                default: verified[which] = try wrk(verifying.port, seconds: duration, requests: requests[which])
                 }
             }
-            guard let open, let verified else { continue }
+            guard let open, verified.count == algs.count else { continue }
             let label = rounds > 1 ? " \(round + 1)" : ""
-            var runs = [("pass-through (open)" + label, open), ("verified" + label, verified)]
+            var runs = [("pass-through (open)" + label, open)]
+            for index in algs.indices {
+                runs.append(("verified" + (algs.count > 1 ? " \(algs[index])" : "") + label, verified[index]!))
+            }
             if let peer {
                 runs.insert(("nginx (proxy, 1 worker)" + label, peer), at: 0)
                 nginxRates.append(peer.requestsPerSecond)
             }
-            verifiedRates.append(verified.requestsPerSecond)
             for (name, run) in runs {
                 print(
-                    name.padding(24) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
+                    name.padding(32) + String(format: "%.0f", run.requestsPerSecond).padding(12, left: true)
                         + WrkRun.format(run.p50).padding(12, left: true) + WrkRun.format(run.p99).padding(12, left: true)
                         + "   \(run.non2xx)"
                 )
             }
-            ratios.append(verified.requestsPerSecond / open.requestsPerSecond)
             passThroughRates.append(open.requestsPerSecond)
-            addedP99s.append(verified.p99 - open.p99)
-            refused += verified.non2xx
+            for (index, run) in verified {
+                ratios[index].append(run.requestsPerSecond / open.requestsPerSecond)
+                verifiedRates[index].append(run.requestsPerSecond)
+                addedP99s[index].append(run.p99 - open.p99)
+                refused[index] += run.non2xx
+            }
         }
         func median(_ values: [Double]) -> Double {
             let sorted = values.sorted()
             return sorted.count % 2 == 1
                 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         }
-        if rounds > 1 {
-            print("\nratios by round: " + ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))
-        }
-        print(
-            String(
-                format: "\nverified / pass-through throughput: %.2f; added p99: %@\(rounds > 1 ? " (medians)" : "")",
-                median(ratios),
-                WrkRun.format(median(addedP99s))
+        for (index, alg) in algs.enumerated() where !ratios[index].isEmpty {
+            if algs.count > 1 { print("\n\(alg):") }
+            if rounds > 1 {
+                print((algs.count > 1 ? "" : "\n") + "ratios by round: " + ratios[index].map { String(format: "%.2f", $0) }.joined(separator: ", "))
+            }
+            print(
+                String(
+                    format: "\(algs.count > 1 && rounds > 1 ? "" : "\n")verified / pass-through throughput: %.2f; added p99: %@\(rounds > 1 ? " (medians)" : "")",
+                    median(ratios[index]),
+                    WrkRun.format(median(addedP99s[index]))
+                )
             )
-        )
-        if refused > 0 {
-            print("warning: \(refused) verified requests were not accepted (more requests than pre-signed?)")
-        }
-        let reference = printBound(ratios: ratios, passThrough: passThroughRates, median: median)
-        if !nginxRates.isEmpty {
-            printComparison(nginx: nginxRates, passThrough: passThroughRates, verified: verifiedRates, reference: reference, median: median)
+            if refused[index] > 0 {
+                print("warning: \(refused[index]) verified requests were not accepted (more requests than pre-signed?)")
+            }
+            let reference = printBound(alg: alg, ratios: ratios[index], passThrough: passThroughRates, median: median)
+            if !nginxRates.isEmpty {
+                printComparison(
+                    nginx: nginxRates, passThrough: passThroughRates, verified: verifiedRates[index], reference: reference, median: median
+                )
+            }
         }
 
         try await verifying.stop()
@@ -257,7 +284,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     /// on the same CPUs as the runs (openssl inherits this process's affinity). Prints each round's
     /// verified throughput as a share of that bound.
     @discardableResult
-    func printBound(ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) -> OpenSSLSpeed.Reference? {
+    func printBound(alg: String, ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) -> OpenSSLSpeed.Reference? {
         guard !ratios.isEmpty, let reference = OpenSSLSpeed().reference(for: alg, seconds: 3) else {
             print("no openssl reference for \(alg): no bound printed")
             return nil
