@@ -56,35 +56,17 @@ public final class SignetMetrics: Sendable {
 
     /// Counts one refused request and keeps it for the console's refusals page: what names the
     /// request (method, path without query, claimed key id, source), never its signature or body.
+    /// `monitored`: a `monitor` route forwarded it, and this is the refusal enforcing would have
+    /// made (`signet_requests_total{outcome="monitored"}`, marked so on the refusals page).
     public func recordRefusal(
         _ code: SignetError.Code,
         method: String,
         path: String,
         keyID: String?,
-        source: String?
+        source: String?,
+        monitored: Bool = false
     ) {
-        record(outcome: "rejected", reason: code.rawValue)
-        activity?.refused(
-            reason: code.rawValue,
-            status: code.httpStatus,
-            method: method,
-            path: path,
-            keyID: keyID,
-            source: source
-        )
-    }
-
-    /// A request a `monitor` route forwarded that enforcing would have refused:
-    /// `signet_requests_total{outcome="monitored"}` by reason code, and kept for the console's
-    /// refusals page, marked as monitored.
-    public func recordWouldRefuse(
-        _ code: SignetError.Code,
-        method: String,
-        path: String,
-        keyID: String?,
-        source: String?
-    ) {
-        record(outcome: "monitored", reason: code.rawValue)
+        record(outcome: monitored ? "monitored" : "rejected", reason: code.rawValue)
         activity?.refused(
             reason: code.rawValue,
             status: code.httpStatus,
@@ -92,7 +74,7 @@ public final class SignetMetrics: Sendable {
             path: path,
             keyID: keyID,
             source: source,
-            monitored: true
+            monitored: monitored
         )
     }
 

@@ -289,24 +289,21 @@ def big_headers(host, port, ca_file, path, size):
     print(json.dumps(result))
 
 
+COMMANDS = {
+    "send": lambda *rest: asyncio.run(send(*rest)),
+    "settings": settings,
+    "rapid-reset": rapid_reset,
+    "streams": streams,
+    "held": held,
+    "unread": unread,
+    "big-headers": big_headers,
+}
+
+
 def main(arguments):
-    command, rest = arguments[0], arguments[1:]
-    if command == "send":
-        asyncio.run(send(*rest))
-    elif command == "settings":
-        settings(*rest)
-    elif command == "rapid-reset":
-        rapid_reset(*rest)
-    elif command == "streams":
-        streams(*rest)
-    elif command == "held":
-        held(*rest)
-    elif command == "unread":
-        unread(*rest)
-    elif command == "big-headers":
-        big_headers(*rest)
-    else:
+    if not arguments or arguments[0] not in COMMANDS:
         raise SystemExit(__doc__)
+    COMMANDS[arguments[0]](*arguments[1:])
 
 
 if __name__ == "__main__":

@@ -37,12 +37,13 @@ struct MonitoredGate: RouterMiddleware {
                 return try await next(request, context)
             }
         } catch let error as SignetError where !judged && Self.isVerdict(error.code) {
-            metrics.recordWouldRefuse(
+            metrics.recordRefusal(
                 error.code,
                 method: request.method.rawValue,
                 path: request.uri.path,
                 keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                source: context.clientAddress
+                source: context.clientAddress,
+                monitored: true
             )
             var context = context
             context.signet.identity = nil

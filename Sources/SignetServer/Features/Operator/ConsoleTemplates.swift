@@ -77,6 +77,23 @@ enum ConsoleTemplates {
         {{/content}}{{/layout}}
         """
 
+    /// A table of reason codes with their counts over the last hour and day and a bar each, from
+    /// the rows in `rows` (``RefusalBreakdown``): the overview's refusals, and its would-be refusals.
+    static func reasonTable(id: String, caption: String, rows: String) -> String {
+        """
+        <table id="\(id)">
+        <caption>\(caption)</caption>
+        <thead><tr><th scope="col">Reason</th><th scope="col">Last hour</th><th scope="col">Last day</th><th scope="col"><span class="visually-hidden">Share</span></th></tr></thead>
+        <tbody>
+        {{#\(rows)}}
+        <tr><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{lastHour}}</td><td>{{lastDay}}</td>
+        <td><svg width="200" height="12" aria-hidden="true"><rect class="refused" width="{{barWidth}}" height="12"/></svg></td></tr>
+        {{/\(rows)}}
+        </tbody>
+        </table>
+        """
+    }
+
     static let chart = """
         <figure>
         <svg role="img" aria-labelledby="{{id}}-title" viewBox="0 0 {{width}} {{height}}" class="chart">
@@ -106,31 +123,14 @@ enum ConsoleTemplates {
         <h2 id="reasons">Refusals by reason</h2>
         {{^hasReasons}}<p>No refusals in the last day.</p>{{/hasReasons}}
         {{#hasReasons}}
-        <table id="reason-table">
-        <caption>Refused requests by reason code</caption>
-        <thead><tr><th scope="col">Reason</th><th scope="col">Last hour</th><th scope="col">Last day</th><th scope="col"><span class="visually-hidden">Share</span></th></tr></thead>
-        <tbody>
-        {{#reasons}}
-        <tr><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{lastHour}}</td><td>{{lastDay}}</td>
-        <td><svg width="200" height="12" aria-hidden="true"><rect class="refused" width="{{barWidth}}" height="12"/></svg></td></tr>
-        {{/reasons}}
-        </tbody>
-        </table>
+        \(reasonTable(id: "reason-table", caption: "Refused requests by reason code", rows: "reasons"))
         {{/hasReasons}}
         </section>
         {{#hasMonitored}}
         <section aria-labelledby="monitored">
         <h2 id="monitored">Would be refused on monitor routes</h2>
-        <table id="monitored-table">
-        <caption>Requests monitor routes forwarded that enforcing would refuse, by reason code</caption>
-        <thead><tr><th scope="col">Reason</th><th scope="col">Last hour</th><th scope="col">Last day</th><th scope="col"><span class="visually-hidden">Share</span></th></tr></thead>
-        <tbody>
-        {{#monitored}}
-        <tr><td><a href="/signet/admin/refusals?reason={{reason}}"><code>{{reason}}</code></a></td><td>{{lastHour}}</td><td>{{lastDay}}</td>
-        <td><svg width="200" height="12" aria-hidden="true"><rect class="refused" width="{{barWidth}}" height="12"/></svg></td></tr>
-        {{/monitored}}
-        </tbody>
-        </table>
+        \(reasonTable(
+            id: "monitored-table", caption: "Requests monitor routes forwarded that enforcing would refuse, by reason code", rows: "monitored"))
         </section>
         {{/hasMonitored}}
         {{/content}}{{/layout}}

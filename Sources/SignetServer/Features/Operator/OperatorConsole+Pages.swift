@@ -23,15 +23,15 @@ extension OperatorConsole {
             layout(session, "Overview", nav: "overview").merging([
                 "hour": Self.chart(hour, id: "hour"), "day": Self.chart(day, id: "day"),
                 "hasReasons": !reasons.isEmpty,
-                "reasons": reasons.map {
-                    ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] as [String: Any]
-                },
+                "reasons": Self.reasonRows(reasons),
                 "hasMonitored": !monitored.isEmpty,
-                "monitored": monitored.map {
-                    ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] as [String: Any]
-                },
+                "monitored": Self.reasonRows(monitored),
             ]) { $1 }
         )
+    }
+
+    static func reasonRows(_ rows: [RefusalBreakdown.Row]) -> [[String: Any]] {
+        rows.map { ["reason": $0.reason, "lastHour": $0.lastHour, "lastDay": $0.lastDay, "barWidth": $0.barWidth] }
     }
 
     static func chart(_ chart: ActivityChart, id: String) -> [String: Any] {
