@@ -123,11 +123,22 @@ struct ServeCommand: AsyncParsableCommand {
                 Data("signet admin listener on \(adminScheme)://\(adminHost):\(port) (console, admin API, /metrics)\n".utf8)
             )
         }
+        let authorizationScheme = configuration.authorizationListener?.tls == nil ? "http" : "https"
+        let authorizationHost = configuration.authorizationListener?.listen.host ?? ""
+        let onAuthorizationRunning: @Sendable (Int) async -> Void = { port in
+            logger.notice("signet authorization listener listening", metadata: ["address": "\(authorizationHost):\(port)"])
+            guard textBanner else { return }
+            let base = "\(authorizationScheme)://\(authorizationHost):\(port)"
+            StandardOutput.write(
+                Data("signet authorization listener on \(base) (forward auth: \(base)/forward-auth, Envoy HTTP ext_authz: \(base)/ext-authz)\n".utf8)
+            )
+        }
         try await SignetGateway.serve(
             configuration: configuration,
             logger: logger,
             reload: reload,
-            onAdminRunning: onAdminRunning
+            onAdminRunning: onAdminRunning,
+            onAuthorizationRunning: onAuthorizationRunning
         ) { gateway, port in
             listening.set()
             var metadata: Logger.Metadata = ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]

@@ -31,6 +31,9 @@ public struct SignetRequestState: Sendable {
     public var verdict: String? {
         didSet { accessRecord?.update { [verdict] in $0.verdict = verdict } }
     }
+    /// The request is judged for another proxy, which announced a body and did not send it (whole):
+    /// a gate that checks bodies refuses it rather than judge it without (`body_not_forwarded`).
+    public var bodyWithheld = false
 
     public init() {}
 }

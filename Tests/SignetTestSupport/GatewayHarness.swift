@@ -66,6 +66,7 @@ public final class GatewayHarness: Sendable {
         /// The port it bound; a live gateway's only.
         public var port: Int { running?.port ?? 0 }
         public var adminPort: Int? { running?.adminPort }
+        public var authorizationPort: Int? { running?.authorizationPort }
         var inProcessAuthority: String? { inProcess?.authority }
         var inProcessAdminAuthority: String? { inProcess?.adminAuthority }
 

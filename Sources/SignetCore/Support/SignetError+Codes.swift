@@ -168,6 +168,17 @@ extension SignetError.Code {
     /// No connection to the upstream could be made (refused, no route, name unknown): answered at
     /// once, as nginx's 502, rather than after the upstream timeout.
     public static let upstreamUnreachable = Self("upstream_unreachable", 502)
+    // External authorization (forward auth and Envoy's ext_authz), where another proxy forwards.
+    /// The request carries a body (announced by its length, transfer coding or `Content-Digest`)
+    /// that the proxy's authorization request did not bring, whole, and the route checks bodies:
+    /// a digest is never taken on trust. 403, the status nginx's `auth_request` passes on.
+    public static let bodyNotForwarded = Self("body_not_forwarded", 403)
+    /// An authorization request that does not say which request it is about (no original URI, a
+    /// field given twice, a target that is not a path).
+    public static let authorizationRequestInvalid = Self("authorization_request_invalid", 400)
+    /// The route's access mode can only be enforced by Signet's own proxy (its gate reads the
+    /// client's TLS certificate, or changes the request it admits).
+    public static let authorizationUnsupported = Self("authorization_unsupported", 501)
     /// Anything unexpected; the answer says nothing more.
     public static let internalError = Self("internal_error", 500)
     // Pinning and the client transport (raised in the client; the statuses are what a proxy in the
@@ -211,7 +222,8 @@ extension SignetError.Code {
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable,
-        .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable, .internalError,
+        .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable,
+        .bodyNotForwarded, .authorizationRequestInvalid, .authorizationUnsupported, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,
         .connectionFailed, .requestTimeout, .responseSignatureInvalid, .transportUnsupported,
     ]

@@ -55,6 +55,14 @@ public struct TrustedProxies: Sendable {
         return Self.rightmostUntrusted(hops, isTrusted: isTrusted(_:)) ?? peer
     }
 
+    /// The client's address as a proxy that asks about a request names it in `X-Forwarded-For`: the
+    /// rightmost hop, which the asking proxy appended (or, walking left, the first hop `trusted`
+    /// does not cover); `nil` when it names no address.
+    public static func forwardedClient(_ fields: HTTPFields, trusted: TrustedProxies?) -> String? {
+        let hops = FieldList.members(fields[values: .xForwardedFor]).map(Self.xForwardedForHop)
+        return rightmostUntrusted(hops) { trusted?.isTrusted($0) ?? false }
+    }
+
     /// From the right: the first hop that is not trusted; the leftmost when every one is. A hop that
     /// is no address (`unknown`, an obfuscated name, garbage) stops the walk at the last proxy that
     /// could be named, or gives `nil` (then the peer is used) when it is the rightmost.

@@ -18,6 +18,9 @@ extension GatewayConfiguration {
         if let tls = adminListener?.tls, let certificate = tls.certificateFile, let key = tls.keyFile {
             files.pair(certificate, key, "adminListener.tls", create: tls.development == true)
         }
+        if let tls = authorizationListener?.tls, let certificate = tls.certificateFile, let key = tls.keyFile {
+            files.pair(certificate, key, "authorizationListener.tls", create: tls.development == true)
+        }
         if let responseSigning { files.mayCreate(responseSigning.keyFile, "the response signing key") }
         for feature in FeatureRegistry.types { feature.checkFiles(self, &files) }
         if !files.problems.isEmpty { throw ConfigurationError(.file, at: "", files.problems.joined(separator: "; ")) }

@@ -119,6 +119,9 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     /// answer there and `404 not_found` on `listen`, so nothing the upstream serves on the apps'
     /// origin shares an origin with the console.
     public var adminListener: AdminListener?
+    /// Where another proxy in front (nginx, Caddy, Traefik, Envoy) has requests judged by the
+    /// routes, instead of sending them through Signet's own proxy (``AuthorizationListener``).
+    public var authorizationListener: AuthorizationListener?
     /// Adds the signature base to problem responses. Never in production.
     public var debug = false
     /// Relaxes start-up checks meant for production (an `adminToken` shorter than 32 characters).
@@ -269,6 +272,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
             }
         }
         if let adminListener { try adminListener.validate(besides: listen, development: development) }
+        if let authorizationListener {
+            let taken = [("listen", listen)] + (adminListener.map { [("adminListener.listen", $0.listen)] } ?? [])
+            try authorizationListener.validate(besides: taken, development: development)
+        }
         _ = try adminCertificatePins()
         _ = try proxies()
         // A short token falls to guessing, however its attempts are limited per source.

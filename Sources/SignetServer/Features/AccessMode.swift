@@ -32,6 +32,15 @@ struct AccessMode: Sendable {
     /// request it admits or answers with a challenge, so forwarding it unjudged would not be what
     /// enforcing forwards. `nil`: it can.
     var notMonitorable: String?
+    /// Why another proxy cannot have a route of this mode judged through the authorization
+    /// listener (forward auth, Envoy's ext_authz), when it cannot: its gate reads what only
+    /// Signet's own listener has (the client's TLS certificate) or changes the request it admits,
+    /// which a verdict cannot carry. `nil`: it can.
+    var notExternallyAuthorizable: String?
+    /// Whether the gate checks the body (the signature's `Content-Digest`): through the
+    /// authorization listener, a request with a body the proxy did not send is then refused
+    /// `body_not_forwarded` rather than judged without it.
+    var checksBody: Bool { signature != nil }
     /// Checks a route of this mode against the rest of the configuration, at `at` (`routes[2]`):
     /// its feature configured, its options consistent with the feature's settings.
     ///

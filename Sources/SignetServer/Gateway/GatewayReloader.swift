@@ -123,6 +123,9 @@ public final class GatewayReloader: Service, Sendable {
         if old.store != new.store { changed.append("store") }
         if old.upstream != new.upstream { changed.append("upstream") }
         if Self.withoutFiles(old.adminListener) != Self.withoutFiles(new.adminListener) { changed.append("adminListener") }
+        if Self.withoutFiles(old.authorizationListener) != Self.withoutFiles(new.authorizationListener) {
+            changed.append("authorizationListener")
+        }
         if (old.clientAddressFrom == .proxyProtocol) != (new.clientAddressFrom == .proxyProtocol) {
             changed.append("clientAddressFrom (proxy-protocol)")
         } else if new.clientAddressFrom == .proxyProtocol, old.trustedProxies != new.trustedProxies {
@@ -162,6 +165,14 @@ public final class GatewayReloader: Service, Sendable {
     }
 
     static func withoutFiles(_ listener: GatewayConfiguration.AdminListener?) -> GatewayConfiguration.AdminListener? {
+        listener.map {
+            var fixed = $0
+            fixed.tls = withoutFiles($0.tls)
+            return fixed
+        }
+    }
+
+    static func withoutFiles(_ listener: GatewayConfiguration.AuthorizationListener?) -> GatewayConfiguration.AuthorizationListener? {
         listener.map {
             var fixed = $0
             fixed.tls = withoutFiles($0.tls)

@@ -7,7 +7,7 @@ import SignetStore
 
 /// A gateway assembled from its configuration and serving in the background of this process, with
 /// the store it opened: the one way `signet demo`, the benchmarks and the tests start a gateway
-/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onServerRunning:)``).
+/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onAuthorizationRunning:onServerRunning:)``).
 ///
 /// ```swift
 /// let running = try await RunningGateway.start(configuration, logger: logger)
@@ -30,10 +30,22 @@ public final class RunningGateway: Sendable {
     /// The port of the admin listener, when there is one.
     public var adminPort: Int? { adminServer?.port }
 
-    private init(gateway: SignetGateway, server: BackgroundServer, adminServer: BackgroundServer?, reloader: GatewayReloader) {
+    /// The authorization listener's server, when `authorizationListener` is configured.
+    private let authorizationServer: BackgroundServer?
+    /// The port of the authorization listener (forward auth, Envoy's HTTP `ext_authz`), when there is one.
+    public var authorizationPort: Int? { authorizationServer?.port }
+
+    private init(
+        gateway: SignetGateway,
+        server: BackgroundServer,
+        adminServer: BackgroundServer?,
+        authorizationServer: BackgroundServer?,
+        reloader: GatewayReloader
+    ) {
         self.gateway = gateway
         self.server = server
         self.adminServer = adminServer
+        self.authorizationServer = authorizationServer
         self.reloader = reloader
     }
 
@@ -43,17 +55,30 @@ public final class RunningGateway: Sendable {
         let gateway = try await SignetGateway.open(configuration: configuration, logger: logger)
         let reloader = GatewayReloader(onHangup: false, logger: logger)
         var adminServer: BackgroundServer?
+        var authorizationServer: BackgroundServer?
         do {
             if gateway.configuration.adminListener != nil {
                 adminServer = try await BackgroundServer.start(logger: logger) {
                     gateway.adminApplication(reloads: reloader, onServerRunning: $0)
                 }
             }
+            if gateway.configuration.authorizationListener != nil {
+                authorizationServer = try await BackgroundServer.start(logger: logger) {
+                    gateway.authorizationApplication(reloads: reloader, onServerRunning: $0)
+                }
+            }
             let server = try await BackgroundServer.start(logger: logger) {
                 gateway.application(reloads: reloader, onServerRunning: $0)
             }
-            return RunningGateway(gateway: gateway, server: server, adminServer: adminServer, reloader: reloader)
+            return RunningGateway(
+                gateway: gateway,
+                server: server,
+                adminServer: adminServer,
+                authorizationServer: authorizationServer,
+                reloader: reloader
+            )
         } catch {
+            await authorizationServer?.stop()
             await adminServer?.stop()
             try? await gateway.store.shutdown()
             throw error
@@ -64,6 +89,7 @@ public final class RunningGateway: Sendable {
     public func stop() async throws {
         await server.stop()
         await adminServer?.stop()
+        await authorizationServer?.stop()
         try await store.shutdown()
     }
 }
@@ -94,6 +120,7 @@ extension SignetGateway {
         logger: Logger,
         reload: (@Sendable () throws -> GatewayConfiguration)? = nil,
         onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onAuthorizationRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
     ) async throws {
         let gateway = try await open(configuration: configuration, logger: logger)
@@ -101,10 +128,14 @@ extension SignetGateway {
         do {
             // The admin listener runs as a service of the client's application: one group, one
             // graceful shutdown on SIGTERM or SIGINT.
-            let admin: [any Service] =
-                gateway.configuration.adminListener == nil
-                ? [] : [gateway.adminApplication(reloads: reloader, onServerRunning: onAdminRunning)]
-            try await gateway.application(reloads: reloader, alongside: admin) { await onServerRunning(gateway, $0) }
+            var alongside: [any Service] = []
+            if gateway.configuration.adminListener != nil {
+                alongside.append(gateway.adminApplication(reloads: reloader, onServerRunning: onAdminRunning))
+            }
+            if gateway.configuration.authorizationListener != nil {
+                alongside.append(gateway.authorizationApplication(reloads: reloader, onServerRunning: onAuthorizationRunning))
+            }
+            try await gateway.application(reloads: reloader, alongside: alongside) { await onServerRunning(gateway, $0) }
                 .runService()
         } catch {
             try? await gateway.store.shutdown()

@@ -26,7 +26,7 @@ extension SignetGateway {
         alongside: [any Service] = [],
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let responders = listenerResponders(httpClient: httpClient, surfaces: clientSurfaces)
+        let responders = listenerResponders(httpClient: httpClient, kind: .endpoints(clientSurfaces))
         reloads?.attach(gateway: self, listener: responders, httpClient: httpClient)
         var app = Application(
             responder: responders.entry,
@@ -63,7 +63,7 @@ extension SignetGateway {
         guard let listener = configuration.adminListener, let adminServer = listeners.adminServer else {
             preconditionFailure("adminApplication() without an adminListener in the configuration")
         }
-        let responders = listenerResponders(httpClient: httpClient, surfaces: .operator)
+        let responders = listenerResponders(httpClient: httpClient, kind: .endpoints(.operator))
         reloads?.attach(gateway: self, listener: responders, httpClient: httpClient)
         return Application(
             responder: responders.entry,

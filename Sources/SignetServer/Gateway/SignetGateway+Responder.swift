@@ -12,32 +12,53 @@ import SignetMiddleware
 /// judging stage in force at that moment (Oblivious HTTP, path normalisation, the router of
 /// Signet's own endpoints and the proxied routes).
 extension SignetGateway {
+    /// What a listener answers: Signet's endpoints of `surfaces` and, with `.client`, the proxied
+    /// routes; or, on the authorization listener, the routes judged for another proxy.
+    enum ListenerKind: Sendable, Equatable {
+        case endpoints(RouteSurfaces)
+        case authorization
+    }
+
     /// A listener's two stages, each replaced by a reload (``GatewayReloader``).
     struct ListenerResponders: Sendable {
         let entry: ReloadableResponder
         let judging: ReloadableResponder
-        let surfaces: RouteSurfaces
+        let kind: ListenerKind
     }
 
-    /// Both stages of a listener serving `surfaces`, built from this gateway's configuration.
-    func listenerResponders(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ListenerResponders {
-        let judging = ReloadableResponder(judgingResponder(httpClient: httpClient, surfaces: surfaces))
+    /// Both stages of a listener of `kind`, built from this gateway's configuration.
+    func listenerResponders(httpClient: HTTPClient, kind: ListenerKind) -> ListenerResponders {
+        let judging = ReloadableResponder(judgingResponder(httpClient: httpClient, kind: kind))
         return ListenerResponders(
-            entry: ReloadableResponder(entryResponder(judging: judging, surfaces: surfaces)),
+            entry: ReloadableResponder(entryResponder(judging: judging, kind: kind)),
             judging: judging,
-            surfaces: surfaces
+            kind: kind
         )
     }
 
     /// Makes this gateway's configuration the one in force on `listener`. The judging stage first:
     /// a request completing from now on is judged by this configuration, whenever its head came.
     func replaceResponders(of listener: ListenerResponders, httpClient: HTTPClient) {
-        listener.judging.replace(with: judgingResponder(httpClient: httpClient, surfaces: listener.surfaces))
-        listener.entry.replace(with: entryResponder(judging: listener.judging, surfaces: listener.surfaces))
+        listener.judging.replace(with: judgingResponder(httpClient: httpClient, kind: listener.kind))
+        listener.entry.replace(with: entryResponder(judging: listener.judging, kind: listener.kind))
+    }
+
+    func judgingResponder(httpClient: HTTPClient, kind: ListenerKind) -> ReloadableResponder.Handler {
+        switch kind {
+        case .endpoints(let surfaces): judgingResponder(httpClient: httpClient, surfaces: surfaces)
+        case .authorization: authorizationJudgingResponder(httpClient: httpClient)
+        }
+    }
+
+    func entryResponder(judging: ReloadableResponder, kind: ListenerKind) -> ReloadableResponder.Handler {
+        switch kind {
+        case .endpoints(let surfaces): entryResponder(judging: judging, surfaces: surfaces)
+        case .authorization: authorizationEntryResponder(judging: judging)
+        }
     }
 
     /// Signet's endpoints and the proxied routes behind path normalisation and Oblivious HTTP.
-    func judgingResponder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
+    private func judgingResponder(httpClient: HTTPClient, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
         // Case-insensitive like the upstreams most in need of it (Express, ASP.NET Core, IIS), so
         // `/ADMIN` cannot slip past the rule for `/admin`; the route table matches the same way.
         // HEAD wherever GET is served (RFC 9110 §9.3.2), Signet's own endpoints included.
@@ -55,27 +76,42 @@ extension SignetGateway {
 
     /// The client's address, the access log and the wait for a complete request, in front of
     /// `judging`.
-    func entryResponder(judging: ReloadableResponder, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
-        let completion = RequestCompletionResponder(
+    private func entryResponder(judging: ReloadableResponder, surfaces: RouteSurfaces) -> ReloadableResponder.Handler {
+        let completion = completionResponder(
             judging: judging,
             routes: surfaces.contains(.client) ? routes : nil,
-            verifier: dependencies.requestVerifier,
-            maximumBodyBytes: configuration.maxBodyBytes,
-            storeTimeout: .milliseconds(configuration.storeTimeoutMilliseconds),
             // Counted where one connection carries many requests at once: behind trusted proxies
             // (many clients) and over HTTP/2 (100 streams each), so the connection limit per
             // client is a limit of its requests in progress as well.
             clientRequests: trustedProxies == nil && !configuration.offersHTTP2
-                ? nil : (clientRequests, configuration.maxConnectionsPerClient),
+                ? nil : (clientRequests, configuration.maxConnectionsPerClient)
+        )
+        return ClientAddressResponder(inner: accessLog(completion), trusted: trustedProxies)
+    }
+
+    /// The wait for a complete request, in front of `judging`, with this configuration's bounds.
+    func completionResponder(
+        judging: ReloadableResponder,
+        routes: RouteTable?,
+        clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
+    ) -> RequestCompletionResponder {
+        RequestCompletionResponder(
+            judging: judging,
+            routes: routes,
+            verifier: dependencies.requestVerifier,
+            maximumBodyBytes: configuration.maxBodyBytes,
+            storeTimeout: .milliseconds(configuration.storeTimeoutMilliseconds),
+            clientRequests: clientRequests,
             debug: configuration.debug,
             metrics: metrics,
             clock: clock
         )
-        return ClientAddressResponder(
-            inner: AccessLogResponder(inner: completion, logger: logger, metrics: metrics) { [routes] method, path in
-                routes.logName(method: method, routedPath: path)
-            },
-            trusted: trustedProxies
-        )
+    }
+
+    /// One access-log line and the exchange's metrics for each request `inner` answers.
+    func accessLog<Inner: HTTPResponder>(_ inner: Inner) -> AccessLogResponder<Inner> {
+        AccessLogResponder(inner: inner, logger: logger, metrics: metrics) { [routes] method, path in
+            routes.logName(method: method, routedPath: path)
+        }
     }
 }

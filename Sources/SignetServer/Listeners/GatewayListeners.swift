@@ -17,6 +17,9 @@ struct GatewayListeners: Sendable {
     /// What the admin listener serves, when it speaks HTTPS.
     let adminServed: ServedTLS?
     let adminServer: HTTPServerBuilder?
+    /// What the authorization listener serves, when it speaks HTTPS.
+    let authorizationServed: ServedTLS?
+    let authorizationServer: HTTPServerBuilder?
 
     /// The certificate the apps' listener serves now.
     var tls: GatewayTLS? { served?.tls }
@@ -54,6 +57,19 @@ struct GatewayListeners: Sendable {
                 requestTimeout: requestTimeout
             )
         }
+        authorizationServed = try configuration.authorizationListener?.tls.map {
+            try ServedTLS(GatewayTLS.resolve($0, named: "authorizationListener.tls"), clientCertificates: false, applicationProtocols: [])
+        }
+        authorizationServer = configuration.authorizationListener.map { [authorizationServed] _ in
+            Self.makeServer(
+                tls: authorizationServed,
+                proxyProtocol: nil,
+                // Its clients are the proxies in front, each with many connections: the limit is
+                // the listener's, not a client's.
+                connections: ConnectionLimits(perClient: configuration.connectionLimit, trusted: nil),
+                requestTimeout: requestTimeout
+            )
+        }
     }
 
     /// The certificates of `configuration`'s files, read and made ready to serve, not yet served:
@@ -72,7 +88,8 @@ struct GatewayListeners: Sendable {
     func renewal(for configuration: GatewayConfiguration) throws -> Renewal {
         let apps = try Self.prepare(served, configuration.tls, named: "tls")
         let admin = try Self.prepare(adminServed, configuration.adminListener?.tls, named: "adminListener.tls")
-        return Renewal(prepared: [apps, admin].compactMap { $0 }, tls: apps?.1.tls ?? tls)
+        let authorization = try Self.prepare(authorizationServed, configuration.authorizationListener?.tls, named: "authorizationListener.tls")
+        return Renewal(prepared: [apps, admin, authorization].compactMap { $0 }, tls: apps?.1.tls ?? tls)
     }
 
     /// `tls`'s files read and made ready for `served`; `nil` where nothing is served over TLS or the

@@ -41,15 +41,7 @@ enum ForwardedFields {
         out.removeAll { field in
             isRemoved(field.name.canonicalName) || connectionListed.contains(CGIFieldName.folded(field.name.canonicalName))
         }
-        if let identity {
-            if !identity.keyID.isEmpty { out.append(HTTPField(name: .signetKeyID, value: identity.keyID)) }
-            out.append(HTTPField(name: .signetTrustLevel, value: identity.trustLevel.rawValue))
-            if let device = identity.deviceID { out.append(HTTPField(name: .signetDevice, value: device)) }
-            if let user = identity.user { out.append(HTTPField(name: .signetUser, value: fieldText(user))) }
-            if let risk = identity.riskMetric { out.append(HTTPField(name: .signetRiskMetric, value: String(risk))) }
-            if let app = identity.appID { out.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
-        }
-        if let verdict { out.append(HTTPField(name: .signetVerdict, value: verdict)) }
+        out.append(contentsOf: identityFields(identity, verdict: verdict))
         var forwarded: [String] = []
         if let client {
             out.append(HTTPField(name: .xForwardedFor, value: client))
@@ -63,6 +55,23 @@ enum ForwardedFields {
         }
         out.append(HTTPField(name: .forwarded, value: forwarded.joined(separator: ";")))
         return out
+    }
+
+    /// The identity fields for `identity` (none without one) and, on a `monitor` route, the verdict:
+    /// what the upstream learns of the client, from this proxy or, through the authorization
+    /// listener, from another.
+    static func identityFields(_ identity: SignetIdentity?, verdict: String?) -> [HTTPField] {
+        var fields: [HTTPField] = []
+        if let identity {
+            if !identity.keyID.isEmpty { fields.append(HTTPField(name: .signetKeyID, value: identity.keyID)) }
+            fields.append(HTTPField(name: .signetTrustLevel, value: identity.trustLevel.rawValue))
+            if let device = identity.deviceID { fields.append(HTTPField(name: .signetDevice, value: device)) }
+            if let user = identity.user { fields.append(HTTPField(name: .signetUser, value: fieldText(user))) }
+            if let risk = identity.riskMetric { fields.append(HTTPField(name: .signetRiskMetric, value: String(risk))) }
+            if let app = identity.appID { fields.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
+        }
+        if let verdict { fields.append(HTTPField(name: .signetVerdict, value: verdict)) }
+        return fields
     }
 
     /// Whether the client's field `name` (lowercase) is removed from every request, whatever

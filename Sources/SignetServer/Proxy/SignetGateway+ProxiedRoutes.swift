@@ -30,17 +30,28 @@ extension SignetGateway {
     /// (``GatewayFeature/gate(for:listener:)``) — watched by a ``MonitoredGate`` on a `monitor`
     /// route — then the proxy. One middleware group per distinct access (mode and options) and
     /// route mode.
-    func addProxiedRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
+    ///
+    /// For another proxy (the authorization listener), each gate is behind an
+    /// ``ExternalAuthorizationGate`` and what follows it is the verdict
+    /// (``ExternalAuthorization/allowed(context:)``) instead of the upstream.
+    func addProxiedRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener, forAnotherProxy: Bool = false) {
         let proxy = self.proxy
         var groups: [RouteGroupKey: RouterGroup<SignetRequestContext>] = [:]
         for registration in routes.registrations(methods: Self.proxiedMethods.map(\.rawValue)) {
             let key = RouteGroupKey(access: registration.access, mode: registration.mode)
             if groups[key] == nil {
-                let gate = gate(for: registration.access, listener: listener)
+                var gate = gate(for: registration.access, listener: listener)
+                if forAnotherProxy {
+                    gate = ExternalAuthorizationGate(gate: gate, mode: AccessModeRegistry.mode(named: registration.access.mode))
+                }
                 groups[key] = router.group().add(middleware: registration.mode == .monitor ? MonitoredGate(gate: gate, metrics: metrics) : gate)
             }
-            groups[key]!.on(RouterPath(registration.path), method: HTTPRequest.Method(registration.method)!) { request, context in
-                try await proxy.forward(request, context: context)
+            let path = RouterPath(registration.path)
+            let method = HTTPRequest.Method(registration.method)!
+            if forAnotherProxy {
+                groups[key]!.on(path, method: method) { _, context in ExternalAuthorization.allowed(context: context) }
+            } else {
+                groups[key]!.on(path, method: method) { request, context in try await proxy.forward(request, context: context) }
             }
         }
     }

@@ -10,6 +10,7 @@ struct ClientCertificatesFeature: GatewayFeature {
     static let accessModes = [
         AccessMode(
             name: "client-certificate",
+            notExternallyAuthorizable: "the certificate is checked in the TLS handshake of Signet's own listener",
             check: AccessMode.needs("client certificates: set tls.clientCertificates and deviceCA") {
                 $0.tls?.clientCertificates == true && $0.deviceCA != nil
             }

@@ -9,6 +9,7 @@ struct LegacyEnvelopeFeature: GatewayFeature {
         AccessMode(
             name: "legacy-envelope",
             notMonitorable: "its gate decrypts the body the upstream reads",
+            notExternallyAuthorizable: "its gate decrypts the body the upstream reads",
             check: AccessMode.needs("legacyEnvelope with its keys") { $0.legacyEnvelope != nil }
         )
     ]

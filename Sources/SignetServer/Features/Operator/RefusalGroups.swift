@@ -89,6 +89,7 @@ enum RefusalAdvice {
         "admin_unauthorized": "Wrong admin credentials: an operator's typo, or someone guessing (10 a minute per source lock it).",
         "counter_not_increasing": "An App Attest counter that did not grow: a cloned key or a replayed assertion; look at the device.",
         "body_too_large": "Bodies over maxBodyBytes: a client sending uploads to a signed route, or an attack.",
+        "body_not_forwarded": "Bodies the proxy in front did not send with its authorization request: forward the body (Traefik forwardBody, Envoy with_request_body), or put signet serve in the path of that route.",
         "header_too_large": "Signature headers over their bound: a broken client or an attack.",
     ]
 }

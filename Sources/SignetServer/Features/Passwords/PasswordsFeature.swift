@@ -12,6 +12,7 @@ struct PasswordsFeature: GatewayFeature {
             options: [.init(name: "digestMD5", kind: .bool), .init(name: "requireAuthInt", kind: .bool), .init(name: "keepAuthorization", kind: .bool)],
             optionsOwner: "password routes",
             notMonitorable: "its gate takes the password out of the request and answers a challenge a client needs to log in",
+            notExternallyAuthorizable: "its gate takes the password out of the request the upstream receives",
             check: { route, configuration, at in try GatewayConfiguration.checkPasswordRoute(route, configuration, at: at) }
         )
     }
