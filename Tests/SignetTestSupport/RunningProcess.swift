@@ -57,9 +57,10 @@ public final class RunningProcess: @unchecked Sendable {  // `output` is behind 
         try await wait(for: { $0.contains { $0.contains(text) } }, timeout: timeout)
     }
 
-    /// Kills it and waits for its end.
-    public func kill() {
-        Glibc.kill(process.processIdentifier, SIGKILL)
+    /// Sends it `signal` (`SIGKILL` unless said: no clean-up of its own) and waits for its end.
+    /// A server whose workers outlive their master (nginx) needs `SIGTERM`.
+    public func kill(_ signal: Int32 = SIGKILL) {
+        Glibc.kill(process.processIdentifier, signal)
         process.waitUntilExit()
     }
 }

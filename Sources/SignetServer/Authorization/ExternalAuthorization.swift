@@ -9,11 +9,20 @@ import SignetMiddleware
 /// have sent, with its reason code also in `Signet-Reason` (nginx's `auth_request` passes a 401 or
 /// 403 on but not its body; `auth_request_set` can read the field).
 enum ExternalAuthorization {
-    /// What the proxy copies upstream: the identity fields, and on a `monitor` route the verdict.
+    /// What the proxy copies upstream: the identity fields, and on a `monitor` route the verdict —
+    /// every one of ``identityNames``, empty where it does not apply. A proxy that copies fields by
+    /// name then overwrites a client's own spelling of each (Caddy before 2.10 writes its
+    /// placeholder's text for a field the answer lacks); nginx sends no empty field.
     static func allowed(context: SignetRequestContext) -> Response {
-        let fields = ForwardedFields.identityFields(context.signet.identity, verdict: context.signet.verdict)
-        return Response(status: .ok, headers: HTTPFields(fields))
+        var fields = HTTPFields(ForwardedFields.identityFields(context.signet.identity, verdict: context.signet.verdict))
+        for name in identityNames where fields[name] == nil { fields[name] = "" }
+        return Response(status: .ok, headers: fields)
     }
+
+    /// The fields an allowed answer carries for the upstream.
+    static let identityNames: [HTTPField.Name] = [
+        .signetKeyID, .signetTrustLevel, .signetDevice, .signetUser, .signetRiskMetric, .signetAppID, .signetVerdict,
+    ]
 }
 
 extension HTTPField.Name {

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+#if canImport(Glibc)
+    import Glibc
+#endif
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// Issue 41 §2: nginx (`auth_request`) and Caddy (`forward_auth`), from Debian, in front of an API
+/// with `signet serve` judging for them — each with the configuration block of
+/// docs/integrations.md as written, only its addresses changed. A signed GET reaches the API with
+/// its identity, a client's own identity fields never do, an unsigned one is refused with its
+/// reason, a signed body the proxy does not send is not taken on trust, and a `monitor` route lets
+/// a bad request through with its verdict.
+@Suite(.awaitsCleanups) struct ForwardAuthProxyTests {
+    /// The fenced block after `<!-- tested: name -->` in docs/integrations.md.
+    static func documented(_ name: String) throws -> String {
+        let text = try String(
+            contentsOf: SignetProcess.repositoryRoot.appendingPathComponent("docs/integrations.md"), encoding: .utf8)
+        let after = try #require(text.components(separatedBy: "<!-- tested: \(name) -->\n").dropFirst().first)
+        let lines = after.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first?.hasPrefix("```") == true)
+        return lines.dropFirst().prefix { !$0.hasPrefix("```") }.joined(separator: "\n")
+    }
+
+    /// The example API behind the proxy, `signet serve`'s listeners in the same process.
+    static func gateway() async throws -> GatewayHarness {
+        try await GatewayHarness.start {
+            $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0))
+            $0.routes.insert(.init(prefix: "/echo/watched", access: .verified, mode: .monitor), at: 0)
+        }
+    }
+
+    /// The documented addresses, as this test's harness has them.
+    static func addresses(_ text: String, _ harness: GatewayHarness) throws -> String {
+        text.replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(harness.backendServer.port)")
+            .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(harness.port)")
+            .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(try #require(harness.gateways[0].authorizationPort))")
+    }
+
+    @Test(.enabled(if: DeploymentFileTests.installed("nginx"), "nginx is not installed"))
+    func nginxAuthRequest() async throws {
+        let harness = try await Self.gateway()
+        Cleanup.after { try await harness.stop() }
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+        let port = Int.random(in: 43_000...48_000)
+        let server = try Self.addresses(Self.documented("nginx"), harness)
+            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+        let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(folder.path)/\($0);" }
+        let configuration = """
+            worker_processes 1;
+            daemon off;
+            pid \(folder.path)/nginx.pid;
+            error_log \(folder.path)/error.log;
+            events { worker_connections 64; }
+            http {
+            access_log off;
+            \(temp.joined(separator: "\n"))
+            \(server)
+            }
+            """
+        let file = folder.appendingPathComponent("nginx.conf").path
+        try configuration.write(toFile: file, atomically: true, encoding: .utf8)
+        let nginx = try RunningProcess(
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "/usr/bin/nginx",
+            ["-p", folder.path, "-c", file], mergingErrors: true)
+        // SIGTERM: nginx's master ends its workers (killed, it leaves them holding connections open).
+        Cleanup.after { nginx.kill(SIGTERM) }
+        try await Self.check(through: "127.0.0.1:\(port)", refusalsCarryTheirBody: false, log: { nginx.lines.joined(separator: "\n") })
+    }
+
+    @Test(.enabled(if: DeploymentFileTests.installed("caddy"), "caddy is not installed"))
+    func caddyForwardAuth() async throws {
+        let harness = try await Self.gateway()
+        Cleanup.after { try await harness.stop() }
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        let port = Int.random(in: 43_000...48_000)
+        let site = try Self.addresses(Self.documented("caddy"), harness)
+            .replacingOccurrences(of: "api.example.com {", with: "http://127.0.0.1:\(port) {")
+        let file = folder.appendingPathComponent("Caddyfile").path
+        try "{\n\tadmin off\n\tauto_https off\n}\n\(site)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let caddy = try RunningProcess(
+            "env", ["HOME=\(folder.path)", "XDG_DATA_HOME=\(folder.path)", "XDG_CONFIG_HOME=\(folder.path)",
+                    "caddy", "run", "--config", file, "--adapter", "caddyfile"], mergingErrors: true)
+        Cleanup.after { caddy.kill() }
+        try await Self.check(through: "127.0.0.1:\(port)", refusalsCarryTheirBody: true, log: { caddy.lines.joined(separator: "\n") })
+    }
+
+    /// The requests through the proxy at `authority`, and what reaches the API.
+    static func check(through authority: String, refusalsCarryTheirBody: Bool, log: () -> String) async throws {
+        var ready = false
+        for _ in 0..<200 where !ready {
+            ready = (try? await GatewayHarness.send(method: "GET", url: "http://\(authority)/scores/top"))?.status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try #require(ready, "the proxy in front: \(log())")
+        let bank = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+
+        // A signed GET reaches the API with the identity; the client's own identity field does not.
+        var get = try HTTPMessage.request(method: "GET", uri: "http://\(authority)/echo/me?page=2")
+        get.fields.append(name: "Signet-User", value: "forged")
+        let signed = try await GatewayHarness.send(try bank.sign(get, created: Date(), nonce: Nonce.random()))
+        #expect(signed.status == 200, "\(signed.text)")
+        let seen = try #require(signed.json["headers"] as? [String: String], "\(signed.text)")
+        #expect(seen["signet-key-id"] == "bank-v1" && seen["signet-trust-level"] == "shared-secret", "\(seen)")
+        // Empty where the answer has none: nginx sends no empty field, Caddy sends it empty.
+        #expect((seen["signet-user"] ?? "").isEmpty, "a client's identity field reached the API: \(seen)")
+        #expect(signed.json["path"] as? String == "/echo/me?page=2")
+
+        // Unsigned: refused, with the reason code.
+        let unsigned = try await GatewayHarness.send(method: "GET", url: "http://\(authority)/echo/me")
+        #expect(unsigned.status == 401, "\(unsigned.text)")
+        #expect(unsigned.headers["Signet-Reason"] == ["signature_missing"], "\(unsigned.headers)")
+        if refusalsCarryTheirBody { #expect(unsigned.reason == "signature_missing") }
+
+        // A signed body the proxy does not send: not taken on trust.
+        let post = try HTTPMessage.request(
+            method: "POST", uri: "http://\(authority)/echo/upload", fields: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        let withheld = try await GatewayHarness.send(try bank.sign(post, created: Date(), nonce: Nonce.random()))
+        #expect(withheld.status == 403 && withheld.headers["Signet-Reason"] == ["body_not_forwarded"], "\(withheld.status) \(withheld.text)")
+
+        // A monitor route: through, with the verdict enforcing would give.
+        let watched = try await GatewayHarness.send(method: "GET", url: "http://\(authority)/echo/watched/page")
+        #expect(watched.status == 200, "\(watched.text)")
+        let told = try #require(watched.json["headers"] as? [String: String])
+        #expect(told["signet-verdict"] == "signature_missing" && (told["signet-key-id"] ?? "").isEmpty, "\(told)")
+    }
+}
