@@ -53,6 +53,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Envoy's ext_authz over gRPC (the authorization listener's `grpc`): the server, its HTTP/2
+        // transport on SwiftNIO, and the Protocol Buffers runtime of the committed generated code.
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
         // Compact JWS for signed trust documents (ES256, EdDSA), the JOSE library of the Swift server world.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         // The operator console's server-rendered HTML (escaped by default); no dependencies of its own.
@@ -226,6 +232,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ],
             // The published contract, compiled into the binary: served at /signet/v1/openapi.json.
             resources: [.embedInCode("Contract/openapi.json")],

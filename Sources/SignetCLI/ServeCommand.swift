@@ -133,12 +133,19 @@ struct ServeCommand: AsyncParsableCommand {
                 Data("signet authorization listener on \(base) (forward auth: \(base)/forward-auth, Envoy HTTP ext_authz: \(base)/ext-authz)\n".utf8)
             )
         }
+        let grpcHost = configuration.authorizationListener?.grpc?.host ?? ""
+        let onAuthorizationGRPCRunning: @Sendable (Int) async -> Void = { port in
+            logger.notice("signet ext_authz gRPC listening", metadata: ["address": "\(grpcHost):\(port)"])
+            guard textBanner else { return }
+            StandardOutput.write(Data("signet ext_authz gRPC on \(grpcHost):\(port) (envoy.service.auth.v3.Authorization)\n".utf8))
+        }
         try await SignetGateway.serve(
             configuration: configuration,
             logger: logger,
             reload: reload,
             onAdminRunning: onAdminRunning,
-            onAuthorizationRunning: onAuthorizationRunning
+            onAuthorizationRunning: onAuthorizationRunning,
+            onAuthorizationGRPCRunning: onAuthorizationGRPCRunning
         ) { gateway, port in
             listening.set()
             var metadata: Logger.Metadata = ["address": "\(configuration.listen.host):\(port)", "upstream": "\(upstream)"]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Hummingbird
+import Logging
 import NIOCore
 import SignetCore
 
@@ -80,6 +81,14 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
         self.channel = source.channel
     }
 
+    /// A request that reached this server through no HTTP connection of its own — one Envoy's gRPC
+    /// `ext_authz` describes — from the client at `remoteAddress`.
+    public init(remoteAddress: String?, logger: Logger) {
+        self.coreContext = .init(source: DescribedRequestSource(logger: logger))
+        self.remoteAddress = remoteAddress
+        self.channel = nil
+    }
+
     /// A connection a server accepted (it has the listening socket as its parent, a test's channel
     /// has none) that is closed now — also when it closed before this context was made, its request
     /// and its close having arrived together.
@@ -90,4 +99,9 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
 
     /// Bodies are bounded by the middleware's own limit; this only caps Hummingbird's decoders.
     public var maxUploadSize: Int { 1024 * 1024 }
+}
+
+/// Where a described request's context comes from: only the logger.
+private struct DescribedRequestSource: RequestContextSource {
+    let logger: Logger
 }

@@ -67,6 +67,7 @@ public final class GatewayHarness: Sendable {
         public var port: Int { running?.port ?? 0 }
         public var adminPort: Int? { running?.adminPort }
         public var authorizationPort: Int? { running?.authorizationPort }
+        public var authorizationGRPCPort: Int? { running?.authorizationGRPCPort }
         var inProcessAuthority: String? { inProcess?.authority }
         var inProcessAdminAuthority: String? { inProcess?.adminAuthority }
 

@@ -23,19 +23,29 @@ extension SignetGateway {
     /// apps' listener (the proxy's body, where it sends one, is bounded by `maxBodyBytes`).
     func authorizationEntryResponder(judging: ReloadableResponder) -> ReloadableResponder.Handler {
         AuthorizationEntryResponder(
-            inner: accessLog(RefusalReasonField(inner: completionResponder(judging: judging, routes: routes, clientRequests: nil))),
+            inner: describedRequestResponder(judging: judging),
             trusted: trustedProxies,
             debug: configuration.debug,
             metrics: metrics
         )
     }
 
+    /// What judges a request another proxy described, once the question is read: the access log,
+    /// the wait for a complete request, `judging`, and the reason code in `Signet-Reason`.
+    func describedRequestResponder(judging: ReloadableResponder) -> AccessLogResponder<RefusalReasonField<RequestCompletionResponder>> {
+        accessLog(RefusalReasonField(inner: completionResponder(judging: judging, routes: routes, clientRequests: nil)))
+    }
+
     /// The authorization listener's application, on the store, metrics and services of
     /// ``application(httpClient:reloads:alongside:onServerRunning:)``. Only where
     /// `authorizationListener` is configured.
+    ///
+    /// With `authorizationListener.grpc`, Envoy's gRPC service runs as a service of this
+    /// application; `onGRPCRunning` receives its bound port.
     public func authorizationApplication(
         httpClient: HTTPClient = .shared,
         reloads: GatewayReloader? = nil,
+        onGRPCRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         guard let listener = configuration.authorizationListener, let server = listeners.authorizationServer else {
@@ -43,7 +53,7 @@ extension SignetGateway {
         }
         let responders = listenerResponders(httpClient: httpClient, kind: .authorization)
         reloads?.attach(gateway: self, listener: responders, httpClient: httpClient)
-        return Application(
+        var app = Application(
             responder: responders.entry,
             server: server,
             configuration: .init(
@@ -54,5 +64,12 @@ extension SignetGateway {
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger
         )
+        if let grpc = listener.grpc {
+            let described = listenerResponders(httpClient: httpClient, kind: .envoyGRPC)
+            reloads?.attach(gateway: self, listener: described, httpClient: httpClient)
+            let service = EnvoyAuthorizationService(responder: described.entry, debug: configuration.debug, metrics: metrics, logger: logger)
+            app.addServices(EnvoyAuthorizationServer(listen: grpc, tls: listeners.authorizationServed?.tls, service: service, onServerRunning: onGRPCRunning))
+        }
+        return app
     }
 }

@@ -4,10 +4,11 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import SignetStore
+import Synchronization
 
 /// A gateway assembled from its configuration and serving in the background of this process, with
 /// the store it opened: the one way `signet demo`, the benchmarks and the tests start a gateway
-/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onAuthorizationRunning:onServerRunning:)``).
+/// (`signet serve` runs the same assembly in the foreground, ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onAuthorizationRunning:onAuthorizationGRPCRunning:onServerRunning:)``).
 ///
 /// ```swift
 /// let running = try await RunningGateway.start(configuration, logger: logger)
@@ -34,14 +35,19 @@ public final class RunningGateway: Sendable {
     private let authorizationServer: BackgroundServer?
     /// The port of the authorization listener (forward auth, Envoy's HTTP `ext_authz`), when there is one.
     public var authorizationPort: Int? { authorizationServer?.port }
+    /// The port of Envoy's gRPC `ext_authz` (`authorizationListener.grpc`), when there is one.
+    public var authorizationGRPCPort: Int? { grpcPort.withLock { $0 } }
+    private let grpcPort: Mutex<Int?>
 
     private init(
         gateway: SignetGateway,
         server: BackgroundServer,
         adminServer: BackgroundServer?,
         authorizationServer: BackgroundServer?,
+        grpcPort: Int?,
         reloader: GatewayReloader
     ) {
+        self.grpcPort = Mutex(grpcPort)
         self.gateway = gateway
         self.server = server
         self.adminServer = adminServer
@@ -62,9 +68,14 @@ public final class RunningGateway: Sendable {
                     gateway.adminApplication(reloads: reloader, onServerRunning: $0)
                 }
             }
+            let grpcPort = Mutex<Int?>(nil)
             if gateway.configuration.authorizationListener != nil {
                 authorizationServer = try await BackgroundServer.start(logger: logger) {
-                    gateway.authorizationApplication(reloads: reloader, onServerRunning: $0)
+                    gateway.authorizationApplication(reloads: reloader, onGRPCRunning: { port in grpcPort.withLock { $0 = port } }, onServerRunning: $0)
+                }
+                // The gRPC server binds beside the HTTP one: wait for its port too.
+                if gateway.configuration.authorizationListener?.grpc != nil {
+                    for _ in 0..<400 where grpcPort.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
                 }
             }
             let server = try await BackgroundServer.start(logger: logger) {
@@ -75,6 +86,7 @@ public final class RunningGateway: Sendable {
                 server: server,
                 adminServer: adminServer,
                 authorizationServer: authorizationServer,
+                grpcPort: grpcPort.withLock { $0 },
                 reloader: reloader
             )
         } catch {
@@ -121,6 +133,7 @@ extension SignetGateway {
         reload: (@Sendable () throws -> GatewayConfiguration)? = nil,
         onAdminRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onAuthorizationRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+        onAuthorizationGRPCRunning: @escaping @Sendable (Int) async -> Void = { _ in },
         onServerRunning: @escaping @Sendable (SignetGateway, Int) async -> Void = { _, _ in }
     ) async throws {
         let gateway = try await open(configuration: configuration, logger: logger)
@@ -133,7 +146,9 @@ extension SignetGateway {
                 alongside.append(gateway.adminApplication(reloads: reloader, onServerRunning: onAdminRunning))
             }
             if gateway.configuration.authorizationListener != nil {
-                alongside.append(gateway.authorizationApplication(reloads: reloader, onServerRunning: onAuthorizationRunning))
+                alongside.append(
+                    gateway.authorizationApplication(
+                        reloads: reloader, onGRPCRunning: onAuthorizationGRPCRunning, onServerRunning: onAuthorizationRunning))
             }
             try await gateway.application(reloads: reloader, alongside: alongside) { await onServerRunning(gateway, $0) }
                 .runService()

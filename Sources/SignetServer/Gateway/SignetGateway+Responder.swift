@@ -16,7 +16,10 @@ extension SignetGateway {
     /// routes; or, on the authorization listener, the routes judged for another proxy.
     enum ListenerKind: Sendable, Equatable {
         case endpoints(RouteSurfaces)
+        /// Forward auth and Envoy's HTTP service: the question read from the request first.
         case authorization
+        /// Envoy's gRPC service: the question read from the check before the entry.
+        case envoyGRPC
     }
 
     /// A listener's two stages, each replaced by a reload (``GatewayReloader``).
@@ -46,7 +49,7 @@ extension SignetGateway {
     func judgingResponder(httpClient: HTTPClient, kind: ListenerKind) -> ReloadableResponder.Handler {
         switch kind {
         case .endpoints(let surfaces): judgingResponder(httpClient: httpClient, surfaces: surfaces)
-        case .authorization: authorizationJudgingResponder(httpClient: httpClient)
+        case .authorization, .envoyGRPC: authorizationJudgingResponder(httpClient: httpClient)
         }
     }
 
@@ -54,6 +57,7 @@ extension SignetGateway {
         switch kind {
         case .endpoints(let surfaces): entryResponder(judging: judging, surfaces: surfaces)
         case .authorization: authorizationEntryResponder(judging: judging)
+        case .envoyGRPC: describedRequestResponder(judging: judging)
         }
     }
 

@@ -20,7 +20,7 @@ import X509
 /// front of the configured upstream.
 ///
 /// Assembled in one place (``RunningGateway/start(_:logger:)`` in the background,
-/// ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onAuthorizationRunning:onServerRunning:)`` in the foreground), which opens the
+/// ``SignetGateway/serve(configuration:logger:reload:onAdminRunning:onAuthorizationRunning:onAuthorizationGRPCRunning:onServerRunning:)`` in the foreground), which opens the
 /// configured store first:
 ///
 /// ```swift

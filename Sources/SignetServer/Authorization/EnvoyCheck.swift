@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetCore
+import SignetMiddleware
+import SwiftProtobuf
+
+/// Envoy's `CheckRequest` as the request it describes, and the answer for it as a `CheckResponse`.
+///
+/// Read from `attributes.request.http`: the method, `path` (the target as on the request line),
+/// `host`, the fields (`header_map` when Envoy sends raw headers, else `headers`, pseudo-fields
+/// left out), the body (`raw_body` with `pack_as_bytes`, else `body`); and the client from
+/// `attributes.source.address`. A body is announced by `Content-Digest`, `Content-Length`,
+/// `Transfer-Encoding` or `size`; it is withheld when none came, when Envoy says it cut it
+/// (`x-envoy-auth-partial-body: true`), or when it is shorter than its announced length.
+struct EnvoyCheck: Sendable {
+    var head: HTTPRequest
+    var body: ByteBuffer
+    var client: String?
+    var bodyWithheld: Bool
+
+    /// - Throws: `authorization_request_invalid` for a check that names no method, path or host,
+    ///   or a field name HTTP does not allow.
+    init(_ check: Envoy_Service_Auth_V3_CheckRequest) throws {
+        let http = check.attributes.request.http
+        guard let method = HTTPRequest.Method(http.method) else {
+            throw SignetError(.authorizationRequestInvalid, "the check names no method")
+        }
+        guard http.path.hasPrefix("/"), !http.path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw SignetError(.authorizationRequestInvalid, "the check's path is not a request target")
+        }
+        guard ForwardedFields.isAuthority(http.host) else {
+            throw SignetError(.authorizationRequestInvalid, "the check names no host")
+        }
+        var lines: [(String, String)] = []
+        if http.hasHeaderMap, !http.headerMap.headers.isEmpty {
+            lines = http.headerMap.headers.map { ($0.key, $0.rawValue.isEmpty ? $0.value : String(decoding: $0.rawValue, as: UTF8.self)) }
+        } else {
+            // A map: each field's lines joined by Envoy; sorted so the same check reads the same.
+            lines = http.headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+        var fields = HTTPFields()
+        for (name, value) in lines where !name.hasPrefix(":") && name.lowercased() != "host" {
+            guard let fieldName = HTTPField.Name(name) else {
+                throw SignetError(.authorizationRequestInvalid, "the check has a field name HTTP does not allow")
+            }
+            fields.append(HTTPField(name: fieldName, value: value))
+        }
+        let bytes = http.rawBody.isEmpty ? Array(http.body.utf8) : Array(http.rawBody)
+        let partial = fields[.xEnvoyAuthPartialBody]?.lowercased() == "true"
+        let announcedLength = fields[.contentLength].flatMap { Int($0) }
+        let announced = fields[.contentDigest] != nil || (announcedLength ?? 0) > 0 || fields[.transferEncoding] != nil || http.size > 0
+        bodyWithheld = partial || (announced && bytes.isEmpty) || bytes.count < (announcedLength ?? 0)
+        fields.removeAll { AuthorizationQuestion.isAsking($0.name) || $0.name == .contentLength || $0.name == .transferEncoding }
+        // The body as it came, framed by its length: what the gates read.
+        if !bytes.isEmpty { fields[.contentLength] = String(bytes.count) }
+        head = HTTPRequest(method: method, scheme: http.scheme.isEmpty ? nil : http.scheme, authority: http.host, path: http.path, headerFields: fields)
+        body = ByteBuffer(bytes: bytes)
+        let address = check.attributes.source.address.socketAddress.address
+        client = address.isEmpty ? nil : address
+    }
+
+    /// The check's answer: `OkHttpResponse` with the identity fields that apply (overwriting the
+    /// client's) and every other `Signet-*` field removed, or `DeniedHttpResponse` with the
+    /// refusal's status, its problem+json body and the fields a client needs (`content-type`,
+    /// `signet-reason`, `www-authenticate`, `retry-after`).
+    static func answer(_ response: Response, body: ByteBuffer, asked: HTTPFields) -> Envoy_Service_Auth_V3_CheckResponse {
+        var answer = Envoy_Service_Auth_V3_CheckResponse()
+        if response.status.code == 200 {
+            var ok = Envoy_Service_Auth_V3_OkHttpResponse()
+            var set: Set<String> = []
+            for field in response.headers where ExternalAuthorization.identityNames.contains(field.name) && !field.value.isEmpty {
+                ok.headers.append(.overwrite(field.name.canonicalName.lowercased(), field.value))
+                set.insert(field.name.canonicalName.lowercased())
+            }
+            let clients = asked.map { $0.name.canonicalName.lowercased() }.filter { CGIFieldName.folded($0).hasPrefix("signet-") }
+            let unset = ExternalAuthorization.identityNames.map { $0.canonicalName.lowercased() } + clients
+            ok.headersToRemove = Array(Set(unset).subtracting(set)).sorted()
+            answer.okResponse = ok
+            answer.status = .with { $0.code = 0 }
+            return answer
+        }
+        var denied = Envoy_Service_Auth_V3_DeniedHttpResponse()
+        denied.status = .with { $0.code = Envoy_Type_V3_StatusCode(rawValue: response.status.code) ?? .forbidden }
+        for name: HTTPField.Name in [.contentType, .signetReason, .wwwAuthenticate, .retryAfter] {
+            for value in response.headers[values: name] { denied.headers.append(.overwrite(name.canonicalName.lowercased(), value)) }
+        }
+        denied.body = String(buffer: body)
+        answer.deniedResponse = denied
+        // UNAUTHENTICATED for a 401, PERMISSION_DENIED otherwise: any code but OK denies.
+        answer.status = .with { $0.code = response.status.code == 401 ? 16 : 7 }
+        return answer
+    }
+}
+
+extension Envoy_Config_Core_V3_HeaderValueOption {
+    /// `name: value`, replacing the request's own lines of `name`.
+    static func overwrite(_ name: String, _ value: String) -> Self {
+        .with {
+            $0.header = .with {
+                $0.key = name
+                $0.value = value
+            }
+            $0.appendAction = .overwriteIfExistsOrAdd
+        }
+    }
+}

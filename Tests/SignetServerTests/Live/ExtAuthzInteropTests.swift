@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// Issue 41 §1: Envoy's gRPC `ext_authz`, asked by a client we did not write — Python's `grpcio`
+/// with the code generated from Envoy's own protocol definitions (`xds-protos`), sending
+/// `CheckRequest`s as Envoy's filter does. Each is judged as Signet's own proxy would judge the
+/// request it describes: with and without a body, tampered, replayed, an unknown key, a body
+/// Envoy did not send or cut, a `monitor` route.
+@Suite(.awaitsCleanups) struct ExtAuthzInteropTests {
+    static let host = "api.example.test"
+    static let bank = { try! MessageSigner(key: SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256()) }()
+
+    /// A check for `message` as Envoy sends it: `with_request_body` sends `body`.
+    static func check(_ message: HTTPMessage, body: [UInt8]? = nil, extra: [[String]] = [], asText: Bool = false, raw: Bool = false) -> [String: Any] {
+        let target = message.target!
+        var headers = message.fields.lines.filter { $0.name.lowercased() != "host" }.map { [$0.name, $0.value] } + extra
+        if !message.body.isEmpty, !headers.contains(where: { $0[0].lowercased() == "content-length" }) {
+            headers.append(["content-length", String(message.body.count)])
+        }
+        var spec: [String: Any] = [
+            "method": message.method!, "path": target.path + (target.query.map { "?" + $0 } ?? ""), "host": host,
+            "headers": headers, "as_text": asText, "raw_headers": raw,
+        ]
+        if let body { spec["body_b64"] = Data(body).base64EncodedString() }
+        return spec
+    }
+
+    static func signed(_ method: String, _ target: String, body: [UInt8] = [], signer: MessageSigner = bank, forged: Bool = false) throws -> HTTPMessage {
+        var fields: MessageFields = body.isEmpty ? [] : [("Content-Type", "application/json")]
+        if forged { fields.append(name: "Signet-User", value: "forged") }
+        return try signer.sign(try HTTPMessage.request(method: method, uri: "https://\(host)\(target)", fields: fields, body: body), created: Date(), nonce: Nonce.random())
+    }
+
+    @Test(.enabled(if: PythonPeer.available("grpc, envoy.service.auth.v3.external_auth_pb2_grpc")))
+    func envoysChecksAreJudgedAsTheProxyWould() async throws {
+        let harness = try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
+            $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0), grpc: .init(host: "127.0.0.1", port: 0))
+            $0.routes.insert(.init(prefix: "/watched", access: .verified, mode: .monitor), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let port = try #require(harness.gateways[0].authorizationGRPCPort)
+        let body = Array(#"{"name":"ada","score":7}"#.utf8)
+        var tampered = body
+        tampered[tampered.count - 2] = UInt8(ascii: "9")
+
+        let get = try Self.signed("GET", "/scores/1?page=2", forged: true)
+        let stranger = try MessageSigner(key: SigningKey(secret: Array(repeating: 7, count: 32)), keyID: "nobody", algorithm: HMACSHA256())
+        let checks: [[String: Any]] = [
+            Self.check(get),                                                                       // 0 accepted
+            Self.check(get),                                                                       // 1 replayed
+            Self.check(try Self.signed("POST", "/scores", body: body), body: body),                // 2 body checked
+            Self.check(try Self.signed("POST", "/scores", body: body), body: tampered),            // 3 tampered
+            Self.check(try Self.signed("POST", "/scores", body: body)),                            // 4 no body sent
+            Self.check(try Self.signed("POST", "/scores", body: body), body: Array(body.prefix(8)),
+                       extra: [["x-envoy-auth-partial-body", "true"]]),                            // 5 cut
+            Self.check(try Self.signed("GET", "/scores/1", signer: stranger)),                     // 6 unknown key
+            Self.check(try HTTPMessage.request(method: "GET", uri: "https://\(Self.host)/watched/page")),  // 7 monitored
+            Self.check(try Self.signed("POST", "/scores", body: body), body: body, asText: true, raw: true),  // 8 body as text, raw headers
+            Self.check(try HTTPMessage.request(method: "GET", uri: "https://\(Self.host)/echo/headers")),  // 9 client-certificate
+        ]
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("checks.json")
+        try JSONSerialization.data(withJSONObject: checks).write(to: file)
+        let output = try await PythonPeer.run("ext_authz_peer.py", ["127.0.0.1:\(port)", file.path])
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
+        try #require(answers.count == checks.count)
+        func reason(_ index: Int) -> String? { (answers[index]["denied_headers"] as? [String: String])?["signet-reason"] }
+        func denied(_ index: Int) -> Int? { answers[index]["denied_status"] as? Int }
+
+        // Accepted: OK, the identity set over the client's fields, every other Signet-* field removed.
+        #expect(answers[0]["code"] as? Int == 0, "\(answers[0])")
+        let ok = try #require(answers[0]["ok_headers"] as? [String: String])
+        #expect(ok["signet-key-id"] == "bank-v1" && ok["signet-trust-level"] == "shared-secret", "\(ok)")
+        #expect(answers[0]["append_actions"] as? [Int] == [2], "OVERWRITE_IF_EXISTS_OR_ADD")
+        let removed = Set(try #require(answers[0]["headers_to_remove"] as? [String]))
+        #expect(removed.isSuperset(of: ["signet-user", "signet-device", "signet-verdict"]) && !removed.contains("signet-key-id"), "\(removed)")
+
+        #expect(answers[1]["code"] as? Int == 16 && denied(1) == 401 && reason(1) == "nonce_replayed", "\(answers[1])")
+        #expect(answers[2]["code"] as? Int == 0, "\(answers[2])")
+        #expect(denied(3) == 401 && reason(3) == "digest_mismatch", "\(answers[3])")
+        #expect(denied(4) == 403 && reason(4) == "body_not_forwarded", "\(answers[4])")
+        #expect(denied(5) == 403 && reason(5) == "body_not_forwarded", "\(answers[5])")
+        #expect(denied(6) == 401 && reason(6) == "unknown_key", "\(answers[6])")
+        let problem = try #require((answers[6]["denied_body"] as? String).flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(problem["reason"] as? String == "unknown_key")
+        #expect((answers[6]["denied_headers"] as? [String: String])?["content-type"] == "application/problem+json")
+        #expect((answers[7]["ok_headers"] as? [String: String])?["signet-verdict"] == "signature_missing", "\(answers[7])")
+        #expect(answers[8]["code"] as? Int == 0, "\(answers[8])")
+        #expect(denied(9) == 501 && reason(9) == "authorization_unsupported", "\(answers[9])")
+    }
+}
