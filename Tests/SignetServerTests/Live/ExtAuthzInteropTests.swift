@@ -29,10 +29,13 @@ import Testing
         return spec
     }
 
-    static func signed(_ method: String, _ target: String, body: [UInt8] = [], signer: MessageSigner = bank, forged: Bool = false) throws -> HTTPMessage {
+    static func signed(
+        _ method: String, _ target: String, body: [UInt8] = [], signer: MessageSigner = bank, forged: Bool = false, scheme: String = "https"
+    ) throws -> HTTPMessage {
         var fields: MessageFields = body.isEmpty ? [] : [("Content-Type", "application/json")]
         if forged { fields.append(name: "Signet-User", value: "forged") }
-        return try signer.sign(try HTTPMessage.request(method: method, uri: "https://\(host)\(target)", fields: fields, body: body), created: Date(), nonce: Nonce.random())
+        let request = try HTTPMessage.request(method: method, uri: "\(scheme)://\(host)\(target)", fields: fields, body: body)
+        return try signer.sign(request, created: Date(), nonce: Nonce.random())
     }
 
     @Test(.enabled(if: PythonPeer.available("grpc, envoy.service.auth.v3.external_auth_pb2_grpc")))
@@ -93,4 +96,38 @@ import Testing
         #expect(answers[8]["code"] as? Int == 0, "\(answers[8])")
         #expect(denied(9) == 501 && reason(9) == "authorization_unsupported", "\(answers[9])")
     }
+
+    /// With `authorizationListener.tls`, the gRPC service speaks TLS with the listener's
+    /// certificate: grpcio trusting only its CA gets the same verdicts.
+    @Test(.enabled(if: PythonPeer.available("grpc, envoy.service.auth.v3.external_auth_pb2_grpc")))
+    func overTLS() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        let chainFile = folder.appendingPathComponent("authorization.pem").path
+        let harness = try await GatewayHarness.start {
+            $0.authorizationListener = .init(
+                listen: .init(host: "127.0.0.1", port: 0),
+                grpc: .init(host: "127.0.0.1", port: 0),
+                tls: .init(certificateFile: chainFile, keyFile: folder.appendingPathComponent("authorization.key").path, development: true)
+            )
+        }
+        Cleanup.after { try await harness.stop() }
+        let port = try #require(harness.gateways[0].authorizationGRPCPort)
+        // The development chain ends with its CA: what a client of the listener trusts.
+        let chain = try String(contentsOfFile: chainFile, encoding: .utf8)
+        let last = try #require(chain.range(of: "-----BEGIN CERTIFICATE-----", options: .backwards))
+        let ca = folder.appendingPathComponent("ca.pem")
+        try String(chain[last.lowerBound...]).write(to: ca, atomically: true, encoding: .utf8)
+
+        // The apps' listener speaks plain HTTP here: clients sign for http://.
+        let get = try Self.signed("GET", "/scores/1", scheme: "http")
+        let checks = [Self.check(get), Self.check(try HTTPMessage.request(method: "GET", uri: "http://\(Self.host)/scores/1"))]
+        let file = folder.appendingPathComponent("checks.json")
+        try JSONSerialization.data(withJSONObject: checks).write(to: file)
+        let output = try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(port)", file.path, ca.path])
+        let answers = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]], "\(output)")
+        #expect(answers.first?["code"] as? Int == 0, "\(answers)")
+        #expect((answers.last?["denied_headers"] as? [String: String])?["signet-reason"] == "signature_missing", "\(answers)")
+    }
 }
+

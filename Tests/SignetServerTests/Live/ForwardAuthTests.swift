@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import ExampleScores
 import Foundation
 import NIOHTTP1
+import PropertyBased
 import SignetCore
 import SignetServer
 import SignetTestSupport
@@ -24,9 +26,9 @@ import Testing
     static let bank = { try! MessageSigner(key: SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256()) }()
 
     /// A request the client signed for `https://api.example.test`.
-    static func signed(_ method: String, _ target: String, body: [UInt8]? = nil, signer: MessageSigner = bank) throws -> HTTPMessage {
+    static func signed(_ method: String, _ target: String, body: [UInt8]? = nil, signer: MessageSigner = bank, scheme: String = "https") throws -> HTTPMessage {
         let fields: MessageFields = body == nil ? [] : [("Content-Type", "application/json")]
-        let request = try HTTPMessage.request(method: method, uri: "https://\(host)\(target)", fields: fields, body: body ?? [])
+        let request = try HTTPMessage.request(method: method, uri: "\(scheme)://\(host)\(target)", fields: fields, body: body ?? [])
         return try signer.sign(request, created: Date(), nonce: Nonce.random())
     }
 
@@ -181,4 +183,77 @@ import Testing
         let enforced = try await Self.forwardAuth(harness, nil, method: "GET", target: "/watched/page")
         #expect(enforced.status == 401 && enforced.reason == "signature_missing")
     }
+
+    /// The invariant across every way a request can be asked about: over random sequences of
+    /// fresh, replayed (through any way), tampered and unsigned requests sent through Signet's own
+    /// proxy, forward auth with the body (Traefik's `forwardBody`), Envoy's HTTP service and forward
+    /// auth without the body (nginx, Caddy), a signature is accepted at most once in all; a body
+    /// that did not come is refused before anything is claimed; and each answer is the one the
+    /// proxy would give.
+    @Test func aNonceIsAcceptedOnceWhicheverWayItCame() async throws {
+        let harness = try await GatewayHarness.start(store: .memory) {
+            $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0))
+            $0.publicAuthority = Self.host
+        }
+        Cleanup.after { try await harness.stop() }
+        let port = try #require(harness.gateways[0].authorizationPort)
+        let body = Array(#"{"name":"ada","score":7}"#.utf8)
+        // Each step: the way (step / 4) and the kind of request (step % 4).
+        await propertyCheck(count: 25, input: Gen.int(in: 0...15).array(of: 1...10)) { steps in
+            let forwardedBefore = harness.backend.receivedCount
+            var signed: [HTTPMessage] = []
+            var claimed: Set<Int> = []
+            var forwarded = 0
+            for step in steps {
+                let (way, kind) = (step / 4, step % 4)
+                // What is sent, and which signed request (by index) it carries.
+                let message: HTTPMessage
+                var index: Int?
+                var sent = body
+                switch kind {
+                case 0:
+                    message = try! Self.signed("POST", "/scores", body: body, signer: Self.bank, scheme: "http")
+                    signed.append(message)
+                    index = signed.count - 1
+                case 1 where !signed.isEmpty:
+                    index = Int.random(in: 0..<signed.count)
+                    message = signed[index!]
+                case 2:
+                    message = try! Self.signed("POST", "/scores", body: body, signer: Self.bank, scheme: "http")
+                    sent[sent.count - 2] = UInt8(ascii: "9")
+                default:
+                    message = try! HTTPMessage.request(method: "POST", uri: "http://\(Self.host)/scores", fields: [("Content-Type", "application/json")], body: body)
+                }
+                let expected: String
+                if way == 3, message.fields["Content-Digest"] != nil {
+                    expected = "body_not_forwarded"
+                } else if kind == 2 {
+                    expected = "digest_mismatch"
+                } else if message.fields["Signature"] == nil {
+                    expected = "signature_missing"
+                } else if claimed.insert(index!).inserted {
+                    expected = "accepted"
+                } else {
+                    expected = "nonce_replayed"
+                }
+                let fields = Self.clientFields(message)
+                let answer: GatewayHarness.Answer
+                switch way {
+                case 0:
+                    answer = try! await GatewayHarness.send(method: "POST", url: harness.base + "/scores", headers: fields, body: sent)
+                    if answer.status == 201 { forwarded += 1 }
+                case 1, 3:
+                    let asking = fields + [("X-Forwarded-Method", "POST"), ("X-Forwarded-Uri", "/scores"), ("X-Forwarded-Host", Self.host)]
+                    answer = try! await GatewayHarness.send(
+                        method: way == 1 ? "POST" : "GET", url: "http://127.0.0.1:\(port)/forward-auth", headers: asking, body: way == 1 ? sent : nil)
+                default:
+                    answer = try! await GatewayHarness.send(method: "POST", url: "http://127.0.0.1:\(port)/ext-authz/scores", headers: fields, body: sent)
+                }
+                let verdict = answer.status < 300 ? "accepted" : answer.reason ?? "\(answer.status)"
+                #expect(verdict == expected, "\(steps): way \(way), kind \(kind)")
+            }
+            #expect(harness.backend.receivedCount - forwardedBefore == forwarded, "only what the proxy accepted reached the API")
+        }
+    }
 }
+
