@@ -153,6 +153,27 @@ import Testing
         #expect(error.path == path, "\(error)")
     }
 
+    /// The authorization listener's callers say which request they ask about: only loopback or
+    /// TLS, and a port of each listener's own.
+    @Test(arguments: [
+        (#"{"upstream": "http://x", "authorizationListener": {"listen": {"host": "0.0.0.0", "port": 9001}}}"#, "authorizationListener.listen"),
+        (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": {"host": "10.0.0.2", "port": 9002}}}"#, "authorizationListener.grpc"),
+        (#"{"upstream": "http://x", "listen": "127.0.0.1:9001", "authorizationListener": {"listen": "127.0.0.1:9001"}}"#, "authorizationListener.listen"),
+        (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": "127.0.0.1:9001"}}"#, "authorizationListener.grpc"),
+        (#"{"upstream": "http://x", "adminListener": {"listen": "127.0.0.1:9003"}, "authorizationListener": {"listen": "127.0.0.1:9003"}}"#, "authorizationListener.listen"),
+        (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:70000"}}"#, "authorizationListener.listen.port"),
+    ])
+    func theAuthorizationListenerIsReachedOnlyByTheProxies(_ text: String, _ path: String) throws {
+        let configuration = try GatewayConfiguration.decode(Data(text.utf8))
+        let error = try #require(#expect(throws: ConfigurationError.self) { try configuration.validate() })
+        #expect(error.path == path, "\(error)")
+    }
+
+    @Test func anAuthorizationListenerOnTheNetworkNeedsTLS() throws {
+        let text = #"{"upstream": "http://x", "authorizationListener": {"listen": {"host": "0.0.0.0", "port": 9001}, "tls": {"development": true}}}"#
+        try GatewayConfiguration.decode(Data(text.utf8)).validate()
+    }
+
     /// An instance goes by its host name unless named; a name is checked like any other setting,
     /// and `SIGNET_INSTANCE` names it per process.
     @Test func anInstanceIsNamedByItsHostUnlessNamed() throws {

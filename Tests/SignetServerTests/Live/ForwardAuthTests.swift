@@ -182,6 +182,11 @@ import Testing
         try harness.gateways[0].reloader.reload(to: configuration)
         let enforced = try await Self.forwardAuth(harness, nil, method: "GET", target: "/watched/page")
         #expect(enforced.status == 401 && enforced.reason == "signature_missing")
+        // The listener itself is made at start: changing it needs a restart.
+        var moved = configuration
+        moved.authorizationListener?.grpc = .init(host: "127.0.0.1", port: 0)
+        let refused = #expect(throws: ConfigurationError.self) { try harness.gateways[0].reloader.reload(to: moved) }
+        #expect(refused?.kind == .restartRequired && refused?.path == "authorizationListener", "\(String(describing: refused))")
     }
 
     /// The invariant across every way a request can be asked about: over random sequences of
