@@ -21,13 +21,13 @@ import SignetMiddleware
 /// `X-Original-Content-Length` / `X-Original-Transfer-Encoding` where the proxy's configuration
 /// passes them (docs/integrations.md): such a body that did not come, whole, is *withheld*, and a
 /// route that checks bodies refuses the request (``ExternalAuthorizationGate``).
-struct AuthorizationQuestion: Sendable {
+package struct AuthorizationQuestion: Sendable {
     /// The client's request as it reached the proxy, less what the proxy added to ask about it.
-    var head: HTTPRequest
+    package var head: HTTPRequest
     /// The client's address as the proxy names it (`X-Forwarded-For`).
-    var client: String?
+    package var client: String?
     /// A body was announced and did not come whole.
-    var bodyWithheld: Bool
+    package var bodyWithheld: Bool
 
     static let forwardAuthPath = "/forward-auth"
     static let envoyPrefix = "/ext-authz"
@@ -36,7 +36,7 @@ struct AuthorizationQuestion: Sendable {
     ///
     /// - Throws: `not_found` for a path of neither form; `authorization_request_invalid` when it
     ///   does not say, once and plainly, which request it is about.
-    init(asking request: HTTPRequest, bodyCame: Bool, trusted: TrustedProxies?) throws {
+    package init(asking request: HTTPRequest, bodyCame: Bool, trusted: TrustedProxies?) throws {
         let path = request.path ?? "/"
         let asked = String(path.prefix { $0 != "?" })
         var fields = request.headerFields
@@ -91,7 +91,7 @@ struct AuthorizationQuestion: Sendable {
     }
 
     /// Whether the proxy added the field to ask (forwarding fields, Envoy's own), not the client.
-    static func isAsking(_ name: HTTPField.Name) -> Bool {
+    package static func isAsking(_ name: HTTPField.Name) -> Bool {
         let name = CGIFieldName.folded(name.canonicalName)
         return name.hasPrefix("x-forwarded-") || name.hasPrefix("x-original-") || name.hasPrefix("x-envoy-")
             || ["forwarded", "x-real-ip"].contains(name)

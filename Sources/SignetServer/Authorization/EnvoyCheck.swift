@@ -14,11 +14,19 @@ import SwiftProtobuf
 /// `attributes.source.address`. A body is announced by `Content-Digest`, `Content-Length`,
 /// `Transfer-Encoding` or `size`; it is withheld when none came, when Envoy says it cut it
 /// (`x-envoy-auth-partial-body: true`), or when it is shorter than its announced length.
-struct EnvoyCheck: Sendable {
-    var head: HTTPRequest
-    var body: ByteBuffer
-    var client: String?
-    var bodyWithheld: Bool
+package struct EnvoyCheck: Sendable {
+    package var head: HTTPRequest
+    package var body: ByteBuffer
+    package var client: String?
+    package var bodyWithheld: Bool
+    package var bodyByteCount: Int { body.readableBytes }
+
+    /// A `CheckRequest` as it came over the wire (the fuzz target's way in).
+    ///
+    /// - Throws: swift-protobuf's error for bytes that are no `CheckRequest`, else as ``init(_:)``.
+    package init(checkBytes: [UInt8]) throws {
+        try self.init(Envoy_Service_Auth_V3_CheckRequest(serializedBytes: checkBytes))
+    }
 
     /// - Throws: `authorization_request_invalid` for a check that names no method, path or host,
     ///   or a field name HTTP does not allow.
