@@ -52,10 +52,25 @@ struct AuthorizationEntryResponder<Inner: HTTPResponder>: HTTPResponder where In
     let inner: Inner
     /// Proxies before the asking one whose `X-Forwarded-For` hops are skipped.
     let trusted: TrustedProxies?
+    /// Whether the store answers: `/readyz` for the proxies' health checks.
+    let storeAnswers: @Sendable () async -> Bool
     let debug: Bool
     let metrics: SignetMetrics
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        // For the proxies' health checks (an Envoy cluster's, a balancer's): up, and the store
+        // answers. Not the upstream: behind another proxy, reaching it is that proxy's business.
+        switch (request.method, request.uri.path.lowercased()) {
+        case (.get, "/healthz"), (.head, "/healthz"):
+            return try JSONResponse.make(["status": "ok"], status: .ok)
+        case (.get, "/readyz"), (.head, "/readyz"):
+            let ready = await storeAnswers()
+            return try JSONResponse.make(
+                ["status": ready ? "ready" : "unavailable", "store": ready ? "ok" : "unavailable"],
+                status: ready ? .ok : .serviceUnavailable)
+        default:
+            break
+        }
         let bodyCame = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
         let question: AuthorizationQuestion
         do {

@@ -25,6 +25,7 @@ extension SignetGateway {
         AuthorizationEntryResponder(
             inner: describedRequestResponder(judging: judging),
             trusted: trustedProxies,
+            storeAnswers: { [readiness = dependencies.readiness] in await readiness.report().store },
             debug: configuration.debug,
             metrics: metrics
         )

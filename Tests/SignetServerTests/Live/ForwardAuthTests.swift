@@ -160,6 +160,10 @@ import Testing
         // A client certificate is checked in Signet's own TLS handshake, which this request never had.
         let certificate = try await Self.forwardAuth(harness, nil, method: "GET", target: "/echo/headers")
         #expect(certificate.status == 501 && certificate.reason == "authorization_unsupported")
+        // The proxies' health checks: up, and the store answers.
+        let ready = try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/readyz")
+        #expect(ready.status == 200 && ready.json["store"] as? String == "ok", "\(ready.text)")
+        #expect(try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/healthz").status == 200)
         // Anything else on the listener.
         let other = try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/scores/top")
         #expect(other.status == 404 && other.reason == "not_found")
