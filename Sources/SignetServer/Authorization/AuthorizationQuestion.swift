@@ -45,6 +45,14 @@ package struct AuthorizationQuestion: Sendable {
         var authority = request.authority
         var partial = false
         if asked.lowercased() == Self.forwardAuthPath {
+            // Named one way only: the proxy sets the way its configuration says and passes the
+            // client's fields on, so a client's spelling of the other way must not be read instead.
+            for (forwarded, original) in [(HTTPField.Name.xForwardedMethod, HTTPField.Name.xOriginalMethod), (.xForwardedURI, .xOriginalURI)]
+            where fields[forwarded] != nil && fields[original] != nil {
+                throw SignetError(
+                    .authorizationRequestInvalid,
+                    "the authorization request names the original both as \(forwarded.canonicalName) and \(original.canonicalName)")
+            }
             if let named = try Self.single(.xForwardedMethod, in: fields) ?? Self.single(.xOriginalMethod, in: fields) {
                 guard let parsed = HTTPRequest.Method(named) else {
                     throw SignetError(.authorizationRequestInvalid, "the original method is not a method")
@@ -66,10 +74,7 @@ package struct AuthorizationQuestion: Sendable {
         } else {
             throw SignetError(.notFound, "the authorization listener answers \(Self.forwardAuthPath) and \(Self.envoyPrefix)/…")
         }
-        // An origin-form target: a path, perhaps a query (RFC 9112 §3.2.1).
-        guard target.hasPrefix("/"), !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
-            throw SignetError(.authorizationRequestInvalid, "the original URI is not a path")
-        }
+        try Self.checkTarget(target)
         guard let authority, ForwardedFields.isAuthority(authority) else {
             throw SignetError(.authorizationRequestInvalid, "the authorization request names no original host (X-Forwarded-Host or Host)")
         }
@@ -88,6 +93,23 @@ package struct AuthorizationQuestion: Sendable {
             path: target,
             headerFields: fields
         )
+    }
+
+    /// Refuses a target the proxy would forward other than as it is judged: one not in origin form
+    /// (`authorization_request_invalid`), or one that normalises to another path (`path_ambiguous`).
+    ///
+    /// Signet's own proxy forwards the normalised path it routed; nginx, Caddy and Envoy forward the
+    /// bytes the client sent. So `/admin/x/../../scores/top`, judged as `/scores/top`, would reach an
+    /// upstream that routes on the raw path as `/admin/…`: only a path that is already normalised
+    /// (dot-segments resolved, unreserved escapes decoded) is judged.
+    package static func checkTarget(_ target: String) throws {
+        // An origin-form target: a path, perhaps a query (RFC 9112 §3.2.1).
+        guard target.hasPrefix("/"), !target.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") }) else {
+            throw SignetError(.authorizationRequestInvalid, "the original URI is not a path")
+        }
+        guard try RoutingPath.normalize(target) == target else {
+            throw SignetError(.pathAmbiguous, "the path reads as another once normalised (dot-segments, escapes), and the proxy forwards it as sent")
+        }
     }
 
     /// Whether the proxy added the field to ask (forwarding fields, Envoy's own), not the client.

@@ -78,8 +78,12 @@ struct EnvoyAuthorizationServer: Service {
         let security: HTTP2ServerTransport.Posix.TransportSecurity = tls.map {
             .tls(certificateChain: [.bytes(Array($0.chainPEM.utf8), format: .pem)], privateKey: .bytes(Array($0.keyPEM.utf8), format: .pem))
         } ?? .plaintext
+        // The host as validation allows it: an IPv4 or IPv6 literal, or `localhost` (its IPv4 loopback).
+        let address: GRPCNIOTransportHTTP2.SocketAddress =
+            listen.host.contains(":") ? .ipv6(host: listen.host, port: listen.port)
+            : .ipv4(host: listen.host == "localhost" ? "127.0.0.1" : listen.host, port: listen.port)
         server = GRPCServer(
-            transport: .http2NIOPosix(address: .ipv4(host: listen.host, port: listen.port), transportSecurity: security),
+            transport: .http2NIOPosix(address: address, transportSecurity: security),
             services: [service]
         )
         self.onServerRunning = onServerRunning

@@ -35,9 +35,7 @@ package struct EnvoyCheck: Sendable {
         guard let method = HTTPRequest.Method(http.method) else {
             throw SignetError(.authorizationRequestInvalid, "the check names no method")
         }
-        guard http.path.hasPrefix("/"), !http.path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw SignetError(.authorizationRequestInvalid, "the check's path is not a request target")
-        }
+        try AuthorizationQuestion.checkTarget(http.path)
         guard ForwardedFields.isAuthority(http.host) else {
             throw SignetError(.authorizationRequestInvalid, "the check names no host")
         }
@@ -56,7 +54,8 @@ package struct EnvoyCheck: Sendable {
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let bytes = http.rawBody.isEmpty ? Array(http.body.utf8) : Array(http.rawBody)
-        let partial = fields[.xEnvoyAuthPartialBody]?.lowercased() == "true"
+        // Any line saying `true`: a client's own `false` beside Envoy's must not hide a cut body.
+        let partial = FieldList.members(fields[values: .xEnvoyAuthPartialBody]).contains { $0.lowercased() == "true" }
         let announcedLength = fields[.contentLength].flatMap { Int($0) }
         let announced = fields[.contentDigest] != nil || (announcedLength ?? 0) > 0 || fields[.transferEncoding] != nil || http.size > 0
         bodyWithheld = partial || (announced && bytes.isEmpty) || bytes.count < (announcedLength ?? 0)
@@ -82,7 +81,9 @@ package struct EnvoyCheck: Sendable {
                 ok.headers.append(.overwrite(field.name.canonicalName.lowercased(), field.value))
                 set.insert(field.name.canonicalName.lowercased())
             }
-            let clients = asked.map { $0.name.canonicalName.lowercased() }.filter { CGIFieldName.folded($0).hasPrefix("signet-") }
+            // What Signet's own proxy removes and Envoy would pass on: `Signet-*` spellings and
+            // the fields that make a framework act on another method or URL than the one judged.
+            let clients = asked.map { $0.name.canonicalName.lowercased() }.filter(ForwardedFields.misleadsUpstream)
             let unset = ExternalAuthorization.identityNames.map { $0.canonicalName.lowercased() } + clients
             ok.headersToRemove = Array(Set(unset).subtracting(set)).sorted()
             answer.okResponse = ok

@@ -111,6 +111,20 @@ enum ForwardedFields {
         FormURLEncoding.percentEncode(text.utf8) { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "%") }
     }
 
+    /// Whether a client's field `name` (lowercase) would mislead the upstream about who the client
+    /// is or what it asked for, and is not the forwarding proxy's own: `Signet-*` in any spelling,
+    /// a name with `_` (read as `-` by CGI-style servers), the method and URL overrides. What
+    /// Envoy's gRPC answer removes (``EnvoyCheck``).
+    static func misleadsUpstream(_ name: String) -> Bool {
+        let folded = CGIFieldName.folded(name)
+        return name.utf8.contains(UInt8(ascii: "_")) || folded.hasPrefix("signet-") || overrides.contains(folded)
+    }
+
+    /// Fields that make frameworks act on another method or URL than the one routed and signed.
+    static let overrides: Set<String> = [
+        "x-http-method-override", "x-http-method", "x-method-override", "x-original-url", "x-rewrite-url",
+    ]
+
     /// Fields that speak for the gateway about the client, or redirect the framework behind it.
     static let spoofable: Set<String> = [
         "forwarded", "x-forwarded", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip",

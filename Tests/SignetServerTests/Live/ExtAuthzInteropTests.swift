@@ -50,7 +50,9 @@ import Testing
         var tampered = body
         tampered[tampered.count - 2] = UInt8(ascii: "9")
 
-        let get = try Self.signed("GET", "/scores/1?page=2", forged: true)
+        var get = try Self.signed("GET", "/scores/1?page=2", forged: true)
+        get.fields.append(name: "X-HTTP-Method-Override", value: "DELETE")
+        get.fields.append(name: "signet_device", value: "forged")
         let stranger = try MessageSigner(key: SigningKey(secret: Array(repeating: 7, count: 32)), keyID: "nobody", algorithm: HMACSHA256())
         let checks: [[String: Any]] = [
             Self.check(get),                                                                       // 0 accepted
@@ -82,6 +84,7 @@ import Testing
         #expect(answers[0]["append_actions"] as? [Int] == [2], "OVERWRITE_IF_EXISTS_OR_ADD")
         let removed = Set(try #require(answers[0]["headers_to_remove"] as? [String]))
         #expect(removed.isSuperset(of: ["signet-user", "signet-device", "signet-verdict"]) && !removed.contains("signet-key-id"), "\(removed)")
+        #expect(removed.isSuperset(of: ["x-http-method-override", "signet_device"]), "what would mislead the upstream: \(removed)")
 
         #expect(answers[1]["code"] as? Int == 16 && denied(1) == 401 && reason(1) == "nonce_replayed", "\(answers[1])")
         #expect(answers[2]["code"] as? Int == 0, "\(answers[2])")

@@ -113,6 +113,24 @@ import Testing
         #expect((seen["signet-user"] ?? "").isEmpty, "a client's identity field reached the API: \(seen)")
         #expect(signed.json["path"] as? String == "/echo/me?page=2")
 
+        // The client's say on which request is asked about is never read: an unsigned DELETE
+        // naming an open GET is judged as the DELETE it is.
+        let decoy = try await GatewayHarness.send(
+            method: "DELETE", url: "http://\(authority)/echo/me",
+            headers: [("X-Forwarded-Method", "GET"), ("X-Forwarded-Uri", "/scores/top"), ("X-Original-URI", "/scores/top")])
+        #expect(decoy.status == 401 || decoy.status == 400, "\(decoy.status) \(decoy.text)")
+        #expect(decoy.headers["Signet-Reason"].first.map { ["signature_missing", "authorization_request_invalid"].contains($0) } == true)
+
+        // What would make the API act on another request, or speak for the client, is removed.
+        let override = try await GatewayHarness.send(
+            try bank.sign(
+                try HTTPMessage.request(
+                    method: "GET", uri: "http://\(authority)/echo/override",
+                    fields: [("X-HTTP-Method-Override", "DELETE"), ("X-Original-URL", "/admin"), ("Signet_User", "forged")]),
+                created: Date(), nonce: Nonce.random()))
+        let passed = try #require(override.json["headers"] as? [String: String], "\(override.text)")
+        #expect(passed["x-http-method-override"] == nil && passed["x-original-url"] == nil && passed["signet_user"] == nil, "\(passed)")
+
         // Unsigned: refused, with the reason code.
         let unsigned = try await GatewayHarness.send(method: "GET", url: "http://\(authority)/echo/me")
         #expect(unsigned.status == 401, "\(unsigned.text)")

@@ -154,9 +154,17 @@ import Testing
             method: "GET", url: "http://127.0.0.1:\(port)/forward-auth",
             headers: [("X-Forwarded-Uri", "/scores/top"), ("X-Forwarded-Uri", "/admin"), ("X-Forwarded-Host", Self.host)])
         #expect(twice.status == 400 && twice.reason == "authorization_request_invalid")
-        // A path servers read in different ways.
-        let ambiguous = try await Self.forwardAuth(harness, nil, method: "GET", target: "/scores/top/..%2F..%2Fadmin")
-        #expect(ambiguous.status == 400 && ambiguous.reason == "path_ambiguous")
+        // Named both ways: a client's own spelling of one beside the proxy's of the other.
+        let both = try await GatewayHarness.send(
+            method: "GET", url: "http://127.0.0.1:\(port)/forward-auth",
+            headers: [("X-Forwarded-Uri", "/admin"), ("X-Original-URI", "/scores/top"), ("X-Forwarded-Host", Self.host)])
+        #expect(both.status == 400 && both.reason == "authorization_request_invalid")
+        // A path servers read in different ways; and one that normalises to another, which the
+        // proxy would forward as sent: judged as `/scores/top`, an upstream would route `/admin/…`.
+        for target in ["/scores/top/..%2F..%2Fadmin", "/admin/x/../../scores/top", "/admin/%2e%2e/scores/top", "/%73cores/top"] {
+            let ambiguous = try await Self.forwardAuth(harness, nil, method: "GET", target: target)
+            #expect(ambiguous.status == 400 && ambiguous.reason == "path_ambiguous", "\(target): \(ambiguous.text)")
+        }
         // A client certificate is checked in Signet's own TLS handshake, which this request never had.
         let certificate = try await Self.forwardAuth(harness, nil, method: "GET", target: "/echo/headers")
         #expect(certificate.status == 501 && certificate.reason == "authorization_unsupported")
