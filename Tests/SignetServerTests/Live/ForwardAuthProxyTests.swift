@@ -3,6 +3,7 @@ import Foundation
 #if canImport(Glibc)
     import Glibc
 #endif
+import Logging
 import NIOHTTP1
 import SignetCore
 import SignetServer
@@ -10,7 +11,7 @@ import SignetTestSupport
 import Testing
 
 /// Issue 41 §2: nginx (`auth_request`) and Caddy (`forward_auth`), from Debian, in front of an API
-/// with `signet serve` judging for them — each with the configuration block of
+/// with `signet serve` (a process) judging for them — each with the configuration block of
 /// docs/integrations.md as written, only its addresses changed. A signed GET reaches the API with
 /// its identity, a client's own identity fields never do, an unsigned one is refused with its
 /// reason, a signed body the proxy does not send is not taken on trust, and a `monitor` route lets
@@ -26,30 +27,53 @@ import Testing
         return lines.dropFirst().prefix { !$0.hasPrefix("```") }.joined(separator: "\n")
     }
 
-    /// The example API behind the proxy, `signet serve`'s listeners in the same process.
-    static func gateway() async throws -> GatewayHarness {
-        try await GatewayHarness.start {
-            $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0))
-            $0.routes.insert(.init(prefix: "/echo/watched", access: .verified, mode: .monitor), at: 0)
-        }
+    /// The example API, and `signet serve` (a process of its own) judging for the proxy in front.
+    struct Behind {
+        let api: Int
+        let signet: ServeProcess
+        /// The authorization listener's port, as `signet serve` printed it.
+        let authorization: Int
     }
 
-    /// The documented addresses, as this test's harness has them.
-    static func addresses(_ text: String, _ harness: GatewayHarness) throws -> String {
-        text.replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(harness.backendServer.port)")
-            .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(harness.port)")
-            .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(try #require(harness.gateways[0].authorizationPort))")
+    static func behind(folder: URL) async throws -> Behind {
+        var logger = Logger(label: "signet.test")
+        logger.logLevel = .error
+        let (_, backend) = try await GatewayHarness.startBackend(logger: logger)
+        Cleanup.after { await backend.stop() }
+        let configuration: [String: Any] = [
+            "upstream": "http://127.0.0.1:\(backend.port)", "listen": ["host": "127.0.0.1", "port": 0],
+            "authorizationListener": ["listen": ["host": "127.0.0.1", "port": 0]],
+            "trustedProxies": ["127.0.0.1/32"], "store": ["sqlite": "signet.sqlite"],
+            "routes": [
+                ["prefix": "/scores/top", "methods": ["GET"], "access": "open"],
+                ["prefix": "/echo/watched", "access": "verified", "mode": "monitor"],
+                ["prefix": "/", "access": "verified"],
+            ],
+            "sharedSecrets": [["keyId": "bank-v1", "secretBase64": Base64.encode(GatewayHarness.bankSecret)]],
+        ]
+        try JSONSerialization.data(withJSONObject: configuration).write(to: folder.appendingPathComponent("signet.json"))
+        let signet = try await ServeProcess(config: "signet.json", folder: folder, until: "signet authorization listener on")
+        Cleanup.after { signet.terminate() }
+        let line = try #require(signet.banner.split(separator: "\n").first { $0.contains("authorization listener on") })
+        let port = try #require(line.range(of: "127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) })
+        return Behind(api: backend.port, signet: signet, authorization: port)
+    }
+
+    /// The documented addresses, as this test's processes have them.
+    static func addresses(_ text: String, _ behind: Behind) -> String {
+        text.replacingOccurrences(of: "127.0.0.1:3000", with: "127.0.0.1:\(behind.api)")
+            .replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(behind.signet.port)")
+            .replacingOccurrences(of: "127.0.0.1:8081", with: "127.0.0.1:\(behind.authorization)")
     }
 
     @Test(.enabled(if: DeploymentFileTests.installed("nginx"), "nginx is not installed"))
     func nginxAuthRequest() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
         let folder = try SignetProcess.temporaryDirectory()
         Cleanup.after { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
+        let behind = try await Self.behind(folder: folder)
         let port = Int.random(in: 43_000...48_000)
-        let server = try Self.addresses(Self.documented("nginx"), harness)
+        let server = try Self.addresses(Self.documented("nginx"), behind)
             .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
         let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(folder.path)/\($0);" }
         let configuration = """
@@ -76,12 +100,11 @@ import Testing
 
     @Test(.enabled(if: DeploymentFileTests.installed("caddy"), "caddy is not installed"))
     func caddyForwardAuth() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
         let folder = try SignetProcess.temporaryDirectory()
         Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        let behind = try await Self.behind(folder: folder)
         let port = Int.random(in: 43_000...48_000)
-        let site = try Self.addresses(Self.documented("caddy"), harness)
+        let site = try Self.addresses(Self.documented("caddy"), behind)
             .replacingOccurrences(of: "api.example.com {", with: "http://127.0.0.1:\(port) {")
         let file = folder.appendingPathComponent("Caddyfile").path
         try "{\n\tadmin off\n\tauto_https off\n}\n\(site)\n".write(toFile: file, atomically: true, encoding: .utf8)
