@@ -14,7 +14,8 @@ enum ExternalAuthorization {
     /// name then overwrites a client's own spelling of each (Caddy before 2.10 writes its
     /// placeholder's text for a field the answer lacks); nginx sends no empty field.
     static func allowed(context: SignetRequestContext) -> Response {
-        var fields = HTTPFields(ForwardedFields.identityFields(context.signet.identity, verdict: context.signet.verdict))
+        var fields = HTTPFields()
+        ForwardedFields.appendIdentity(context.signet.identity, verdict: context.signet.verdict, to: &fields)
         for name in identityNames where fields[name] == nil { fields[name] = "" }
         return Response(status: .ok, headers: fields)
     }

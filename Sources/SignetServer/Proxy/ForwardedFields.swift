@@ -41,7 +41,7 @@ enum ForwardedFields {
         out.removeAll { field in
             isRemoved(field.name.canonicalName) || connectionListed.contains(CGIFieldName.folded(field.name.canonicalName))
         }
-        out.append(contentsOf: identityFields(identity, verdict: verdict))
+        appendIdentity(identity, verdict: verdict, to: &out)
         var forwarded: [String] = []
         if let client {
             out.append(HTTPField(name: .xForwardedFor, value: client))
@@ -60,8 +60,7 @@ enum ForwardedFields {
     /// The identity fields for `identity` (none without one) and, on a `monitor` route, the verdict:
     /// what the upstream learns of the client, from this proxy or, through the authorization
     /// listener, from another.
-    static func identityFields(_ identity: SignetIdentity?, verdict: String?) -> [HTTPField] {
-        var fields: [HTTPField] = []
+    static func appendIdentity(_ identity: SignetIdentity?, verdict: String?, to fields: inout HTTPFields) {
         if let identity {
             if !identity.keyID.isEmpty { fields.append(HTTPField(name: .signetKeyID, value: identity.keyID)) }
             fields.append(HTTPField(name: .signetTrustLevel, value: identity.trustLevel.rawValue))
@@ -71,7 +70,6 @@ enum ForwardedFields {
             if let app = identity.appID { fields.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
         }
         if let verdict { fields.append(HTTPField(name: .signetVerdict, value: verdict)) }
-        return fields
     }
 
     /// Whether the client's field `name` (lowercase) is removed from every request, whatever
