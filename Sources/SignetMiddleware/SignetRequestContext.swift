@@ -34,7 +34,7 @@ public struct SignetRequestState: Sendable {
     }
     /// The request is judged for another proxy, which announced a body and did not send it (whole):
     /// a gate that checks bodies refuses it rather than judge it without (`body_not_forwarded`).
-    public var bodyWithheld = false
+    package var bodyWithheld = false
 
     public init() {}
 }
@@ -83,7 +83,7 @@ public struct SignetRequestContext: SignetRequestContextProtocol {
 
     /// A request that reached this server through no HTTP connection of its own — one Envoy's gRPC
     /// `ext_authz` describes — from the client at `remoteAddress`.
-    public init(remoteAddress: String?, logger: Logger) {
+    package init(remoteAddress: String?, logger: Logger) {
         self.coreContext = .init(source: DescribedRequestSource(logger: logger))
         self.remoteAddress = remoteAddress
         self.channel = nil

@@ -58,7 +58,7 @@ public struct TrustedProxies: Sendable {
     /// The client's address as a proxy that asks about a request names it in `X-Forwarded-For`: the
     /// rightmost hop, which the asking proxy appended (or, walking left, the first hop `trusted`
     /// does not cover); `nil` when it names no address.
-    public static func forwardedClient(_ fields: HTTPFields, trusted: TrustedProxies?) -> String? {
+    package static func forwardedClient(_ fields: HTTPFields, trusted: TrustedProxies?) -> String? {
         let hops = FieldList.members(fields[values: .xForwardedFor]).map(Self.xForwardedForHop)
         return rightmostUntrusted(hops) { trusted?.isTrusted($0) ?? false }
     }

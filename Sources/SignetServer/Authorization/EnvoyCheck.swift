@@ -20,6 +20,9 @@ package struct EnvoyCheck: Sendable {
     package var client: String?
     package var bodyWithheld: Bool
     package var bodyByteCount: Int { body.readableBytes }
+    /// The names of the fields the client sent, before Envoy's and the forwarding ones were taken
+    /// out: what the answer removes of them is decided on these.
+    package var sentNames: [String]
 
     /// A `CheckRequest` as it came over the wire (the fuzz target's way in).
     ///
@@ -29,7 +32,7 @@ package struct EnvoyCheck: Sendable {
     }
 
     /// - Throws: `authorization_request_invalid` for a check that names no method, path or host,
-    ///   or a field name HTTP does not allow.
+    ///   or a field name HTTP does not allow; `path_ambiguous` for a path that normalises to another.
     init(_ check: Envoy_Service_Auth_V3_CheckRequest) throws {
         let http = check.attributes.request.http
         guard let method = HTTPRequest.Method(http.method) else {
@@ -59,6 +62,7 @@ package struct EnvoyCheck: Sendable {
         let announcedLength = fields[.contentLength].flatMap { Int($0) }
         let announced = fields[.contentDigest] != nil || (announcedLength ?? 0) > 0 || fields[.transferEncoding] != nil || http.size > 0
         bodyWithheld = partial || (announced && bytes.isEmpty) || bytes.count < (announcedLength ?? 0)
+        sentNames = fields.map { $0.name.canonicalName.lowercased() }
         fields.removeAll { AuthorizationQuestion.isAsking($0.name) || $0.name == .contentLength || $0.name == .transferEncoding }
         // The body as it came, framed by its length: what the gates read.
         if !bytes.isEmpty { fields[.contentLength] = String(bytes.count) }
@@ -66,52 +70,5 @@ package struct EnvoyCheck: Sendable {
         body = ByteBuffer(bytes: bytes)
         let address = check.attributes.source.address.socketAddress.address
         client = address.isEmpty ? nil : address
-    }
-
-    /// The check's answer: `OkHttpResponse` with the identity fields that apply (overwriting the
-    /// client's) and every other `Signet-*` field removed, or `DeniedHttpResponse` with the
-    /// refusal's status, its problem+json body and the fields a client needs (`content-type`,
-    /// `signet-reason`, `www-authenticate`, `retry-after`).
-    static func answer(_ response: Response, body: ByteBuffer, asked: HTTPFields) -> Envoy_Service_Auth_V3_CheckResponse {
-        var answer = Envoy_Service_Auth_V3_CheckResponse()
-        if response.status.code == 200 {
-            var ok = Envoy_Service_Auth_V3_OkHttpResponse()
-            var set: Set<String> = []
-            for field in response.headers where ExternalAuthorization.identityNames.contains(field.name) && !field.value.isEmpty {
-                ok.headers.append(.overwrite(field.name.canonicalName.lowercased(), field.value))
-                set.insert(field.name.canonicalName.lowercased())
-            }
-            // What Signet's own proxy removes and Envoy would pass on: `Signet-*` spellings and
-            // the fields that make a framework act on another method or URL than the one judged.
-            let clients = asked.map { $0.name.canonicalName.lowercased() }.filter(ForwardedFields.misleadsUpstream)
-            let unset = ExternalAuthorization.identityNames.map { $0.canonicalName.lowercased() } + clients
-            ok.headersToRemove = Array(Set(unset).subtracting(set)).sorted()
-            answer.okResponse = ok
-            answer.status = .with { $0.code = 0 }
-            return answer
-        }
-        var denied = Envoy_Service_Auth_V3_DeniedHttpResponse()
-        denied.status = .with { $0.code = Envoy_Type_V3_StatusCode(rawValue: response.status.code) ?? .forbidden }
-        for name: HTTPField.Name in [.contentType, .signetReason, .wwwAuthenticate, .retryAfter] {
-            for value in response.headers[values: name] { denied.headers.append(.overwrite(name.canonicalName.lowercased(), value)) }
-        }
-        denied.body = String(buffer: body)
-        answer.deniedResponse = denied
-        // UNAUTHENTICATED for a 401, PERMISSION_DENIED otherwise: any code but OK denies.
-        answer.status = .with { $0.code = response.status.code == 401 ? 16 : 7 }
-        return answer
-    }
-}
-
-extension Envoy_Config_Core_V3_HeaderValueOption {
-    /// `name: value`, replacing the request's own lines of `name`.
-    static func overwrite(_ name: String, _ value: String) -> Self {
-        .with {
-            $0.header = .with {
-                $0.key = name
-                $0.value = value
-            }
-            $0.appendAction = .overwriteIfExistsOrAdd
-        }
     }
 }

@@ -69,7 +69,7 @@ extension SignetGateway {
             let described = listenerResponders(httpClient: httpClient, kind: .envoyGRPC)
             reloads?.attach(gateway: self, listener: described, httpClient: httpClient)
             let service = EnvoyAuthorizationService(responder: described.entry, debug: configuration.debug, metrics: metrics, logger: logger)
-            app.addServices(EnvoyAuthorizationServer(listen: grpc, tls: listeners.authorizationServed?.tls, service: service, onServerRunning: onGRPCRunning))
+            app.addServices(EnvoyAuthorizationServer(listen: grpc, tls: listeners.authorizationServed, service: service, onServerRunning: onGRPCRunning))
         }
         return app
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import SignetCore
+import SignetMiddleware
 
 extension GatewayConfiguration {
     /// The listener where another proxy asks whether to let a request through: forward auth
@@ -38,6 +39,10 @@ extension GatewayConfiguration {
                     throw ConfigurationError.invalid(at, "\(at) is the address of \(other.0); give it a port of its own")
                 }
                 taken.append((at, address))
+            }
+            // gRPC's transport binds an address, not a name.
+            if let grpc, grpc.host != "localhost", IPAddress(grpc.host) == nil {
+                throw ConfigurationError.invalid("authorizationListener.grpc.host", "authorizationListener.grpc.host is an IPv4 or IPv6 address, or localhost")
             }
             try tls?.validate(named: "authorizationListener.tls")
         }

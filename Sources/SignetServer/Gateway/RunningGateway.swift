@@ -36,8 +36,7 @@ public final class RunningGateway: Sendable {
     /// The port of the authorization listener (forward auth, Envoy's HTTP `ext_authz`), when there is one.
     public var authorizationPort: Int? { authorizationServer?.port }
     /// The port of Envoy's gRPC `ext_authz` (`authorizationListener.grpc`), when there is one.
-    public var authorizationGRPCPort: Int? { grpcPort.withLock { $0 } }
-    private let grpcPort: Mutex<Int?>
+    public let authorizationGRPCPort: Int?
 
     private init(
         gateway: SignetGateway,
@@ -47,7 +46,7 @@ public final class RunningGateway: Sendable {
         grpcPort: Int?,
         reloader: GatewayReloader
     ) {
-        self.grpcPort = Mutex(grpcPort)
+        self.authorizationGRPCPort = grpcPort
         self.gateway = gateway
         self.server = server
         self.adminServer = adminServer
@@ -75,7 +74,10 @@ public final class RunningGateway: Sendable {
                 }
                 // The gRPC server binds beside the HTTP one: wait for its port too.
                 if gateway.configuration.authorizationListener?.grpc != nil {
-                    for _ in 0..<400 where grpcPort.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+                    for _ in 0..<1000 where grpcPort.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+                    guard grpcPort.withLock({ $0 }) != nil else {
+                        throw ConfigurationError.invalid("authorizationListener.grpc", "authorizationListener.grpc did not start listening within 5 s")
+                    }
                 }
             }
             let server = try await BackgroundServer.start(logger: logger) {

@@ -110,18 +110,14 @@ enum ForwardedFields {
     }
 
     /// Whether a client's field `name` (lowercase) would mislead the upstream about who the client
-    /// is or what it asked for, and is not the forwarding proxy's own: `Signet-*` in any spelling,
-    /// a name with `_` (read as `-` by CGI-style servers), the method and URL overrides. What
-    /// Envoy's gRPC answer removes (``EnvoyCheck``).
+    /// is or what it asked for, where another proxy forwards the request: what ``isRemoved`` removes
+    /// for the client (`Signet-*` and `_` spellings, the method and URL overrides, the client-address
+    /// fields), less hop-by-hop fields and the two that proxy writes itself (`X-Forwarded-For`,
+    /// `X-Forwarded-Proto`). What Envoy's gRPC answer removes (``EnvoyCheck``).
     static func misleadsUpstream(_ name: String) -> Bool {
         let folded = CGIFieldName.folded(name)
-        return name.utf8.contains(UInt8(ascii: "_")) || folded.hasPrefix("signet-") || overrides.contains(folded)
+        return isRemoved(name) && !hopByHop.contains(folded) && folded != "x-forwarded-for" && folded != "x-forwarded-proto"
     }
-
-    /// Fields that make frameworks act on another method or URL than the one routed and signed.
-    static let overrides: Set<String> = [
-        "x-http-method-override", "x-http-method", "x-method-override", "x-original-url", "x-rewrite-url",
-    ]
 
     /// Fields that speak for the gateway about the client, or redirect the framework behind it.
     static let spoofable: Set<String> = [

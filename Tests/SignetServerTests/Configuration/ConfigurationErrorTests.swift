@@ -162,6 +162,8 @@ import Testing
         (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": "127.0.0.1:9001"}}"#, "authorizationListener.grpc"),
         (#"{"upstream": "http://x", "adminListener": {"listen": "127.0.0.1:9003"}, "authorizationListener": {"listen": "127.0.0.1:9003"}}"#, "authorizationListener.listen"),
         (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:70000"}}"#, "authorizationListener.listen.port"),
+        // gRPC's transport binds an address, not a name.
+        (#"{"upstream": "http://x", "development": true, "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": "authz.internal:9002"}}"#, "authorizationListener.grpc.host"),
     ])
     func theAuthorizationListenerIsReachedOnlyByTheProxies(_ text: String, _ path: String) throws {
         let configuration = try GatewayConfiguration.decode(Data(text.utf8))
@@ -169,7 +171,7 @@ import Testing
         #expect(error.path == path, "\(error)")
     }
 
-    @Test func anAuthorizationListenerOnTheNetworkNeedsTLS() throws {
+    @Test func anAuthorizationListenerOnTheNetworkIsTakenWithTLS() throws {
         let text = #"{"upstream": "http://x", "authorizationListener": {"listen": {"host": "0.0.0.0", "port": 9001}, "tls": {"development": true}}}"#
         try GatewayConfiguration.decode(Data(text.utf8)).validate()
     }

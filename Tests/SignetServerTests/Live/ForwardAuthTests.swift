@@ -168,6 +168,9 @@ import Testing
         // A client certificate is checked in Signet's own TLS handshake, which this request never had.
         let certificate = try await Self.forwardAuth(harness, nil, method: "GET", target: "/echo/headers")
         #expect(certificate.status == 501 && certificate.reason == "authorization_unsupported")
+        // A legacy query MAC: its gate forwards only `msg` and `hmac`, the proxy the query as sent.
+        let legacy = try await Self.forwardAuth(harness, nil, method: "GET", target: "/legacy/score?msg=1&hmac=00&admin=1")
+        #expect(legacy.status == 501 && legacy.reason == "authorization_unsupported", "\(legacy.text)")
         // The proxies' health checks: up, and the store answers.
         let ready = try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/readyz")
         #expect(ready.status == 200 && ready.json["store"] as? String == "ok", "\(ready.text)")

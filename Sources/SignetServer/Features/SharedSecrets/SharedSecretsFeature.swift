@@ -12,7 +12,8 @@ struct SharedSecretsFeature: GatewayFeature {
             name: "legacy-query-hmac",
             // A key id no secret has: the route refuses every request (`unknown_key`), as it says.
             options: [.init(name: "keyId", kind: .string, required: true, purpose: "the shared secret's keyId")],
-            notMonitorable: "its gate refuses the query spellings legacy parsers read differently (`;`, a repeated or escaped msg or hmac), which would reach the upstream unjudged"
+            notMonitorable: "its gate refuses the query spellings legacy parsers read differently (`;`, a repeated or escaped msg or hmac), which would reach the upstream unjudged",
+            notExternallyAuthorizable: "its gate forwards only msg and hmac of the query, and another proxy forwards the query as sent"
         )
     ]
 
