@@ -19,8 +19,9 @@ import SignetMiddleware
 ///
 /// A body is announced by `Content-Digest` (the client signed one), or by
 /// `X-Original-Content-Length` / `X-Original-Transfer-Encoding` where the proxy's configuration
-/// passes them (docs/integrations.md): such a body that did not come, whole, is *withheld*, and a
-/// route that checks bodies refuses the request (``ExternalAuthorizationGate``).
+/// passes them (docs/integrations.md): such a body that did not come (or, from Envoy, that it says
+/// it cut) is *withheld*, and a route that checks bodies refuses the request
+/// (``ExternalAuthorizationGate``). A body that came is checked against its digest as it is.
 package struct AuthorizationQuestion: Sendable {
     /// The client's request as it reached the proxy, less what the proxy added to ask about it.
     package var head: HTTPRequest
@@ -35,7 +36,8 @@ package struct AuthorizationQuestion: Sendable {
     /// Reads the authorization request `request`, which brought a body when `bodyCame`.
     ///
     /// - Throws: `not_found` for a path of neither form; `authorization_request_invalid` when it
-    ///   does not say, once and plainly, which request it is about.
+    ///   does not say, once and plainly, which request it is about; `path_ambiguous` for a target
+    ///   that normalises to another.
     package init(asking request: HTTPRequest, bodyCame: Bool, trusted: TrustedProxies?) throws {
         let path = request.path ?? "/"
         let asked = String(path.prefix { $0 != "?" })

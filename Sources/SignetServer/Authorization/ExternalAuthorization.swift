@@ -11,7 +11,7 @@ import SignetMiddleware
 enum ExternalAuthorization {
     /// What the proxy copies upstream: the identity fields, and on a `monitor` route the verdict —
     /// every one of ``identityNames``, empty where it does not apply. A proxy that copies fields by
-    /// name then overwrites a client's own spelling of each (Caddy before 2.10 writes its
+    /// name then overwrites a client's own spelling of each (Caddy 2.6, Debian's, writes its
     /// placeholder's text for a field the answer lacks); nginx sends no empty field.
     static func allowed(context: SignetRequestContext) -> Response {
         var fields = HTTPFields()

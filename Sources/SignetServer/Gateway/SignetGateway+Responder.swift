@@ -10,7 +10,8 @@ import SignetMiddleware
 /// What answers requests on a listener, in two stages: the entry (the client's address, the access
 /// log, and ``RequestCompletionResponder``, which waits for the request to be complete), then the
 /// judging stage in force at that moment (Oblivious HTTP, path normalisation, the router of
-/// Signet's own endpoints and the proxied routes).
+/// Signet's own endpoints and the proxied routes). On the authorization listener the entry first
+/// reads which request another proxy asks about (`SignetGateway+Authorization.swift`).
 extension SignetGateway {
     /// What a listener answers: Signet's endpoints of `surfaces` and, with `.client`, the proxied
     /// routes; or, on the authorization listener, the routes judged for another proxy.
