@@ -136,5 +136,42 @@ import Testing
         #expect(answers.first?["code"] as? Int == 0, "\(answers)")
         #expect((answers.last?["denied_headers"] as? [String: String])?["signet-reason"] == "signature_missing", "\(answers)")
     }
-}
 
+    /// A renewed certificate (new files, a reload) is what new gRPC connections get, as on the HTTP
+    /// listeners: grpcio trusting only the new one is answered, trusting only the old one is not.
+    @Test(.enabled(if: PythonPeer.available("grpc, envoy.service.auth.v3.external_auth_pb2_grpc")))
+    func aReloadRenewsTheGRPCCertificate() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        let chainFile = folder.appendingPathComponent("authorization.pem").path
+        let keyFile = folder.appendingPathComponent("authorization.key").path
+        let harness = try await GatewayHarness.start {
+            $0.authorizationListener = .init(
+                listen: .init(host: "127.0.0.1", port: 0), grpc: .init(host: "127.0.0.1", port: 0),
+                tls: .init(certificateFile: chainFile, keyFile: keyFile, development: true))
+        }
+        Cleanup.after { try await harness.stop() }
+        let port = try #require(harness.gateways[0].authorizationGRPCPort)
+        let chain = try String(contentsOfFile: chainFile, encoding: .utf8)
+        let oldCA = folder.appendingPathComponent("old-ca.pem")
+        try String(chain[try #require(chain.range(of: "-----BEGIN CERTIFICATE-----", options: .backwards)).lowerBound...])
+            .write(to: oldCA, atomically: true, encoding: .utf8)
+
+        // A certificate openssl makes, in place of the development one, then a reload.
+        let made = try await SignetProcess.run("openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-keyout", keyFile, "-out", chainFile, "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ])
+        try #require(made.status == 0, "\(made.stderr)")
+        try harness.gateways[0].reloader.reload(to: harness.gateway.configuration)
+
+        let file = folder.appendingPathComponent("checks.json")
+        try JSONSerialization.data(withJSONObject: [Self.check(try HTTPMessage.request(method: "GET", uri: "http://\(Self.host)/scores/top"))])
+            .write(to: file)
+        let renewed = try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(port)", file.path, chainFile])
+        #expect(renewed.contains(#""code": 0"#), "\(renewed)")
+        await #expect(throws: (any Error).self, "the old certificate is no longer served") {
+            try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(port)", file.path, oldCA.path])
+        }
+    }
+}
