@@ -4,6 +4,8 @@ sends them (the fields a client sent in `headers`, lower-case, with Envoy's pseu
 in `raw_body` with pack_as_bytes, else in `body`; the downstream's address in `source`).
 
     ext_authz_peer.py HOST:PORT checks.json [ca.pem]
+    ext_authz_peer.py health HOST:PORT SERVICE
+
 
 checks.json is a list of {method, path, host, headers: [[name, value]], body_b64?, as_text?,
 raw_headers?, source?}; prints, for each in order, {code, ok_headers, headers_to_remove,
@@ -58,7 +60,25 @@ def answer(response):
     return out
 
 
+def health(target, service):
+    """grpc.health.v1.Health/Check as Envoy's gRPC health check calls it, by its wire format
+    (HealthCheckRequest: field 1, the service name): prints the status number, or the error code."""
+    name = service.encode()
+    request = (b"\x0a" + bytes([len(name)]) + name) if name else b""
+    check = grpc.insecure_channel(target).unary_unary("/grpc.health.v1.Health/Check")
+    try:
+        response = check(request, timeout=10)
+    except grpc.RpcError as error:
+        print(json.dumps({"error": error.code().name}))
+        return
+    status = response[1] if len(response) >= 2 and response[0] == 0x08 else 0
+    print(json.dumps({"status": status}))
+
+
 def main():
+    if sys.argv[1] == "health":
+        health(sys.argv[2], sys.argv[3])
+        return
     target, path = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
         with open(sys.argv[3], "rb") as ca:

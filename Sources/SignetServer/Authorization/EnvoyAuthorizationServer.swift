@@ -3,8 +3,9 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import ServiceLifecycle
 
-/// The gRPC server of `authorizationListener.grpc`, as a service of the gateway's group: it stops
-/// accepting and finishes the checks in progress on a graceful shutdown.
+/// The gRPC server of `authorizationListener.grpc` — Envoy's authorization service and the gRPC
+/// health service — as a service of the gateway's group: it stops accepting and finishes the
+/// checks in progress on a graceful shutdown.
 struct EnvoyAuthorizationServer: Service {
     let server: GRPCServer<HTTP2ServerTransport.Posix>
     let onServerRunning: @Sendable (Int) async -> Void
@@ -13,6 +14,7 @@ struct EnvoyAuthorizationServer: Service {
         listen: GatewayConfiguration.Listen,
         tls served: ServedTLS?,
         service: EnvoyAuthorizationService,
+        health: AuthorizationHealthService,
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) {
         var security = HTTP2ServerTransport.Posix.TransportSecurity.plaintext
@@ -30,7 +32,7 @@ struct EnvoyAuthorizationServer: Service {
             : .ipv4(host: listen.host == "localhost" ? "127.0.0.1" : listen.host, port: listen.port)
         server = GRPCServer(
             transport: .http2NIOPosix(address: address, transportSecurity: security),
-            services: [service]
+            services: [service, health]
         )
         self.onServerRunning = onServerRunning
     }

@@ -25,10 +25,15 @@ extension SignetGateway {
         AuthorizationEntryResponder(
             inner: describedRequestResponder(judging: judging),
             trusted: trustedProxies,
-            storeAnswers: { [readiness = dependencies.readiness] in await readiness.report().store },
+            storeAnswers: storeAnswers,
             debug: configuration.debug,
             metrics: metrics
         )
+    }
+
+    /// Whether the store answers, for the listener's health checks (HTTP `/readyz`, gRPC `Health`).
+    var storeAnswers: @Sendable () async -> Bool {
+        { [readiness = dependencies.readiness] in await readiness.report().store }
     }
 
     /// What judges a request another proxy described, once the question is read: the access log,
@@ -69,7 +74,13 @@ extension SignetGateway {
             let described = listenerResponders(httpClient: httpClient, kind: .envoyGRPC)
             reloads?.attach(gateway: self, listener: described, httpClient: httpClient)
             let service = EnvoyAuthorizationService(responder: described.entry, debug: configuration.debug, metrics: metrics, logger: logger)
-            app.addServices(EnvoyAuthorizationServer(listen: grpc, tls: listeners.authorizationServed, service: service, onServerRunning: onGRPCRunning))
+            app.addServices(
+                EnvoyAuthorizationServer(
+                    listen: grpc,
+                    tls: listeners.authorizationServed,
+                    service: service,
+                    health: AuthorizationHealthService(storeAnswers: storeAnswers),
+                    onServerRunning: onGRPCRunning))
         }
         return app
     }

@@ -102,6 +102,15 @@ import Testing
         #expect((answers[7]["ok_headers"] as? [String: String])?["signet-verdict"] == "signature_missing", "\(answers[7])")
         #expect(answers[8]["code"] as? Int == 0, "\(answers[8])")
         #expect(denied(9) == 501 && reason(9) == "authorization_unsupported", "\(answers[9])")
+
+        // Envoy's gRPC health check of the cluster: SERVING (1) while the store answers; a service
+        // that is not here is NOT_FOUND, as the health protocol says.
+        for service in ["", "envoy.service.auth.v3.Authorization"] {
+            let health = try await PythonPeer.run("ext_authz_peer.py", ["health", "127.0.0.1:\(port)", service])
+            #expect(health.contains(#""status": 1"#), "\(service): \(health)")
+        }
+        let unknown = try await PythonPeer.run("ext_authz_peer.py", ["health", "127.0.0.1:\(port)", "some.Other"])
+        #expect(unknown.contains("NOT_FOUND"), "\(unknown)")
     }
 
     /// With `authorizationListener.tls`, the gRPC service speaks TLS with the listener's
