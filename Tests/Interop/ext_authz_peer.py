@@ -3,7 +3,7 @@ own protocol definitions (the xds-protos package) and sent with grpcio, as Envoy
 sends them (the fields a client sent in `headers`, lower-case, with Envoy's pseudo-fields; the body
 in `raw_body` with pack_as_bytes, else in `body`; the downstream's address in `source`).
 
-    ext_authz_peer.py HOST:PORT checks.json [ca.pem]
+    ext_authz_peer.py HOST:PORT checks.json [ca.pem [client.pem client.key]]
     ext_authz_peer.py health HOST:PORT SERVICE
 
 
@@ -82,7 +82,15 @@ def main():
     target, path = sys.argv[1], sys.argv[2]
     if len(sys.argv) > 3:
         with open(sys.argv[3], "rb") as ca:
-            channel = grpc.secure_channel(target, grpc.ssl_channel_credentials(root_certificates=ca.read()))
+            roots = ca.read()
+        chain = key = None
+        if len(sys.argv) > 5:
+            with open(sys.argv[4], "rb") as f:
+                chain = f.read()
+            with open(sys.argv[5], "rb") as f:
+                key = f.read()
+        credentials = grpc.ssl_channel_credentials(root_certificates=roots, private_key=key, certificate_chain=chain)
+        channel = grpc.secure_channel(target, credentials)
     else:
         channel = grpc.insecure_channel(target)
     stub = external_auth_pb2_grpc.AuthorizationStub(channel)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import NIOSSL
 import ServiceLifecycle
 
 /// The gRPC server of `authorizationListener.grpc` — Envoy's authorization service and the gRPC
@@ -21,9 +22,19 @@ struct EnvoyAuthorizationServer: Service {
         if let served {
             // The served certificate at each handshake; the one of this moment if that cannot be had.
             let tls = served.tls
+            // The proxies' client certificates, checked in the handshake as on the HTTP listener.
+            let clientCA = served.clientCA
+            let configure: (inout HTTP2ServerTransport.Posix.TransportSecurity.TLS) -> Void = { config in
+                guard let clientCA else { return }
+                config.clientCertificateVerification = .noHostnameVerification
+                config.trustRoots = .certificates(clientCA.compactMap { try? .bytes($0.toDERBytes(), format: .der) })
+            }
             security =
-                (try? .tls(certificateReloader: ServedCertificateReloader(served)))
-                ?? .tls(certificateChain: [.bytes(Array(tls.chainPEM.utf8), format: .pem)], privateKey: .bytes(Array(tls.keyPEM.utf8), format: .pem))
+                (try? .tls(certificateReloader: ServedCertificateReloader(served), configure: configure))
+                ?? .tls(
+                    certificateChain: [.bytes(Array(tls.chainPEM.utf8), format: .pem)],
+                    privateKey: .bytes(Array(tls.keyPEM.utf8), format: .pem),
+                    configure: configure)
         }
         // The host as validation allows it (an IPv4 or IPv6 address, or `localhost`, bound as its
         // IPv4 loopback).

@@ -17,11 +17,16 @@ extension GatewayConfiguration {
         public var grpc: Listen?
         /// HTTPS for `listen` (and TLS for `grpc`): its own certificate, or `development: true`.
         public var tls: TLS?
+        /// A PEM file of the CA (or CAs) whose client certificates the proxies present: with it,
+        /// both listeners refuse in the TLS handshake a peer without such a certificate, so TLS is
+        /// access control as well as privacy. Needs `tls`.
+        public var clientCAFile: String?
 
-        public init(listen: Listen, grpc: Listen? = nil, tls: TLS? = nil) {
+        public init(listen: Listen, grpc: Listen? = nil, tls: TLS? = nil, clientCAFile: String? = nil) {
             self.listen = listen
             self.grpc = grpc
             self.tls = tls
+            self.clientCAFile = clientCAFile
         }
 
         func validate(besides taken: [(String, Listen)], development: Bool) throws {
@@ -45,6 +50,9 @@ extension GatewayConfiguration {
                 throw ConfigurationError.invalid("authorizationListener.grpc.host", "authorizationListener.grpc.host is an IPv4 or IPv6 address, or localhost")
             }
             try tls?.validate(named: "authorizationListener.tls")
+            if clientCAFile != nil, tls == nil {
+                throw ConfigurationError.invalid("authorizationListener.clientCAFile", "authorizationListener.clientCAFile needs authorizationListener.tls (client certificates are TLS's)")
+            }
         }
     }
 }

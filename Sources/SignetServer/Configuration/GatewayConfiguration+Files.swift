@@ -21,6 +21,7 @@ extension GatewayConfiguration {
         if let tls = authorizationListener?.tls, let certificate = tls.certificateFile, let key = tls.keyFile {
             files.pair(certificate, key, "authorizationListener.tls", create: tls.development == true)
         }
+        if let clientCA = authorizationListener?.clientCAFile { files.mustRead(clientCA, "authorizationListener.clientCAFile") }
         if let responseSigning { files.mayCreate(responseSigning.keyFile, "the response signing key") }
         for feature in FeatureRegistry.types { feature.checkFiles(self, &files) }
         if !files.problems.isEmpty { throw ConfigurationError(.file, at: "", files.problems.joined(separator: "; ")) }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import NIOCore
+import NIOSSL
 import SignetMiddleware
 
 /// The gateway's listeners as served: the apps' listener and, with `adminListener`, the operators',
@@ -57,8 +58,9 @@ struct GatewayListeners: Sendable {
                 requestTimeout: requestTimeout
             )
         }
+        let clientCA = try configuration.authorizationListener?.clientCAFile.map(Self.readCA)
         authorizationServed = try configuration.authorizationListener?.tls.map {
-            try ServedTLS(GatewayTLS.resolve($0, named: "authorizationListener.tls"), clientCertificates: false, applicationProtocols: [])
+            try ServedTLS(GatewayTLS.resolve($0, named: "authorizationListener.tls"), clientCertificates: false, applicationProtocols: [], clientCA: clientCA)
         }
         authorizationServer = configuration.authorizationListener.map { [authorizationServed] _ in
             Self.makeServer(
@@ -103,6 +105,16 @@ struct GatewayListeners: Sendable {
         let files = FileManager.default
         guard files.fileExists(atPath: certificateFile) || files.fileExists(atPath: keyFile) || tls.development != true else { return nil }
         return (served, try served.prepare(GatewayTLS.read(certificateFile: certificateFile, keyFile: keyFile, named: name)))
+    }
+
+    /// The certificates of `authorizationListener.clientCAFile`.
+    static func readCA(_ path: String) throws -> [NIOSSLCertificate] {
+        guard let data = FileManager.default.contents(atPath: path),
+            let certificates = try? NIOSSLCertificate.fromPEMBytes(Array(data)), !certificates.isEmpty
+        else {
+            throw ConfigurationError.invalid("authorizationListener.clientCAFile", "authorizationListener.clientCAFile: \(path) holds no PEM certificate")
+        }
+        return certificates
     }
 
     /// What a listener with HTTP/2 offers in its handshake, preferred first.

@@ -99,13 +99,26 @@ public struct GatewayTLS: Sendable {
 
     /// The HummingbirdTLS configuration; with client certificates, any presented certificate passes
     /// the handshake and the route check decides (so a refusal carries a reason code, not a TLS alert).
-    public func channelConfiguration(clientCertificates: Bool, applicationProtocols: [String] = []) throws -> TLSChannelConfiguration {
+    ///
+    /// With `clientCA`, a client must present a certificate issued by one of those certificates, or
+    /// the handshake fails: the authorization listener's callers (`authorizationListener.clientCAFile`).
+    public func channelConfiguration(
+        clientCertificates: Bool,
+        applicationProtocols: [String] = [],
+        clientCA: [NIOSSLCertificate]? = nil
+    ) throws -> TLSChannelConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
         )
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = applicationProtocols
+        if let clientCA {
+            // Checked by the handshake against these roots alone; a peer's name is not checked.
+            tls.certificateVerification = .noHostnameVerification
+            tls.trustRoots = .certificates(clientCA)
+            return TLSChannelConfiguration(tlsConfiguration: tls)
+        }
         guard clientCertificates else { return TLSChannelConfiguration(tlsConfiguration: tls) }
         tls.certificateVerification = .optionalVerification
         // The handshake still proves the client holds the certificate's key (CertificateVerify);

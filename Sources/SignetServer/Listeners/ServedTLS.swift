@@ -19,12 +19,15 @@ final class ServedTLS: Sendable {
     let clientCertificates: Bool
     /// What it offers in the handshake (ALPN), most preferred first; empty, nothing (HTTP/1.1).
     let applicationProtocols: [String]
+    /// The CA a client's certificate must come from, where the handshake checks it.
+    let clientCA: [NIOSSLCertificate]?
     private let current: Mutex<Prepared>
 
-    init(_ tls: GatewayTLS, clientCertificates: Bool, applicationProtocols: [String] = []) throws {
+    init(_ tls: GatewayTLS, clientCertificates: Bool, applicationProtocols: [String] = [], clientCA: [NIOSSLCertificate]? = nil) throws {
         self.clientCertificates = clientCertificates
         self.applicationProtocols = applicationProtocols
-        current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols))
+        self.clientCA = clientCA
+        current = Mutex(try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols, clientCA: clientCA))
     }
 
     /// What is served now.
@@ -33,11 +36,17 @@ final class ServedTLS: Sendable {
     /// `tls` made ready to serve, without serving it yet: a reload prepares, then installs only when
     /// everything else of the new configuration is accepted too.
     func prepare(_ tls: GatewayTLS) throws -> Prepared {
-        try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols)
+        try Self.prepare(tls, clientCertificates: clientCertificates, applicationProtocols: applicationProtocols, clientCA: clientCA)
     }
 
-    private static func prepare(_ tls: GatewayTLS, clientCertificates: Bool, applicationProtocols: [String]) throws -> Prepared {
-        let configuration = try tls.channelConfiguration(clientCertificates: clientCertificates, applicationProtocols: applicationProtocols)
+    private static func prepare(
+        _ tls: GatewayTLS,
+        clientCertificates: Bool,
+        applicationProtocols: [String],
+        clientCA: [NIOSSLCertificate]?
+    ) throws -> Prepared {
+        let configuration = try tls.channelConfiguration(
+            clientCertificates: clientCertificates, applicationProtocols: applicationProtocols, clientCA: clientCA)
         return Prepared(
             tls: tls,
             context: try NIOSSLContext(configuration: configuration.tlsConfiguration),

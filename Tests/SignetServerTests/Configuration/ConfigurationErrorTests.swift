@@ -162,6 +162,7 @@ import Testing
         (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": "127.0.0.1:9001"}}"#, "authorizationListener.grpc"),
         (#"{"upstream": "http://x", "adminListener": {"listen": "127.0.0.1:9003"}, "authorizationListener": {"listen": "127.0.0.1:9003"}}"#, "authorizationListener.listen"),
         (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:70000"}}"#, "authorizationListener.listen.port"),
+        (#"{"upstream": "http://x", "authorizationListener": {"listen": "127.0.0.1:9001", "clientCAFile": "ca.pem"}}"#, "authorizationListener.clientCAFile"),
         // gRPC's transport binds an address, not a name.
         (#"{"upstream": "http://x", "development": true, "authorizationListener": {"listen": "127.0.0.1:9001", "grpc": "authz.internal:9002"}}"#, "authorizationListener.grpc.host"),
     ])

@@ -188,4 +188,54 @@ import Testing
             try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(port)", file.path, oldCA.path])
         }
     }
+
+    /// With `clientCAFile`, both listeners take only the proxies holding a certificate from that CA,
+    /// in the TLS handshake: TLS as access control, not only privacy.
+    @Test(.enabled(if: PythonPeer.available("grpc, envoy.service.auth.v3.external_auth_pb2_grpc")))
+    func onlyTheProxiesCertificatesAreTaken() async throws {
+        let folder = try SignetProcess.temporaryDirectory()
+        Cleanup.after { try? FileManager.default.removeItem(at: folder) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        for arguments in [
+            ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+             "-keyout", path("ca.key"), "-out", path("ca.pem"), "-subj", "/CN=proxies"],
+            ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", path("client.key"), "-out", path("client.csr"), "-subj", "/CN=envoy"],
+            ["x509", "-req", "-in", path("client.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
+             "-days", "1", "-out", path("client.pem")],
+        ] {
+            let made = try await SignetProcess.run("openssl", arguments)
+            try #require(made.status == 0, "\(made.stderr)")
+        }
+        let chainFile = path("authorization.pem")
+        let harness = try await GatewayHarness.start {
+            $0.authorizationListener = .init(
+                listen: .init(host: "127.0.0.1", port: 0), grpc: .init(host: "127.0.0.1", port: 0),
+                tls: .init(certificateFile: chainFile, keyFile: path("authorization.key"), development: true),
+                clientCAFile: path("ca.pem"))
+        }
+        Cleanup.after { try await harness.stop() }
+        let chain = try String(contentsOfFile: chainFile, encoding: .utf8)
+        try String(chain[try #require(chain.range(of: "-----BEGIN CERTIFICATE-----", options: .backwards)).lowerBound...])
+            .write(toFile: path("server-ca.pem"), atomically: true, encoding: .utf8)
+        let grpcPort = try #require(harness.gateways[0].authorizationGRPCPort)
+        let httpPort = try #require(harness.gateways[0].authorizationPort)
+        let file = path("checks.json")
+        try JSONSerialization.data(withJSONObject: [Self.check(try HTTPMessage.request(method: "GET", uri: "http://\(Self.host)/scores/top"))])
+            .write(to: URL(fileURLWithPath: file))
+
+        // gRPC: with the proxies' certificate, answered; without one, the handshake fails.
+        let answered = try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(grpcPort)", file, path("server-ca.pem"), path("client.pem"), path("client.key")])
+        #expect(answered.contains(#""code": 0"#), "\(answered)")
+        await #expect(throws: (any Error).self, "no client certificate") {
+            try await PythonPeer.run("ext_authz_peer.py", ["localhost:\(grpcPort)", file, path("server-ca.pem")])
+        }
+        // HTTP: the same, with curl.
+        let url = "https://localhost:\(httpPort)/healthz"
+        let withCertificate = try await SignetProcess.run(
+            "curl", ["-sS", "--cacert", path("server-ca.pem"), "--cert", path("client.pem"), "--key", path("client.key"), url])
+        #expect(withCertificate.status == 0 && withCertificate.stdout.contains("ok"), "\(withCertificate.stderr)")
+        let without = try await SignetProcess.run("curl", ["-sS", "--cacert", path("server-ca.pem"), url])
+        #expect(without.status != 0, "answered without a client certificate: \(without.stdout)")
+    }
 }
