@@ -57,10 +57,22 @@ public final class RunningProcess: @unchecked Sendable {  // `output` is behind 
         try await wait(for: { $0.contains { $0.contains(text) } }, timeout: timeout)
     }
 
-    /// Sends it `signal` (`SIGKILL` unless said: no clean-up of its own) and waits for its end.
-    /// A server whose workers outlive their master (nginx) needs `SIGTERM`.
-    public func kill(_ signal: Int32 = SIGKILL) {
-        Glibc.kill(process.processIdentifier, signal)
+    /// Kills it (`SIGKILL`: no clean-up of its own) and waits for its end.
+    public func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Sends it `signal` and waits for its end without holding a thread of Swift's pool (a server's
+    /// clean shutdown can take a while, and a blocked pool stalls every other test): `SIGKILL` after
+    /// `grace`. A server whose workers outlive their master (nginx) needs `SIGTERM`.
+    public func stop(_ signal: Int32, grace: Duration = .seconds(10)) async {
+        Glibc.kill(process.processIdentifier, signal)
+        let deadline = ContinuousClock.now + grace
+        while process.isRunning, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 }

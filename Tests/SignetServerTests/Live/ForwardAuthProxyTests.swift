@@ -53,7 +53,8 @@ import Testing
         ]
         try JSONSerialization.data(withJSONObject: configuration).write(to: folder.appendingPathComponent("signet.json"))
         let signet = try await ServeProcess(config: "signet.json", folder: folder, until: "signet authorization listener on")
-        Cleanup.after { signet.terminate() }
+        // Killed: a clean shutdown's wait would hold a thread of Swift's pool (ServeProcess blocks).
+        Cleanup.after { signet.kill() }
         let line = try #require(signet.banner.split(separator: "\n").first { $0.contains("authorization listener on") })
         let port = try #require(line.range(of: "127.0.0.1:").flatMap { Int(line[$0.upperBound...].prefix { $0.isNumber }) })
         return Behind(api: backend.port, signet: signet, authorization: port)
@@ -94,7 +95,7 @@ import Testing
             FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx") ? "/usr/sbin/nginx" : "/usr/bin/nginx",
             ["-p", folder.path, "-c", file], mergingErrors: true)
         // SIGTERM: nginx's master ends its workers (killed, it leaves them holding connections open).
-        Cleanup.after { nginx.kill(SIGTERM) }
+        Cleanup.after { await nginx.stop(SIGTERM) }
         try await Self.check(through: "127.0.0.1:\(port)", proxy: "nginx", refusalsCarryTheirBody: false, log: { nginx.lines.joined(separator: "\n") })
     }
 

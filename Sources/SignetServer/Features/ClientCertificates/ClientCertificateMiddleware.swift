@@ -11,7 +11,7 @@ import SignetMiddleware
 /// `SignetIdentity` into the context: the `client-certificate` route policy for any Hummingbird app.
 ///
 /// The server must ask for client certificates without rejecting unknown ones in the handshake
-/// (``GatewayTLS/channelConfiguration(clientCertificates:applicationProtocols:)``), so refusals carry a reason code.
+/// (``GatewayTLS/channelConfiguration(clientCertificates:applicationProtocols:clientCA:)``), so refusals carry a reason code.
 ///
 /// ```swift
 /// router.group("accounts").add(middleware: ClientCertificateMiddleware(verifier: verifier))
