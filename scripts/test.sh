@@ -40,11 +40,12 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # a connection per request) has failed under that load: run them after the rest, alone, so the
 # timing-sensitive tests (exactly-once storms, nonce lifetimes) never share the machine with them.
 heavy='OperatorConsoleBrowserTests|ContractTests/aLiveGateway|ObliviousInteropClientTests'
-# The edge tests — floods, generated paths, proxies in front, the cost budget, a PostgreSQL outage
+# The edge tests — floods, generated paths, proxies in front (nginx, Caddy, grpcio and openssl as
+# processes: fewer processes spawned at once in the parallel phase), the cost budget, a PostgreSQL outage
 # under load, whose answers are held to a time budget — load both cores by
 # design: one at a time, after the rest, so they neither starve the timing-sensitive tests (client
 # timeouts, lockout windows, nonce lifetimes) nor skew each other's measurements.
-load='UnauthenticatedCostTests|RoutedPathTests|TrustedProxyTests|PinReportGatewayTests|aFloodOf|SQLiteSharedFileTests|StoreOutageLiveTests'
+load='UnauthenticatedCostTests|RoutedPathTests|TrustedProxyTests|PinReportGatewayTests|aFloodOf|SQLiteSharedFileTests|StoreOutageLiveTests|ForwardAuthProxyTests|ExtAuthzInteropTests'
 # CI shows the tail of the output: each run ends with what failed and, should a run hang, is
 # stopped after 15 minutes (a whole run takes under two) with what was still running.
 run_tests() {
