@@ -72,7 +72,7 @@ package struct AuthorizationQuestion: Sendable {
             method = request.method
             let rest = String(path.dropFirst(Self.envoyPrefix.count))
             target = rest.hasPrefix("/") ? rest : "/" + rest
-            partial = try Self.single(.xEnvoyAuthPartialBody, in: fields)?.lowercased() == "true"
+            partial = Self.saysCut(fields)
         } else {
             throw SignetError(.notFound, "the authorization listener answers \(Self.forwardAuthPath) and \(Self.envoyPrefix)/…")
         }
@@ -112,6 +112,13 @@ package struct AuthorizationQuestion: Sendable {
         guard try RoutingPath.normalize(target) == target else {
             throw SignetError(.pathAmbiguous, "the path reads as another once normalised (dot-segments, escapes), and the proxy forwards it as sent")
         }
+    }
+
+    /// Whether Envoy says it cut the body (`x-envoy-auth-partial-body: true`): any line or member
+    /// saying so, so a client's own `false` beside Envoy's line cannot hide a cut body. One rule for
+    /// Envoy's HTTP and gRPC questions.
+    static func saysCut(_ fields: HTTPFields) -> Bool {
+        FieldList.members(fields[values: .xEnvoyAuthPartialBody]).contains { $0.lowercased() == "true" }
     }
 
     /// Whether the proxy added the field to ask (forwarding fields, Envoy's own), not the client.

@@ -57,8 +57,7 @@ package struct EnvoyCheck: Sendable {
             fields.append(HTTPField(name: fieldName, value: value))
         }
         let bytes = http.rawBody.isEmpty ? Array(http.body.utf8) : Array(http.rawBody)
-        // Any line saying `true`: a client's own `false` beside Envoy's must not hide a cut body.
-        let partial = FieldList.members(fields[values: .xEnvoyAuthPartialBody]).contains { $0.lowercased() == "true" }
+        let partial = AuthorizationQuestion.saysCut(fields)
         let announcedLength = fields[.contentLength].flatMap { Int($0) }
         let announced = fields[.contentDigest] != nil || (announcedLength ?? 0) > 0 || fields[.transferEncoding] != nil || http.size > 0
         bodyWithheld = partial || (announced && bytes.isEmpty) || bytes.count < (announcedLength ?? 0)
