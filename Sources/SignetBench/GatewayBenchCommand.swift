@@ -7,6 +7,8 @@ import SignetCore
 import SignetMiddleware
 import SignetServer
 import SignetStore
+import NIOCore
+import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
@@ -68,6 +70,14 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     @Option(help: "A peer measured in the same rounds over the same upstream: nginx (a reverse proxy, one worker).")
     var compare: String?
 
+    @Flag(
+        help: """
+            Run every task on NIO's event loops (Swift's global executor replaced): one thread per core, \
+            no hand-off between a loop and Swift's pool. An experiment; `signet serve` does not do it.
+            """
+    )
+    var loopExecutor = false
+
     /// The client keys `--alg` names, in its order.
     var algs: [String] {
         alg == "all" ? ["hmac-sha256", "ed25519", "ecdsa-p256-sha256"] : alg.split(separator: ",").map { String($0) }
@@ -84,6 +94,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         EventLoopSizing.applyToSharedEventLoops()
+        if loopExecutor, !NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() {
+            throw ValidationError("--loop-executor: NIO's event loops cannot be Swift's global executor on this platform")
+        }
         // Logs as `signet serve` writes them by default.
         LoggingSystem.bootstrap(DeferredMetadataLogHandler.standardError)
         var logger = Logger(label: "signet.bench")
@@ -175,22 +188,26 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             "wrk -t\(threads) -c\(connections) -d\(duration)s\(wrkCpus.map { " on CPUs \($0)" } ?? ""), POST /scores signed with \(algs.joined(separator: ", "))"
                 + "\(signResponses ? ", responses signed" : ""), same requests for both\n"
         )
-        func wrk(_ port: Int, seconds: Int, requests: String) throws -> WrkRun {
-            try WrkRun(
-                port: port,
-                duration: seconds,
-                connections: connections,
-                threads: threads,
-                script: script,
-                requests: requests,
-                cpus: wrkCpus
-            )
+        // wrk's run is waited for on NIO's thread pool: it would hold a thread of Swift's pool (or,
+        // with `--loop-executor`, an event loop the gateways need) for the whole run.
+        func wrk(_ port: Int, seconds: Int, requests: String) async throws -> WrkRun {
+            try await NIOThreadPool.singleton.runIfActive {
+                try WrkRun(
+                    port: port,
+                    duration: seconds,
+                    connections: connections,
+                    threads: threads,
+                    script: script,
+                    requests: requests,
+                    cpus: wrkCpus
+                )
+            }
         }
         // Warm each up (connections to the upstream, pools, caches, each key) so none pays for it in its run.
         for port in [passing.port] + (nginx.map { [$0.port] } ?? []) {
-            _ = try wrk(port, seconds: 2, requests: warmUpFiles[0])
+            _ = try await wrk(port, seconds: 2, requests: warmUpFiles[0])
         }
-        for file in warmUpFiles { _ = try wrk(verifying.port, seconds: 2, requests: file) }
+        for file in warmUpFiles { _ = try await wrk(verifying.port, seconds: 2, requests: file) }
         print(
             "gateway".padding(32) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
@@ -216,9 +233,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
             for _ in 0..<(round % order.count) { order.append(order.removeFirst()) }
             for which in order {
                 switch which {
-                case -1: open = try wrk(passing.port, seconds: duration, requests: requests[0])
-                case -2: peer = try nginx.map { try wrk($0.port, seconds: duration, requests: requests[0]) }
-                default: verified[which] = try wrk(verifying.port, seconds: duration, requests: requests[which])
+                case -1: open = try await wrk(passing.port, seconds: duration, requests: requests[0])
+                case -2: if let nginx { peer = try await wrk(nginx.port, seconds: duration, requests: requests[0]) }
+                default: verified[which] = try await wrk(verifying.port, seconds: duration, requests: requests[which])
                 }
             }
             guard let open, verified.count == algs.count else { continue }

@@ -23,7 +23,7 @@ final class NginxReverseProxy {
         }
         self.folder = folder.appendingPathComponent("nginx")
         try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try await Self.freePort()
         let path = self.folder.path
         let configuration = """
             worker_processes 1;
@@ -93,10 +93,11 @@ final class NginxReverseProxy {
     }
 
     /// A port nothing listens on now (the kernel's pick for a socket bound to port 0).
-    private static func freePort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
-        defer { try? channel.close().wait() }
-        guard let port = channel.localAddress?.port else { throw BenchError("no free port") }
+    private static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port
+        try? await channel.close()
+        guard let port else { throw BenchError("no free port") }
         return port
     }
 }
