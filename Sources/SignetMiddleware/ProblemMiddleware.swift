@@ -54,6 +54,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             var response = ProblemResponse.make(problem, debug: debug, challenges: ProblemResponse.challenges(of: error))
             if let refusal = error as? MethodNotAllowed { response.headers[.allow] = refusal.allow }
+            if let refusal = error as? ChallengedRefusal { response.headers.append(contentsOf: refusal.fields) }
             return response
         }
     }

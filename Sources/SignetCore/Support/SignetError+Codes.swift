@@ -109,6 +109,20 @@ extension SignetError.Code {
     public static let tokenExpired = Self("token_expired", 401)
     public static let tokenAudienceMismatch = Self("token_audience_mismatch", 401)
     public static let tokenReplayed = Self("token_replayed", 401)
+    // DPoP (RFC 9449): proofs of possession of the key a token is bound to.
+    /// The route binds its tokens to a key, and the request carries no `DPoP` proof.
+    public static let dpopProofMissing = Self("dpop_proof_missing", 401)
+    /// The proof does not parse, is not signed by its own key, or names another method, URI or token.
+    public static let dpopProofInvalid = Self("dpop_proof_invalid", 401)
+    /// The proof's `iat` is outside the window around the server's clock.
+    public static let dpopProofStale = Self("dpop_proof_stale", 401)
+    /// The proof's `jti` was seen before: a replayed proof.
+    public static let dpopProofReplayed = Self("dpop_proof_replayed", 401)
+    /// The route asks for a server nonce in proofs, and this one has none or an old one; the answer
+    /// carries a fresh `DPoP-Nonce`.
+    public static let dpopNonceRequired = Self("dpop_nonce_required", 401)
+    /// The proof is signed by a key other than the one the token is bound to (`cnf.jkt`).
+    public static let dpopKeyMismatch = Self("dpop_key_mismatch", 401)
     /// The keys Firebase App Check tokens are checked with cannot be fetched now.
     public static let tokenKeysUnavailable = Self("token_keys_unavailable", 503)
     // Oblivious HTTP (RFC 9458).
@@ -221,7 +235,8 @@ extension SignetError.Code {
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
-        .tokenKeysUnavailable,
+        .tokenKeysUnavailable, .dpopProofMissing, .dpopProofInvalid, .dpopProofStale, .dpopProofReplayed, .dpopNonceRequired,
+        .dpopKeyMismatch,
         .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable,
         .bodyNotForwarded, .authorizationRequestInvalid, .authorizationUnsupported, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,

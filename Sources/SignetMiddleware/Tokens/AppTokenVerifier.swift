@@ -48,7 +48,14 @@ public struct AppTokenVerifier: Sendable {
     ///   - token: The compact JWS from `Signet-Token`.
     ///   - audience: The audience the route asks for; any of the gateway's when `nil`.
     ///   - now: The time of the request.
-    public func identity(for token: String, audience: String?, now: Date) async throws -> SignetIdentity {
+    ///   - possession: Checks that the client holds the key the token is bound to (a DPoP proof
+    ///     against `cnf.jkt`), after every check of the token and before its `jti` is claimed.
+    public func identity(
+        for token: String,
+        audience: String?,
+        now: Date,
+        possession: ((AppTokenClaims) async throws -> Void)? = nil
+    ) async throws -> SignetIdentity {
         let claims = try await keys.verify(token, now: now)
         guard claims.iss == issuer else {
             throw SignetError(.tokenInvalid, "the token was issued by \(claims.iss.debugDescription)")
@@ -74,6 +81,7 @@ public struct AppTokenVerifier: Sendable {
             throw SignetError(.keyRevoked, "the token's device is revoked")
         }
         try riskLimit?.check(record.owner)
+        try await possession?(claims)
         if claims.limitedUse == true {
             let claimed = try await nonces.claim(
                 keyID: Self.claimNamespace,

@@ -11,12 +11,33 @@ public struct TokenAcceptance: Sendable, Hashable {
     /// Each App Check token is accepted once on this route: Firebase's replay protection for
     /// limited-use tokens, kept in the gateway's store (shared by its instances) rather than at Google.
     public var consumeFirebase: Bool
+    /// App tokens are taken only with a DPoP proof of the key they are bound to (RFC 9449), from
+    /// `Authorization: DPoP` or `Signet-Token`; `nil`: as bearer tokens.
+    public var dpop: DPoPRequirement?
 
-    public init(appToken: Bool, firebaseAppCheck: Bool, audience: String? = nil, consumeFirebase: Bool = false) {
+    public init(
+        appToken: Bool,
+        firebaseAppCheck: Bool,
+        audience: String? = nil,
+        consumeFirebase: Bool = false,
+        dpop: DPoPRequirement? = nil
+    ) {
         self.appToken = appToken
         self.firebaseAppCheck = firebaseAppCheck
         self.audience = audience
         self.consumeFirebase = consumeFirebase
+        self.dpop = dpop
+    }
+}
+
+/// What a route asks of the DPoP proofs that come with its tokens.
+public struct DPoPRequirement: Sendable, Hashable {
+    /// Each proof must carry a nonce this gateway issued recently (RFC 9449 §9), which bounds how
+    /// far ahead of use a proof can be made.
+    public var requireNonce: Bool
+
+    public init(requireNonce: Bool = false) {
+        self.requireNonce = requireNonce
     }
 }
 

@@ -24,6 +24,8 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     public let acceptance: TokenAcceptance
     public let appTokens: AppTokenVerifier?
     public let firebase: (any ExternalTokenVerifier)?
+    /// Checks the proofs of routes whose tokens are DPoP-bound (``TokenAcceptance/dpop``).
+    public let dpop: DPoPVerifier?
     public let metrics: SignetMetrics?
     private let clock: @Sendable () -> Date
 
@@ -31,23 +33,29 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     ///   - acceptance: Which tokens the route takes.
     ///   - appTokens: Checks Signet app tokens; `nil` refuses them.
     ///   - firebase: Checks Firebase App Check tokens; `nil` refuses them.
+    ///   - dpop: Checks DPoP proofs, on a route whose acceptance asks for them.
     ///   - metrics: Where outcomes are counted.
     ///   - clock: The time tokens are checked at.
     public init(
         acceptance: TokenAcceptance,
         appTokens: AppTokenVerifier?,
         firebase: (any ExternalTokenVerifier)? = nil,
+        dpop: DPoPVerifier? = nil,
         metrics: SignetMetrics? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.acceptance = acceptance
         self.appTokens = appTokens
         self.firebase = firebase
+        self.dpop = dpop
         self.metrics = metrics
         self.clock = clock
     }
 
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
+        if acceptance.appToken, let requirement = acceptance.dpop {
+            return try await boundToken(request, context: context, requirement: requirement)
+        }
         if acceptance.appToken, let token = try Self.single(Self.appTokenField, in: request.headers) {
             guard let appTokens else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }
             return Admission(try await appTokens.identity(for: token, audience: acceptance.audience, now: clock()))
@@ -57,6 +65,46 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
         }
         let names = [acceptance.appToken ? "Signet-Token" : nil, acceptance.firebaseAppCheck ? "X-Firebase-AppCheck" : nil]
         throw SignetError(.tokenMissing, "this route needs a token in \(names.compactMap { $0 }.joined(separator: " or "))")
+    }
+
+    /// An app token with the DPoP proof of the key it is bound to: the token from
+    /// `Authorization: DPoP` (RFC 9449 §7.1) or `Signet-Token`, one of them.
+    private func boundToken(_ request: Request, context: Context, requirement: DPoPRequirement) async throws -> Admission {
+        let authorization = try Self.single(.authorization, in: request.headers)
+        let scheme = authorization?.prefix(while: { $0 != " " }).lowercased()
+        let carried = scheme == "dpop" ? authorization.map { String($0.drop(while: { $0 != " " })).trimmingCharacters(in: .whitespaces) } : nil
+        let field = try Self.single(Self.appTokenField, in: request.headers)
+        guard carried == nil || field == nil else {
+            throw SignetError(.tokenInvalid, "the token is given in both Authorization and Signet-Token")
+        }
+        guard let token = carried ?? field, !token.isEmpty else {
+            let error = SignetError(
+                .tokenMissing,
+                scheme == "bearer"
+                    ? "this route's tokens are DPoP-bound: send Authorization: DPoP with a proof, not Bearer"
+                    : "this route needs a DPoP-bound token in Authorization: DPoP or Signet-Token"
+            )
+            throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge()])
+        }
+        guard let appTokens, let dpop else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }
+        let now = clock()
+        var answering: (@Sendable (inout Response) async throws -> Void)?
+        do {
+            let identity = try await appTokens.identity(for: token, audience: acceptance.audience, now: now) { claims in
+                answering = try await dpop.check(
+                    request,
+                    receivedTarget: context.signet.receivedTarget,
+                    accessToken: token,
+                    boundTo: claims.cnf.jkt,
+                    requireNonce: requirement.requireNonce,
+                    now: now
+                )
+            }
+            return Admission(identity, answering: answering)
+        } catch let error as SignetError where error.code.httpStatus == 401 {
+            // A refused token on a DPoP route asks for DPoP, as RFC 9449 §7.1's resource servers do.
+            throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge(error: "invalid_token")])
+        }
     }
 
     static func single(_ name: HTTPField.Name, in fields: HTTPFields) throws -> String? {

@@ -48,6 +48,10 @@ extension GatewayConfiguration {
         public var retiredKeys: [RetiredKey]?
         /// What `POST /signet/v1/tokens` asks of a device; `device-key` when absent.
         public var issueTo: Issuance?
+        /// How old a DPoP proof may be on `dpop` routes, 5 to 300 seconds; 60 when absent. The
+        /// policy's clock skew is allowed on top of it.
+        public var dpopProofLifetime: Int?
+        static let defaultDPoPProofLifetime = 60
         /// `issueTo` in force: a device key (or better) when absent.
         var issuance: Issuance { issueTo ?? .deviceKey }
 
@@ -88,6 +92,9 @@ extension GatewayConfiguration {
             }
             guard AppTokenIssuer.lifetimes.contains(tokens.lifetime) else {
                 throw ConfigurationError.invalid("tokens.ttlSeconds", "tokens.ttlSeconds is 300 to 604800, not \(tokens.lifetime)")
+            }
+            if let lifetime = tokens.dpopProofLifetime, !(5...300).contains(lifetime) {
+                throw ConfigurationError.invalid("tokens.dpopProofLifetime", "tokens.dpopProofLifetime is 5 to 300 seconds, not \(lifetime)")
             }
             if tokens.issueTo == .clientCertificate, tls?.clientCertificates != true || deviceCA == nil {
                 throw ConfigurationError.invalid("tokens.issueTo", "tokens.issueTo client-certificate needs tls.clientCertificates and deviceCA")

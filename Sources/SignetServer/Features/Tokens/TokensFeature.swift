@@ -16,8 +16,10 @@ struct TokensFeature: GatewayFeature {
         let check: @Sendable (GatewayConfiguration.Route, GatewayConfiguration, String) throws -> Void = { route, configuration, at in
             try GatewayConfiguration.checkTokenRoute(route, configuration, at: at)
         }
+        let dpop = AccessMode.Option(name: "dpop", kind: .bool)
+        let dpopNonce = AccessMode.Option(name: "dpopNonce", kind: .bool)
         return [
-            AccessMode(name: "app-token", options: [audience], check: check),
+            AccessMode(name: "app-token", options: [audience, dpop, dpopNonce], check: check),
             AccessMode(name: "firebase-app-check", options: [consume], optionsOwner: "routes that take App Check tokens", check: check),
             AccessMode(name: "app-token-or-firebase-app-check", options: [audience, consume], check: check),
         ]
@@ -26,6 +28,8 @@ struct TokensFeature: GatewayFeature {
     let dependencies: FeatureDependencies
     let issuer: AppTokenIssuer?
     let verifier: AppTokenVerifier?
+    /// Checks the proofs of routes whose app tokens are DPoP-bound.
+    let dpop: DPoPVerifier?
     /// Checks the client certificate when `tokens.issueTo` is `client-certificate`.
     let clientCertificates: ClientCertificateVerifier?
     /// One App Check verifier (and JWKS cache) per HTTP client, made at the first route that needs it.
@@ -57,9 +61,17 @@ struct TokensFeature: GatewayFeature {
                 riskLimit: configuration.appAttest?.riskLimit,
                 clockSkew: TimeInterval(configuration.policy.clockSkewSeconds)
             )
+            dpop = DPoPVerifier(
+                store: dependencies.store,
+                publicScheme: configuration.signedScheme,
+                publicAuthority: configuration.publicAuthority,
+                proofLifetime: TimeInterval(tokens.dpopProofLifetime ?? GatewayConfiguration.Tokens.defaultDPoPProofLifetime),
+                clockSkew: TimeInterval(configuration.policy.clockSkewSeconds)
+            )
         } else {
             issuer = nil
             verifier = nil
+            dpop = nil
         }
     }
 
@@ -114,7 +126,8 @@ struct TokensFeature: GatewayFeature {
             appToken: access.mode != "firebase-app-check",
             firebaseAppCheck: access.mode != "app-token",
             audience: access.string("audience"),
-            consumeFirebase: access.flag("consumeAppCheckTokens")
+            consumeFirebase: access.flag("consumeAppCheckTokens"),
+            dpop: access.flag("dpop") || access.flag("dpopNonce") ? DPoPRequirement(requireNonce: access.flag("dpopNonce")) : nil
         )
     }
 
@@ -123,6 +136,7 @@ struct TokensFeature: GatewayFeature {
             acceptance: Self.acceptance(access),
             appTokens: verifier,
             firebase: firebase(listener.httpClient),
+            dpop: dpop,
             metrics: dependencies.metrics,
             clock: dependencies.clock
         )

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import SignetCore
 
 /// A refusal that tells the client how to authenticate: the reason code, and the
 /// `WWW-Authenticate` challenges the answer carries (Digest and Basic for the route, `Signature`
-/// where a device may sign instead). A server concern, kept out of SignetCore's error, which the
+/// where a device may sign instead, `DPoP` for a token bound to a key), and any other fields it needs. A server concern, kept out of SignetCore's error, which the
 /// client SDK links: ``ProblemResponse`` writes the challenges, and reads the code through
 /// ``ProblemResponse/signetError(from:)`` as for any other refusal.
 public struct ChallengedRefusal: Error, Sendable, CustomStringConvertible {
@@ -11,10 +12,13 @@ public struct ChallengedRefusal: Error, Sendable, CustomStringConvertible {
     public var error: SignetError
     /// `WWW-Authenticate` values, in the order offered.
     public var challenges: [String]
+    /// Other fields the answer carries (DPoP's `DPoP-Nonce`).
+    public var fields: HTTPFields
 
-    public init(_ error: SignetError, challenges: [String]) {
+    public init(_ error: SignetError, challenges: [String], fields: HTTPFields = [:]) {
         self.error = error
         self.challenges = challenges
+        self.fields = fields
     }
 
     public var description: String { error.description }

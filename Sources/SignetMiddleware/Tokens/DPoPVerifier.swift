@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SignetCore
+import SignetStore
+
+/// Checks the DPoP proof (RFC 9449) that comes with a token bound to a key: the proof itself
+/// (``DPoPProof``), that its key is the token's (`cnf.jkt`), the server's nonce where the route asks
+/// for one, and — only after all of that passed — its `jti` claimed once in the store, across
+/// instances.
+///
+/// Refusals carry RFC 9449 §7.1's `WWW-Authenticate: DPoP` challenge, with `error` and the
+/// algorithms taken, and a fresh `DPoP-Nonce` where a nonce is missing or old (§9), so a client
+/// library retries on its own.
+public struct DPoPVerifier: Sendable {
+    /// How old a proof's `iat` may be.
+    public let proofLifetime: TimeInterval
+    /// How long a server nonce is taken; one past half of it is renewed on the answer.
+    public let nonceLifetime: TimeInterval
+    public let clockSkew: TimeInterval
+    /// The scheme and authority of the URI a proof's `htu` names: the gateway's public ones.
+    public let publicScheme: String
+    public let publicAuthority: String?
+    let nonces: any NonceStore
+    let nonceKey: SharedServerKey
+
+    /// The nonce-store namespace of proof ids (no key id starts with `:`).
+    static let claimNamespace = ":dpop"
+    static var nonceSecretName: String { "dpop-nonce-key" }
+    public static var proofField: HTTPField.Name { HTTPField.Name("DPoP")! }
+    public static var nonceField: HTTPField.Name { HTTPField.Name("DPoP-Nonce")! }
+
+    public init(
+        store: any NonceStore & ServerSecretStore,
+        publicScheme: String,
+        publicAuthority: String?,
+        proofLifetime: TimeInterval = 60,
+        nonceLifetime: TimeInterval = 300,
+        clockSkew: TimeInterval = 30
+    ) {
+        self.nonces = store
+        self.nonceKey = SharedServerKey(name: Self.nonceSecretName, store: store)
+        self.publicScheme = publicScheme
+        self.publicAuthority = publicAuthority
+        self.proofLifetime = proofLifetime
+        self.nonceLifetime = nonceLifetime
+        self.clockSkew = clockSkew
+    }
+
+    /// The challenge of a route that takes DPoP-bound tokens, with `error` when there is one.
+    public static func challenge(error: String? = nil) -> String {
+        (error.map { "DPoP error=\"\($0)\", " } ?? "DPoP ") + "algs=\"\(DPoPProof.algorithmNames)\""
+    }
+
+    /// Checks the request's proof for `accessToken`, bound to the key whose thumbprint is `jkt`.
+    ///
+    /// - Parameters:
+    ///   - receivedTarget: The target as the client sent it, when routing normalised it.
+    ///   - requireNonce: The proof must carry a current nonce of this gateway's.
+    /// - Returns: What to add to the answer: a fresh `DPoP-Nonce` once the proof's is past half its
+    ///   lifetime; `nil` otherwise.
+    /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
+    public func check(
+        _ request: Request,
+        receivedTarget: String?,
+        accessToken: String,
+        boundTo jkt: String,
+        requireNonce: Bool,
+        now: Date
+    ) async throws -> (@Sendable (inout Response) async throws -> Void)? {
+        let values = request.headers[values: Self.proofField]
+        guard let proofText = values.first else {
+            throw ChallengedRefusal(SignetError(.dpopProofMissing, "this route's tokens need a DPoP proof"), challenges: [Self.challenge()])
+        }
+        guard values.count == 1 else { throw refusal(SignetError(.dpopProofInvalid, "DPoP is given more than once")) }
+        guard let authority = publicAuthority ?? request.head.authority else {
+            throw refusal(SignetError(.malformedMessage, "the request has no Host"))
+        }
+        let proof: DPoPProof
+        do {
+            proof = try DPoPProof(
+                verifying: proofText,
+                method: request.method.rawValue,
+                targetURI: publicScheme + "://" + authority + (receivedTarget ?? request.head.path ?? "/"),
+                accessToken: accessToken,
+                now: now,
+                lifetime: proofLifetime,
+                clockSkew: clockSkew
+            )
+        } catch let error as SignetError {
+            throw refusal(error)
+        }
+        guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
+            throw ChallengedRefusal(
+                SignetError(.dpopKeyMismatch, "the proof is signed by another key than the one the token is bound to"),
+                challenges: [Self.challenge(error: "invalid_token")]
+            )
+        }
+        var renewal: (@Sendable (inout Response) async throws -> Void)?
+        if requireNonce {
+            let key = try await nonceKey.key()
+            guard let nonce = proof.nonce,
+                DPoPNonce.isCurrent(nonce, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
+            else {
+                var refusal = ChallengedRefusal(
+                    SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
+                    challenges: [Self.challenge(error: "use_dpop_nonce")]
+                )
+                refusal.fields[Self.nonceField] = DPoPNonce.mint(secret: key, now: now).value
+                throw refusal
+            }
+            if let issued = DPoPNonce.issued(nonce), now.timeIntervalSince(issued) > nonceLifetime / 2 {
+                let fresh = DPoPNonce.mint(secret: key, now: now).value
+                renewal = { response in response.headers[Self.nonceField] = fresh }
+            }
+        }
+        let claimed = try await nonces.claim(
+            keyID: Self.claimNamespace,
+            nonce: proof.thumbprint + "." + proof.jti,
+            until: proof.issued.addingTimeInterval(proofLifetime + 2 * clockSkew),
+            now: now
+        )
+        guard claimed else { throw refusal(SignetError(.dpopProofReplayed, "this DPoP proof was used before")) }
+        return renewal
+    }
+
+    private func refusal(_ error: SignetError) -> ChallengedRefusal {
+        ChallengedRefusal(error, challenges: [Self.challenge(error: "invalid_dpop_proof")])
+    }
+}
