@@ -43,8 +43,12 @@ extension SignetClient {
     }
 
     func usesAppToken(_ target: RequestTarget) -> Bool {
+        Self.path(of: target, isUnder: configuration.appTokenPaths)
+    }
+
+    static func path(of target: RequestTarget, isUnder prefixes: [String]) -> Bool {
         let path = target.pathValue.lowercased()
-        return configuration.appTokenPaths.contains { prefix in
+        return prefixes.contains { prefix in
             let prefix = prefix.lowercased()
             guard path.hasPrefix(prefix) else { return false }
             return prefix.hasSuffix("/") || path.count == prefix.count
@@ -61,18 +65,46 @@ extension SignetClient {
         fields: MessageFields,
         body: [UInt8]
     ) async throws -> ClientResponse {
+        let bound = try HTTPMessage.request(method: method, uri: url).target.map { Self.path(of: $0, isUnder: configuration.dpopPaths) } ?? false
         var renewed = false
+        var nonceFollowed = false
         while true {
             let token = try await appToken(origin: origin)
             var withToken = fields
-            withToken.set(name: "Signet-Token", value: token.token)
+            if bound {
+                withToken.set(name: "Authorization", value: "DPoP " + token.token)
+                withToken.set(name: "DPoP", value: try dpopProof(method: method, url: url, accessToken: token.token, origin: origin))
+            } else {
+                withToken.set(name: "Signet-Token", value: token.token)
+            }
             let response = try await send(method, url, fields: withToken, body: body, sign: false)
+            if bound, let nonce = response.fields["DPoP-Nonce"] { dpopNonces[origin] = nonce }
+            // RFC 9449 §9: a gateway that wants a nonce hands one out with the refusal; once.
+            if bound, !nonceFollowed, response.gatewayRefusal == .dpopNonceRequired, response.fields["DPoP-Nonce"] != nil {
+                nonceFollowed = true
+                continue
+            }
             guard !renewed, response.status == 401, ["token_expired", "token_invalid"].contains(response.reason ?? "") else {
                 return response
             }
             appTokens[origin] = nil
             renewed = true
         }
+    }
+
+    /// A DPoP proof (RFC 9449) by this client's device key for a request to `url` carrying
+    /// `accessToken`, with the latest nonce `origin` handed out: for the gateway's DPoP routes
+    /// (sent on ``SignetClientConfiguration/dpopPaths`` on their own) and for other servers that
+    /// take tokens bound to the device key.
+    ///
+    /// - Throws: `alg_unsupported` when the signer cannot make proofs (an App Attest key, a shared
+    ///   secret, no signer yet).
+    public func dpopProof(method: String, url: String, accessToken: String?, origin: Origin? = nil) throws -> String {
+        guard let signer = signer as? any DPoPSigning else {
+            throw SignetError(.algUnsupported, "this client's signer cannot make DPoP proofs: a device key is needed")
+        }
+        let nonce = dpopNonces[origin ?? configuration.origins[0]]
+        return try signer.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonce, now: gatewayNow)
     }
 
     private func fetchAppToken(origin: Origin, limitedUse: Bool) async throws -> AppToken {

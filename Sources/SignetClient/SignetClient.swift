@@ -64,6 +64,8 @@ public actor SignetClient {
     /// Cached app tokens, and fetches under way (concurrent requests share one).
     var appTokens: [Origin: AppToken] = [:]
     var appTokenFetches: [Origin: Task<AppToken, any Error>] = [:]
+    /// The latest `DPoP-Nonce` each gateway handed out.
+    var dpopNonces: [Origin: String] = [:]
 
     /// - Parameters:
     ///   - configuration: Origins, trust, timeouts and the transport.

@@ -33,6 +33,10 @@ public struct SignetClientConfiguration: Sendable {
     /// there carry `Signet-Token` instead of a signature, the token fetched, cached and renewed by
     /// the client (``SignetClient/appToken(origin:limitedUse:)``).
     public var appTokenPaths: [String] = []
+    /// Path prefixes among ``appTokenPaths`` whose routes take DPoP-bound tokens (`dpop` or
+    /// `dpopNonce`): requests there carry `Authorization: DPoP` and a proof made with the device key
+    /// (``DPoPSigning``), and follow the gateway's `DPoP-Nonce`.
+    public var dpopPaths: [String] = []
     /// When requests are sent again: failures to reach the gateway, `503`, `Retry-After`, with
     /// backoff and jitter, never a request that may have been executed unless its method is
     /// idempotent (``RequestRetry``).

@@ -24,12 +24,14 @@ import Testing
             tokens.ttlSeconds = ttl
             configuration.tokens = tokens
             configuration.routes.insert(.init(prefix: "/echo/token", access: .appToken), at: 0)
+            configuration.routes.insert(.init(prefix: "/echo/bound", access: .init(mode: "app-token", options: ["dpopNonce": .bool(true)])), at: 0)
         }
     }
 
-    static func client(_ harness: GatewayHarness, renewal: Duration = .seconds(60)) async throws -> SignetClient {
+    static func client(_ harness: GatewayHarness, renewal: Duration = .seconds(60), dpop: Bool = false) async throws -> SignetClient {
         var configuration = try await harness.client().configuration
-        configuration.appTokenPaths = ["/echo/token"]
+        configuration.appTokenPaths = ["/echo/token", "/echo/bound"]
+        configuration.dpopPaths = dpop ? ["/echo/bound"] : []
         configuration.appTokenRenewal = renewal
         let client = try SignetClient(configuration: configuration)
         try await client.register(using: SoftwareKeyProvider())
@@ -63,6 +65,36 @@ import Testing
         let once = try await client.appToken(limitedUse: true)
         let stillCached = try await client.appToken()
         #expect(once.limitedUse && once != cached && stillCached == cached)
+    }
+
+    @Test func onDPoPPathsTheClientProvesItsDeviceKeyAndFollowsTheNonce() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let client = try await Self.client(harness, dpop: true)
+        let device = try #require(await client.device)
+        // The gateway asks for a nonce first; the client follows it on its own.
+        let first = try await client.send("GET", harness.base + "/echo/bound/balance")
+        #expect(first.status == 200, "\(first.text)")
+        let headers = first.json?["headers"] as? [String: String] ?? [:]
+        #expect(headers["signet-device"] == device.deviceID)
+        // Neither the token nor its proof goes upstream.
+        #expect(headers["authorization"] == nil && headers["dpop"] == nil && headers["signet-token"] == nil, "\(headers)")
+        #expect(try await client.send("POST", harness.base + "/echo/bound/again", body: Array("{}".utf8)).status == 200)
+
+        // A proof for another server, made with the device key: its thumbprint is the token's cnf.jkt.
+        let token = try await client.appToken()
+        let proof = try await client.dpopProof(method: "GET", url: "https://api.example.com/x", accessToken: token.token)
+        let checked = try DPoPProof(
+            verifying: proof, method: "GET", targetURI: "https://api.example.com/x", accessToken: token.token,
+            now: Date(), lifetime: 60, clockSkew: 5
+        )
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(Base64.urlDecode(String(token.token.split(separator: ".")[1]))!)) as? [String: Any])
+        #expect((claims["cnf"] as? [String: String])?["jkt"] == checked.thumbprint)
+
+        // Without dpopPaths the token goes as a bearer token, which the route refuses.
+        let bearer = try await Self.client(harness)
+        let refused = try await bearer.send("GET", harness.base + "/echo/bound/balance")
+        #expect(refused.status == 401 && refused.reason == "dpop_proof_missing", "\(refused.text)")
     }
 
     @Test func aTokenNearItsExpiryIsRenewedAndADroppedOneFetchedAgain() async throws {

@@ -54,7 +54,14 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
 
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         if acceptance.appToken, let requirement = acceptance.dpop {
-            return try await boundToken(request, context: context, requirement: requirement)
+            let admission = try await boundToken(request, context: context, requirement: requirement)
+            // The upstream learns the device from the identity fields; the token and its proof
+            // stay at the gateway, as `Signet-Token` does.
+            var head = request.head
+            head.headerFields[.authorization] = nil
+            head.headerFields[DPoPVerifier.proofField] = nil
+            request = Request(head: head, body: request.body)
+            return admission
         }
         if acceptance.appToken, let token = try Self.single(Self.appTokenField, in: request.headers) {
             guard let appTokens else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }

@@ -91,5 +91,9 @@ enum RefusalAdvice {
         "body_too_large": "Bodies over maxBodyBytes: a client sending uploads to a signed route, or an attack.",
         "body_not_forwarded": "Bodies the proxy in front did not send with its authorization request: forward the body (Traefik forwardBody, Envoy with_request_body), or put signet serve in the path of that route.",
         "header_too_large": "Signature headers over their bound: a broken client or an attack.",
+        "dpop_proof_missing": "App tokens sent without a DPoP proof to a dpop route: a client that does not make proofs yet, or a stolen token.",
+        "dpop_key_mismatch": "DPoP proofs by another key than the token's: a stolen token used with the thief's key.",
+        "dpop_proof_replayed": "A DPoP proof sent twice: a replayed request, or a client that reuses its proofs.",
+        "dpop_proof_stale": "DPoP proofs made too long ago or in the future: a client clock that is off (tokens.dpopProofLifetime, policy.clockSkewSeconds).",
     ]
 }
