@@ -36,7 +36,11 @@ struct MonitoredGate: RouterMiddleware {
                 context.signet.verdict = "accepted"
                 return try await next(request, context)
             }
-        } catch let error as SignetError where !judged && Self.isVerdict(error.code) {
+        } catch {
+            // A refusal with a challenge (DPoP's) is a verdict as a plain one is.
+            guard !judged, let error = (error as? SignetError) ?? (error as? ChallengedRefusal)?.error, Self.isVerdict(error.code) else {
+                throw error
+            }
             metrics.recordRefusal(
                 error.code,
                 method: request.method.rawValue,

@@ -16,6 +16,7 @@ import Testing
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/bound", access: .init(mode: "app-token", options: ["dpop": .bool(true)])),
                 .init(prefix: "/echo/nonce", access: .init(mode: "app-token", options: ["dpopNonce": .bool(true)])),
+                .init(prefix: "/echo/watched", access: .init(mode: "app-token", options: ["dpop": .bool(true)]), mode: .monitor),
             ], at: 0)
         }
     }
@@ -104,6 +105,21 @@ import Testing
         #expect(second.status == 200, "\(second.text)")
         // A fresh nonce needs no renewal on the answer.
         #expect(second.headers["DPoP-Nonce"].isEmpty)
+    }
+
+    /// A monitored DPoP route forwards what enforcing would refuse, with the verdict: a refusal with
+    /// a challenge is a verdict as any other.
+    @Test func aMonitoredRouteForwardsWithTheVerdict() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let token = try await Self.token(harness, device)
+        let url = harness.base + "/echo/watched/x"
+        let bare = try await Self.send(url, [("Signet-Token", token)])
+        #expect(bare.status == 200, "\(bare.text)")
+        #expect((bare.json["headers"] as? [String: String])?["signet-verdict"] == "dpop_proof_missing", "\(bare.text)")
+        let proven = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(device.key, url, token: token))])
+        #expect((proven.json["headers"] as? [String: String])?["signet-verdict"] == "accepted", "\(proven.text)")
     }
 
     @Test func theOptionsBelongToAppTokenRoutes() async throws {
