@@ -64,6 +64,8 @@ public actor SignetClient {
     /// Cached app tokens, and fetches under way (concurrent requests share one).
     var appTokens: [Origin: AppToken] = [:]
     var appTokenFetches: [Origin: Task<AppToken, any Error>] = [:]
+    /// What each gateway asked of signatures in `Accept-Signature` (RFC 9421 §5.1), once it did.
+    var signatureRequests: [Origin: SignatureRequest] = [:]
     /// The latest `DPoP-Nonce` each gateway handed out.
     var dpopNonces: [Origin: String] = [:]
 
@@ -175,12 +177,15 @@ public actor SignetClient {
         var failures = 0
         var clockCorrected = false
         var registeredAgain = false
+        var signedAsAsked = false
         while true {
             let offset = clockOffset
             let generation = registrationGeneration
             let signed: HTTPMessage
             do {
-                signed = sign && signer != nil ? try await signer!.sign(message, now: gatewayNow) : message
+                signed =
+                    sign && signer != nil
+                    ? try await signer!.sign(message, now: gatewayNow, asked: origin.flatMap { signatureRequests[$0] }) : message
             } catch let error as SignetError where error.code == .invalidKey && !registeredAgain {
                 // The signer's key is gone (App Attest after a reinstall, an erased enclave). Only
                 // the signer's own error: a client certificate that does not load is not this.
@@ -205,6 +210,17 @@ public actor SignetClient {
                 [SignetError.Code.createdInFuture, .createdTooOld, .expired].contains(where: { $0 == response.gatewayRefusal })
             {
                 clockCorrected = true
+                continue
+            }
+            // The gateway said what its signatures must cover (`Accept-Signature`): signed so once
+            // more, and from then on for that gateway.
+            if sign, signer != nil, !signedAsAsked, response.status == 401, let origin,
+                [SignetError.Code.componentNotCovered, .parameterMissing].contains(where: { $0 == response.gatewayRefusal }),
+                let asked = response.fields["Accept-Signature"].flatMap({ try? SignatureRequest.parse($0).first }),
+                asked != signatureRequests[origin]
+            {
+                signatureRequests[origin] = asked
+                signedAsAsked = true
                 continue
             }
             if sign, signer != nil, !registeredAgain, saysKeyIsGone(response), let origin,

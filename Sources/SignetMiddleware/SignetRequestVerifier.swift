@@ -139,6 +139,28 @@ public struct SignetRequestVerifier: Sendable {
         }
     }
 
+    /// The refusals a client can put right by signing otherwise: answered with `Accept-Signature`.
+    static let answeredWithAcceptSignature: Set<SignetError.Code> = [.signatureMissing, .componentNotCovered, .parameterMissing]
+
+    /// `Accept-Signature` (RFC 9421 §5.1) for `request`: the components and parameters this
+    /// gateway's policy asks of its signature, so a client signs correctly on its next try.
+    public func acceptSignature(for request: Request) -> String? {
+        let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
+        let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
+        return try? SignatureRequest.fieldValue([asked])
+    }
+
+    /// `error` as the client should see it: with `Accept-Signature` where signing otherwise would
+    /// put it right (``answeredWithAcceptSignature``), as it is otherwise.
+    public func refusal(_ error: SignetError, for request: Request) -> any Error {
+        guard Self.answeredWithAcceptSignature.contains(error.code), let value = acceptSignature(for: request) else { return error }
+        var fields = HTTPFields()
+        fields[Self.acceptSignatureField] = value
+        return ChallengedRefusal(error, challenges: ["Signature"], fields: fields)
+    }
+
+    public static var acceptSignatureField: HTTPField.Name { HTTPField.Name("Accept-Signature")! }
+
     /// The SignetCore view of `request`, body included (read, bounded, and left in the request).
     public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")

@@ -41,13 +41,18 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         let started = ContinuousClock.now
         // Judged when the body is complete, never by the time its head arrived: a request held open
         // must not carry an old moment past the window and claim its nonce late.
-        let (identity, message) = try await verifier.verifyWhenComplete(
-            &request,
-            receivedTarget: context.signet.receivedTarget,
-            requirement: requirement,
-            screened: context.signet.isComplete,
-            clock: clock
-        )
+        let (identity, message): (SignetIdentity, ServerMessage)
+        do {
+            (identity, message) = try await verifier.verifyWhenComplete(
+                &request,
+                receivedTarget: context.signet.receivedTarget,
+                requirement: requirement,
+                screened: context.signet.isComplete,
+                clock: clock
+            )
+        } catch let error as SignetError {
+            throw verifier.refusal(error, for: request)
+        }
         metrics?.recordVerification(ContinuousClock.now - started)
         context.signet.verifiedMessage = message
         return Admission(identity)

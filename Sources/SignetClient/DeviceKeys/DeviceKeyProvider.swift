@@ -134,8 +134,11 @@ struct DeviceKeySigner: RequestSigning {
     private static let placeholder = try! SigningKey(secret: [0])
 
     func sign(_ request: HTTPMessage, now: Date) async throws -> HTTPMessage {
-        try MessageSigner(key: Self.placeholder, keyID: keyID, algorithm: Algorithm(key: key))
-            .sign(request, created: now, nonce: Nonce.random())
+        try await sign(request, now: now, asked: nil)
+    }
+
+    func sign(_ request: HTTPMessage, now: Date, asked: SignatureRequest?) async throws -> HTTPMessage {
+        try await MessageSigner(key: Self.placeholder, keyID: keyID, algorithm: Algorithm(key: key)).sign(request, now: now, asked: asked)
     }
 
     private struct Algorithm: SignatureAlgorithm {

@@ -31,7 +31,7 @@ extension EnvoyCheck {
         }
         var denied = Envoy_Service_Auth_V3_DeniedHttpResponse()
         denied.status = .with { $0.code = Envoy_Type_V3_StatusCode(rawValue: response.status.code) ?? .forbidden }
-        for name: HTTPField.Name in [.contentType, .signetReason, .wwwAuthenticate, .retryAfter, DPoPVerifier.nonceField] {
+        for name: HTTPField.Name in [.contentType, .signetReason, .wwwAuthenticate, .retryAfter, DPoPVerifier.nonceField, SignetRequestVerifier.acceptSignatureField] {
             for value in response.headers[values: name] { denied.headers.append(.overwrite(name.canonicalName.lowercased(), value)) }
         }
         denied.body = String(buffer: body)

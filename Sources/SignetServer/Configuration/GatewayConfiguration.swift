@@ -59,6 +59,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
         public var maxAgeSeconds: Int64 = 300
         public var clockSkewSeconds: Int64 = 30
         public var requireNonce: Bool = true
+        /// Header fields every signed request must carry and cover, beside what Signet always asks
+        /// (`x-app-version`, `authorization`): a 401 `component_not_covered` says so in
+        /// `Accept-Signature`, which the SDK follows.
+        public var coveredFields: [String]?
         public init() {}
     }
 
@@ -234,6 +238,9 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     public var signedScheme: String { publicScheme ?? (tls == nil ? "http" : "https") }
 
     /// Checks what can be checked before starting.
+    /// The bytes of an RFC 9110 token (a field name).
+    static let tokenBytes = Set(Array("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8))
+
     public func validate() throws {
         _ = try UpstreamOrigin(parsing: upstream)
         for (index, route) in routes.enumerated() {
@@ -251,6 +258,17 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
                 "instance",
                 "instance is 1 to 64 letters, digits, '.', '_', ':' or '-' (\(instance.prefix(80).debugDescription) is not)"
             )
+        }
+        for field in policy.coveredFields ?? [] {
+            // A field name (RFC 9110 token), not a derived component, and one that reaches the
+            // upstream: a signature may not vouch for a field the proxy removes.
+            let isToken = !field.isEmpty && field.utf8.allSatisfy { Self.tokenBytes.contains($0) }
+            guard isToken, !["signature", "signature-input"].contains(field.lowercased()), !ForwardedFields.isNotDelivered(field.lowercased()) else {
+                throw ConfigurationError.invalid(
+                    "policy.coveredFields",
+                    "policy.coveredFields names header fields that reach the upstream (\(field.prefix(80).debugDescription) is not one)"
+                )
+            }
         }
         guard (50...60000).contains(storeTimeoutMilliseconds) else {
             throw ConfigurationError.invalid("storeTimeoutMilliseconds", "storeTimeoutMilliseconds is between 50 and 60000")

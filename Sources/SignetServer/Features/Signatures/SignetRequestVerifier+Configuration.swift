@@ -17,6 +17,9 @@ extension SignetRequestVerifier {
         policy.maximumAge = configuration.policy.maxAgeSeconds
         policy.clockSkew = configuration.policy.clockSkewSeconds
         policy.requireNonce = configuration.policy.requireNonce
+        if let fields = configuration.policy.coveredFields, !fields.isEmpty {
+            policy.componentRules.append(.init(all: fields.map { ComponentIdentifier($0) }))
+        }
         // What the proxy removes never reaches the upstream: a signature may not vouch for it.
         policy.removedOnTheWay = ForwardedFields.isNotDelivered
         var algorithms = SignatureAlgorithms.standard

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// `Accept-Signature` (RFC 9421 §5.1) on the refusals a client can put right by signing otherwise:
+/// a missing signature (from the head, before a body is read, or at the gate) and one that does
+/// not cover what the policy asks (`policy.coveredFields`). Signing as it says is then accepted.
+@Suite(.awaitsCleanups) struct AcceptSignatureTests {
+    static func asked(_ answer: GatewayHarness.Answer) throws -> SignatureRequest {
+        let field = try #require(answer.headers["Accept-Signature"].first, "no Accept-Signature: \(answer.headers)")
+        return try #require(try SignatureRequest.parse(field).first)
+    }
+
+    @Test func aMissingSignatureIsToldWhatToSign() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let get = try await GatewayHarness.send(method: "GET", url: harness.base + "/scores")
+        #expect(get.status == 401 && get.reason == "signature_missing", "\(get.text)")
+        #expect(get.headers["WWW-Authenticate"].first == "Signature")
+        let forGet = try Self.asked(get)
+        #expect(forGet.components.contains(.method) && forGet.components.contains(.targetURI))
+        #expect(!forGet.components.contains(.contentDigest) && forGet.created && forGet.nonce)
+
+        // A body: refused from the head, unread, and told to cover its digest and type.
+        let post = try await GatewayHarness.send(
+            method: "POST", url: harness.base + "/scores", headers: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        #expect(post.status == 401 && post.reason == "signature_missing", "\(post.text)")
+        let forPost = try Self.asked(post)
+        #expect(forPost.components.contains(.contentDigest) && forPost.components.contains("content-type"))
+        // Other refusals carry none: a bad signature is not put right by signing otherwise.
+        let device = try await harness.register(.ed25519)
+        let stranger = GatewayHarness.Device(key: try SigningKey.generate(.ed25519), keyID: device.keyID, deviceID: device.deviceID, algorithm: Ed25519Algorithm())
+        let forged = try await GatewayHarness.send(
+            try stranger.signer.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/scores"), created: Date(), nonce: Nonce.random()))
+        #expect(forged.reason == "signature_invalid" && forged.headers["Accept-Signature"].isEmpty)
+    }
+
+    @Test func aSignatureThatDoesNotCoverWhatThePolicyAsksIsToldWhatToAdd() async throws {
+        let harness = try await GatewayHarness.start(transport: .router) { $0.policy.coveredFields = ["x-app-version"] }
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let request = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/x", fields: [("X-App-Version", "4.2")])
+        let plain = try await GatewayHarness.send(try device.signer.sign(request, created: Date(), nonce: Nonce.random()))
+        #expect(plain.status == 401 && plain.reason == "component_not_covered", "\(plain.text)")
+        let asked = try Self.asked(plain)
+        #expect(asked.components.contains("x-app-version"))
+        // Signed as asked: accepted.
+        let components = MessageSigner.defaultComponents(for: request) + asked.components.filter { $0.name == "x-app-version" }
+        let again = try await GatewayHarness.send(
+            try device.signer.sign(request, label: asked.label, components: components, created: Date(), nonce: Nonce.random()))
+        #expect(again.status == 200, "\(again.text)")
+    }
+
+    @Test func coveredFieldsNameFieldsThatReachTheUpstream() throws {
+        for fields in [["signature"], ["@method"], ["x-forwarded-for"], ["bad field"], [""]] {
+            var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+            configuration.policy.coveredFields = fields
+            #expect(throws: ConfigurationError.self, "\(fields)") { try configuration.validate() }
+        }
+        var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
+        configuration.policy.coveredFields = ["x-app-version", "authorization"]
+        try configuration.validate()
+        let decoded = try GatewayConfiguration.decode(Data(#"{"upstream":"http://127.0.0.1:9","policy":{"coveredFields":["x-app-version"]}}"#.utf8))
+        #expect(decoded.policy.coveredFields == ["x-app-version"] && decoded.policy.maxAgeSeconds == 300)
+    }
+}
