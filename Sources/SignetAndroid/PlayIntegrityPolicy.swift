@@ -36,6 +36,67 @@ public struct PlayIntegrityPolicy: Sendable {
     public var requireLicensed: Bool
     /// How old a token may be: 300 s by default (Google's own advice for classic requests is minutes).
     public var maximumAge: TimeInterval
+    /// The environment signals of 2026 (each opt-in in the Play Console; unchecked by default).
+    public var environment = Environment()
+
+    /// What a policy asks of the opt-in signals. A signal the policy asks about must be in the
+    /// verdict: one missing (not turned on in the Play Console, or not evaluated) is refused, so a
+    /// check cannot pass by the signal's absence.
+    public struct Environment: Sendable, Hashable {
+        /// The highest Play Protect risk taken, in Google's order: `NO_ISSUES`, `NO_DATA`,
+        /// `POSSIBLE_RISK`, `MEDIUM_RISK`, `HIGH_RISK`.
+        public var maximumPlayProtectRisk: String?
+        /// `appsDetected` values refused (`KNOWN_CAPTURING`, `UNKNOWN_CONTROLLING`…).
+        public var refusedAppsDetected: Set<String> = []
+        /// The busiest recent device activity taken, 1 to 4 (`LEVEL_1`…`LEVEL_4`).
+        public var maximumDeviceActivityLevel: Int?
+        /// The oldest Android SDK version taken (`deviceAttributes.sdkVersion`).
+        public var minimumSDKVersion: Int?
+        /// Device recall bits (1 to 3) that refuse a device when set: the backend marked it.
+        public var refusedRecallBits: Set<Int> = []
+
+        public init() {}
+
+        public static let playProtectOrder = ["NO_ISSUES", "NO_DATA", "POSSIBLE_RISK", "MEDIUM_RISK", "HIGH_RISK"]
+        public static let appsDetectedValues: Set<String> = [
+            "KNOWN_INSTALLED", "KNOWN_CAPTURING", "KNOWN_CONTROLLING", "KNOWN_OVERLAYS",
+            "UNKNOWN_INSTALLED", "UNKNOWN_CAPTURING", "UNKNOWN_CONTROLLING", "UNKNOWN_OVERLAYS",
+        ]
+
+        /// Throws `integrity_verdict_insufficient` for the first signal outside the policy.
+        func check(_ verdict: PlayIntegrityVerdict) throws {
+            func refuse(_ why: String) -> SignetError { SignetError(.integrityVerdictInsufficient, why) }
+            if let maximum = maximumPlayProtectRisk, let limit = Self.playProtectOrder.firstIndex(of: maximum) {
+                let said = verdict.environmentDetails?.playProtectVerdict
+                guard let said, let rank = Self.playProtectOrder.firstIndex(of: said) else {
+                    throw refuse("the verdict has no Play Protect evaluation (\(said ?? "none"))")
+                }
+                guard rank <= limit else { throw refuse("Play Protect reports \(said); at most \(maximum) is taken") }
+            }
+            if !refusedAppsDetected.isEmpty {
+                guard let detected = verdict.environmentDetails?.appAccessRiskVerdict?.appsDetected else {
+                    throw refuse("the verdict has no app access risk evaluation")
+                }
+                if let found = detected.first(where: refusedAppsDetected.contains) {
+                    throw refuse("apps that may read or control this one run on the device (\(found))")
+                }
+            }
+            if let maximum = maximumDeviceActivityLevel, let level = verdict.deviceIntegrity?.recentDeviceActivity?.deviceActivityLevel,
+                level.hasPrefix("LEVEL_"), let number = Int(level.dropFirst("LEVEL_".count)), number > maximum
+            {
+                // UNEVALUATED is Google's answer for a device it has too little history of: taken.
+                throw refuse("the device asked for integrity tokens at \(level) lately; at most LEVEL_\(maximum) is taken")
+            }
+            if let minimum = minimumSDKVersion {
+                guard let sdk = verdict.deviceIntegrity?.deviceAttributes?.sdkVersion else {
+                    throw refuse("the verdict has no device SDK version")
+                }
+                guard sdk >= minimum else { throw refuse("the device runs Android SDK \(sdk); at least \(minimum) is taken") }
+            }
+            let marked = (verdict.deviceIntegrity?.deviceRecall?.setBits ?? []).intersection(refusedRecallBits)
+            if let bit = marked.min() { throw refuse("the backend marked this device (device recall bit \(bit))") }
+        }
+    }
 
     public init(
         packageNames: Set<String> = [],
@@ -114,6 +175,7 @@ extension PlayIntegrityPolicy {
                     throw SignetError(.integrityVerdictInsufficient, "the account has no licence for the app")
                 }
             }),
+            ("the environment meets the policy", { try environment.check(verdict) }),
         ]
     }
 

@@ -34,6 +34,47 @@ public struct PlayIntegrityVerdict: Sendable, Equatable, Decodable {
         /// `MEETS_BASIC_INTEGRITY`, `MEETS_DEVICE_INTEGRITY`, `MEETS_STRONG_INTEGRITY`,
         /// `MEETS_VIRTUAL_INTEGRITY`; empty when the device meets none.
         public var deviceRecognitionVerdict: [String]?
+        /// How many integrity tokens this device asked for lately (opt-in in the Play Console):
+        /// `LEVEL_1` (fewest) to `LEVEL_4`, or `UNEVALUATED`.
+        public var recentDeviceActivity: RecentDeviceActivity?
+        /// The device's Android SDK version (opt-in), for a device that meets basic integrity.
+        public var deviceAttributes: DeviceAttributes?
+        /// The three bits the app's backend wrote for this device (device recall, opt-in).
+        public var deviceRecall: DeviceRecall?
+    }
+
+    public struct RecentDeviceActivity: Sendable, Equatable, Decodable {
+        public var deviceActivityLevel: String?
+    }
+
+    public struct DeviceAttributes: Sendable, Equatable, Decodable {
+        public var sdkVersion: Int?
+    }
+
+    public struct DeviceRecall: Sendable, Equatable, Decodable {
+        public struct Values: Sendable, Equatable, Decodable {
+            public var bitFirst: Bool?
+            public var bitSecond: Bool?
+            public var bitThird: Bool?
+        }
+        public var values: Values?
+
+        /// The bits set, numbered 1 to 3.
+        public var setBits: Set<Int> {
+            Set([values?.bitFirst, values?.bitSecond, values?.bitThird].enumerated().compactMap { $0.element == true ? $0.offset + 1 : nil })
+        }
+    }
+
+    /// What Play Integrity saw around the app (opt-in in the Play Console).
+    public struct EnvironmentDetails: Sendable, Equatable, Decodable {
+        public struct AppAccessRiskVerdict: Sendable, Equatable, Decodable {
+            /// `KNOWN_INSTALLED`, `KNOWN_CAPTURING`, `KNOWN_CONTROLLING`, `KNOWN_OVERLAYS`,
+            /// `UNKNOWN_INSTALLED`, `UNKNOWN_CAPTURING`, `UNKNOWN_CONTROLLING`, `UNKNOWN_OVERLAYS`.
+            public var appsDetected: [String]?
+        }
+        public var appAccessRiskVerdict: AppAccessRiskVerdict?
+        /// `NO_ISSUES`, `NO_DATA`, `POSSIBLE_RISK`, `MEDIUM_RISK`, `HIGH_RISK` or `UNEVALUATED`.
+        public var playProtectVerdict: String?
     }
 
     public struct AccountDetails: Sendable, Equatable, Decodable {
@@ -45,6 +86,7 @@ public struct PlayIntegrityVerdict: Sendable, Equatable, Decodable {
     public var appIntegrity: AppIntegrity?
     public var deviceIntegrity: DeviceIntegrity?
     public var accountDetails: AccountDetails?
+    public var environmentDetails: EnvironmentDetails?
 
     /// When Google made the token.
     public var timestamp: Date? {

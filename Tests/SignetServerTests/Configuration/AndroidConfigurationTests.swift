@@ -61,6 +61,28 @@ import Testing
             Self.refusal { $0.playIntegrity = .init(decryptionKeyFile: "a", verificationKeyFile: "b"); $0.playIntegrity?.maximumAgeSeconds = 5 }
                 == "androidAttestation.playIntegrity.maximumAgeSeconds"
         )
+        func environment(_ change: (inout GatewayConfiguration.AndroidAttestation.PlayIntegrity.Environment) -> Void) -> String? {
+            Self.refusal {
+                $0.playIntegrity = .init(decryptionKeyFile: "a", verificationKeyFile: "b")
+                var settings = GatewayConfiguration.AndroidAttestation.PlayIntegrity.Environment()
+                change(&settings)
+                $0.playIntegrity?.environment = settings
+            }
+        }
+        let at = "androidAttestation.playIntegrity.environment"
+        #expect(environment { $0.maximumPlayProtectRisk = "LOW_RISK" } == "\(at).maximumPlayProtectRisk")
+        #expect(environment { $0.refuseAppsDetected = ["KNOWN_CAPTURING", "CAPTURING"] } == "\(at).refuseAppsDetected")
+        #expect(environment { $0.maximumDeviceActivityLevel = 5 } == "\(at).maximumDeviceActivityLevel")
+        #expect(environment { $0.minimumSdkVersion = 0 } == "\(at).minimumSdkVersion")
+        #expect(environment { $0.refuseRecallBits = [0] } == "\(at).refuseRecallBits")
+        let valid = environment {
+            $0.maximumPlayProtectRisk = "NO_DATA"
+            $0.refuseAppsDetected = ["KNOWN_CONTROLLING"]
+            $0.maximumDeviceActivityLevel = 3
+            $0.minimumSdkVersion = 31
+            $0.refuseRecallBits = [1]
+        }
+        #expect(valid != "\(at).maximumPlayProtectRisk" && valid?.hasPrefix(at) != true)
     }
 
     @Test func aPlayIntegrityRouteNeedsPlayIntegrity() {

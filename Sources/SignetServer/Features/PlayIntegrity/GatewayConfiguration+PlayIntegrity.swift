@@ -24,6 +24,25 @@ extension GatewayConfiguration.AndroidAttestation {
         public var requireLicensed: Bool?
         /// How old a token may be; 300 when absent.
         public var maximumAgeSeconds: Int?
+        /// The opt-in environment signals (Play Protect, app access risk, recent device activity,
+        /// device attributes, device recall); none checked when absent.
+        public var environment: Environment?
+
+        /// What the opt-in signals must say; a signal asked about must be in the verdict.
+        public struct Environment: Codable, Sendable, Equatable {
+            /// `NO_ISSUES`, `NO_DATA`, `POSSIBLE_RISK`, `MEDIUM_RISK` or `HIGH_RISK`: the highest risk taken.
+            public var maximumPlayProtectRisk: String?
+            /// `appsDetected` values refused: `KNOWN_CAPTURING`, `KNOWN_CONTROLLING`, `UNKNOWN_CAPTURING`…
+            public var refuseAppsDetected: [String]?
+            /// 1 to 4: the busiest recent device activity (`LEVEL_n`) taken.
+            public var maximumDeviceActivityLevel: Int?
+            /// The oldest Android SDK version taken.
+            public var minimumSdkVersion: Int?
+            /// Device recall bits (1 to 3) that refuse a device when set.
+            public var refuseRecallBits: [Int]?
+
+            public init() {}
+        }
 
         public init(decryptionKeyFile: String? = nil, verificationKeyFile: String? = nil, standard: Standard? = nil) {
             self.decryptionKeyFile = decryptionKeyFile
@@ -84,6 +103,24 @@ extension GatewayConfiguration.AndroidAttestation.PlayIntegrity {
         {
             throw ConfigurationError.invalid("androidAttestation.playIntegrity.standard.packageName", "androidAttestation.playIntegrity.standard.packageName is an Android package name (letters, digits, . and _)")
         }
+        if let environment {
+            let at = "androidAttestation.playIntegrity.environment"
+            if let risk = environment.maximumPlayProtectRisk, !PlayIntegrityPolicy.Environment.playProtectOrder.contains(risk) {
+                throw ConfigurationError.invalid("\(at).maximumPlayProtectRisk", "\(at).maximumPlayProtectRisk is one of \(PlayIntegrityPolicy.Environment.playProtectOrder.joined(separator: ", "))")
+            }
+            if let unknown = environment.refuseAppsDetected?.first(where: { !PlayIntegrityPolicy.Environment.appsDetectedValues.contains($0) }) {
+                throw ConfigurationError.invalid("\(at).refuseAppsDetected", "\(at).refuseAppsDetected: \(unknown.debugDescription) is not an appsDetected value")
+            }
+            if let level = environment.maximumDeviceActivityLevel, !(1...4).contains(level) {
+                throw ConfigurationError.invalid("\(at).maximumDeviceActivityLevel", "\(at).maximumDeviceActivityLevel is 1 to 4")
+            }
+            if let sdk = environment.minimumSdkVersion, !(1...100).contains(sdk) {
+                throw ConfigurationError.invalid("\(at).minimumSdkVersion", "\(at).minimumSdkVersion is an Android SDK version (1 to 100)")
+            }
+            if let bits = environment.refuseRecallBits, !bits.allSatisfy((1...3).contains) {
+                throw ConfigurationError.invalid("\(at).refuseRecallBits", "\(at).refuseRecallBits are 1, 2 or 3")
+            }
+        }
         if let age = maximumAgeSeconds, !(10...3600).contains(age) {
             throw ConfigurationError.invalid("androidAttestation.playIntegrity.maximumAgeSeconds", "androidAttestation.playIntegrity.maximumAgeSeconds is 10 to 3600")
         }
@@ -102,7 +139,7 @@ extension GatewayConfiguration.AndroidAttestation {
             }
         // The package standard tokens are decoded for is the one their verdicts must name.
         let packages = packageNames ?? settings.standard.map { [$0.packageName] } ?? []
-        return PlayIntegrityPolicy(
+        var policy = PlayIntegrityPolicy(
             packageNames: Set(packages),
             certificateDigests: Set((signingDigests ?? []).compactMap(Self.hexBytes)),
             requireRecognizedApp: settings.requireRecognizedApp ?? true,
@@ -110,6 +147,14 @@ extension GatewayConfiguration.AndroidAttestation {
             requireLicensed: settings.requireLicensed ?? false,
             maximumAge: TimeInterval(settings.maximumAgeSeconds ?? 300)
         )
+        if let environment = settings.environment {
+            policy.environment.maximumPlayProtectRisk = environment.maximumPlayProtectRisk
+            policy.environment.refusedAppsDetected = Set(environment.refuseAppsDetected ?? [])
+            policy.environment.maximumDeviceActivityLevel = environment.maximumDeviceActivityLevel
+            policy.environment.minimumSDKVersion = environment.minimumSdkVersion
+            policy.environment.refusedRecallBits = Set(environment.refuseRecallBits ?? [])
+        }
+        return policy
     }
 
     /// The classic Play Integrity verifier, with the keys read from their files.
