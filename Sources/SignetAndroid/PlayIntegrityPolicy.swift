@@ -37,7 +37,7 @@ public struct PlayIntegrityPolicy: Sendable {
     /// How old a token may be: 300 s by default (Google's own advice for classic requests is minutes).
     public var maximumAge: TimeInterval
     /// The environment signals of 2026 (each opt-in in the Play Console; unchecked by default).
-    public var environment = Environment()
+    public var environment: Environment
 
     /// What a policy asks of the opt-in signals. A signal the policy asks about must be in the
     /// verdict: one missing (not turned on in the Play Console, or not evaluated) is refused, so a
@@ -47,15 +47,21 @@ public struct PlayIntegrityPolicy: Sendable {
         /// `POSSIBLE_RISK`, `MEDIUM_RISK`, `HIGH_RISK`.
         public var maximumPlayProtectRisk: String?
         /// `appsDetected` values refused (`KNOWN_CAPTURING`, `UNKNOWN_CONTROLLING`…).
-        public var refusedAppsDetected: Set<String> = []
+        public var refusedAppsDetected: Set<String>
         /// The busiest recent device activity taken, 1 to 4 (`LEVEL_1`…`LEVEL_4`).
         public var maximumDeviceActivityLevel: Int?
         /// The oldest Android SDK version taken (`deviceAttributes.sdkVersion`).
         public var minimumSDKVersion: Int?
         /// Device recall bits (1 to 3) that refuse a device when set: the backend marked it.
-        public var refusedRecallBits: Set<Int> = []
+        public var refusedRecallBits: Set<Int>
 
-        public init() {}
+        public init() {
+            maximumPlayProtectRisk = nil
+            refusedAppsDetected = []
+            maximumDeviceActivityLevel = nil
+            minimumSDKVersion = nil
+            refusedRecallBits = []
+        }
 
         public static let playProtectOrder = ["NO_ISSUES", "NO_DATA", "POSSIBLE_RISK", "MEDIUM_RISK", "HIGH_RISK"]
         public static let appsDetectedValues: Set<String> = [
@@ -112,6 +118,7 @@ public struct PlayIntegrityPolicy: Sendable {
         self.minimumDeviceIntegrity = minimumDeviceIntegrity
         self.requireLicensed = requireLicensed
         self.maximumAge = maximumAge
+        self.environment = Environment()
     }
 }
 
