@@ -87,11 +87,16 @@ public struct PlayIntegrityPolicy: Sendable {
                     throw refuse("apps that may read or control this one run on the device (\(found))")
                 }
             }
-            if let maximum = maximumDeviceActivityLevel, let level = verdict.deviceIntegrity?.recentDeviceActivity?.deviceActivityLevel,
-                level.hasPrefix("LEVEL_"), let number = Int(level.dropFirst("LEVEL_".count)), number > maximum
-            {
-                // UNEVALUATED is Google's answer for a device it has too little history of: taken.
-                throw refuse("the device asked for integrity tokens at \(level) lately; at most LEVEL_\(maximum) is taken")
+            if let maximum = maximumDeviceActivityLevel {
+                // UNEVALUATED (a device Google has too little history of, or does not trust) is no
+                // level at all: refused with the rest, as the other asked-for signals are.
+                let level = verdict.deviceIntegrity?.recentDeviceActivity?.deviceActivityLevel
+                guard let level, level.hasPrefix("LEVEL_"), let number = Int(level.dropFirst("LEVEL_".count)) else {
+                    throw refuse("the verdict has no recent device activity level (\(level ?? "none"))")
+                }
+                guard number <= maximum else {
+                    throw refuse("the device asked for integrity tokens at \(level) lately; at most LEVEL_\(maximum) is taken")
+                }
             }
             if let minimum = minimumSDKVersion {
                 guard let sdk = verdict.deviceIntegrity?.deviceAttributes?.sdkVersion else {
@@ -99,8 +104,11 @@ public struct PlayIntegrityPolicy: Sendable {
                 }
                 guard sdk >= minimum else { throw refuse("the device runs Android SDK \(sdk); at least \(minimum) is taken") }
             }
-            let marked = (verdict.deviceIntegrity?.deviceRecall?.setBits ?? []).intersection(refusedRecallBits)
-            if let bit = marked.min() { throw refuse("the backend marked this device (device recall bit \(bit))") }
+            if !refusedRecallBits.isEmpty {
+                guard let recall = verdict.deviceIntegrity?.deviceRecall?.values else { throw refuse("the verdict has no device recall") }
+                let marked = recall.setBits.intersection(refusedRecallBits)
+                if let bit = marked.min() { throw refuse("the backend marked this device (device recall bit \(bit))") }
+            }
         }
     }
 

@@ -60,9 +60,7 @@ public struct PlayIntegrityVerdict: Sendable, Equatable, Decodable {
         public var values: Values?
 
         /// The bits set, numbered 1 to 3.
-        public var setBits: Set<Int> {
-            Set([values?.bitFirst, values?.bitSecond, values?.bitThird].enumerated().compactMap { $0.element == true ? $0.offset + 1 : nil })
-        }
+        public var setBits: Set<Int> { values?.setBits ?? [] }
     }
 
     /// What Play Integrity saw around the app (opt-in in the Play Console).
@@ -98,5 +96,12 @@ public struct PlayIntegrityVerdict: Sendable, Equatable, Decodable {
     public var deviceIntegrityLevel: PlayIntegrityPolicy.DeviceIntegrity? {
         let labels = Set(deviceIntegrity?.deviceRecognitionVerdict ?? [])
         return PlayIntegrityPolicy.DeviceIntegrity.allCases.reversed().first { labels.contains($0.label) }
+    }
+}
+
+extension PlayIntegrityVerdict.DeviceRecall.Values {
+    /// The bits set, numbered 1 to 3.
+    public var setBits: Set<Int> {
+        Set([bitFirst, bitSecond, bitThird].enumerated().compactMap { $0.element == true ? $0.offset + 1 : nil })
     }
 }

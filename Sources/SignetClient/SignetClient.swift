@@ -183,9 +183,7 @@ public actor SignetClient {
             let generation = registrationGeneration
             let signed: HTTPMessage
             do {
-                signed =
-                    sign && signer != nil
-                    ? try await signer!.sign(message, now: gatewayNow, asked: origin.flatMap { signatureRequests[$0] }) : message
+                signed = sign && signer != nil ? try await signedForGateway(message, at: origin) : message
             } catch let error as SignetError where error.code == .invalidKey && !registeredAgain {
                 // The signer's key is gone (App Attest after a reinstall, an erased enclave). Only
                 // the signer's own error: a client certificate that does not load is not this.
@@ -236,6 +234,20 @@ public actor SignetClient {
                 continue
             }
             return (response, authorization?.1)
+        }
+    }
+
+    /// `message` signed as the gateway asked (`Accept-Signature`), or as by default when it asked
+    /// for something this signer cannot sign: the request is then forgotten, and the gateway's
+    /// next refusal says again what it wants.
+    private func signedForGateway(_ message: HTTPMessage, at origin: Origin?) async throws -> HTTPMessage {
+        guard let signer else { return message }
+        guard let origin, let asked = signatureRequests[origin] else { return try await signer.sign(message, now: gatewayNow) }
+        do {
+            return try await signer.sign(message, now: gatewayNow, asked: asked)
+        } catch {
+            signatureRequests[origin] = nil
+            return try await signer.sign(message, now: gatewayNow)
         }
     }
 

@@ -14,11 +14,15 @@ public struct ChallengedRefusal: Error, Sendable, CustomStringConvertible {
     public var challenges: [String]
     /// Other fields the answer carries (DPoP's `DPoP-Nonce`).
     public var fields: HTTPFields
+    /// Fields of the request that never reach the upstream, even when a `monitor` route forwards
+    /// the refused request (a DPoP route's token and proof).
+    public var withheld: [HTTPField.Name]
 
-    public init(_ error: SignetError, challenges: [String], fields: HTTPFields = [:]) {
+    public init(_ error: SignetError, challenges: [String], fields: HTTPFields = [:], withheld: [HTTPField.Name] = []) {
         self.error = error
         self.challenges = challenges
         self.fields = fields
+        self.withheld = withheld
     }
 
     public var description: String { error.description }

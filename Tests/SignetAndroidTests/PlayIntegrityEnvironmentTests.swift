@@ -72,7 +72,8 @@ import Testing
         let activity = Self.policy { $0.maximumDeviceActivityLevel = 2 }
         #expect(Self.outcome(activity, try Self.verdict(activity: "LEVEL_2")) == "accepted")
         #expect(Self.outcome(activity, try Self.verdict(activity: "LEVEL_3")) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(activity, try Self.verdict(activity: "UNEVALUATED")) == "accepted")
+        #expect(Self.outcome(activity, try Self.verdict(activity: "UNEVALUATED")) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(activity, try Self.verdict(activity: nil)) == "integrity_verdict_insufficient")
 
         let sdk = Self.policy { $0.minimumSDKVersion = 33 }
         #expect(Self.outcome(sdk, try Self.verdict(sdk: 33)) == "accepted")
@@ -82,6 +83,6 @@ import Testing
         let recall = Self.policy { $0.refusedRecallBits = [2] }
         #expect(Self.outcome(recall, try Self.verdict(recall: [true, false, true])) == "accepted")
         #expect(Self.outcome(recall, try Self.verdict(recall: [false, true, false])) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(recall, try Self.verdict(recall: nil)) == "accepted")
+        #expect(Self.outcome(recall, try Self.verdict(recall: nil)) == "integrity_verdict_insufficient")
     }
 }

@@ -28,6 +28,25 @@ import SignetMiddleware
         return Request(head: head, body: .init(buffer: ByteBuffer()))
     }
 
+    /// `Host: gw/admin/delete?` would move a proof for `/admin/delete` onto any path, were the
+    /// expected URI glued from the parts a client sends.
+    @Test func aHostThatIsNotAnAuthorityCannotMoveAProof() async throws {
+        let key = try SigningKey.generate(.p256)
+        let verifier = DPoPVerifier(store: MemoryStore(), publicScheme: "https", publicAuthority: nil)
+        let now = Date()
+        let proof = try DPoPProof.make(key: key, method: "POST", url: "https://gw/admin/delete", accessToken: Self.token, now: now)
+        for host in ["gw/admin/delete?", "gw/admin/delete#", "gw/admin/delete", "x@gw"] {
+            var fields = HTTPFields()
+            fields[HTTPField.Name("DPoP")!] = proof
+            let head = HTTPRequest(method: .post, scheme: "https", authority: host, path: "/anything", headerFields: fields)
+            await #expect(throws: ChallengedRefusal.self, "\(host)") {
+                _ = try await verifier.check(
+                    Request(head: head, body: .init(buffer: ByteBuffer())), receivedTarget: nil, accessToken: Self.token,
+                    boundTo: try key.verificationKey.jwk.thumbprint, requireNonce: false, now: now)
+            }
+        }
+    }
+
     @Test func aProofIsTakenAtMostOnceAndOnlyWhenSound() async throws {
         let key = try SigningKey.generate(.ed25519)
         let stranger = try SigningKey.generate(.ed25519)

@@ -156,11 +156,20 @@ public struct DPoPProof: Sendable {
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<slash].lowercased()
-        guard !authority.isEmpty, !authority.contains("@") else { return nil }
+        guard isAuthority(authority) else { return nil }
         let defaultPort = scheme == "https" ? ":443" : ":80"
         if authority.hasSuffix(defaultPort) { authority.removeLast(defaultPort.count) }
         guard let path = normalizedPath(rest[slash...]) else { return nil }
         return scheme + "://" + authority + (path.isEmpty ? "/" : path)
+    }
+
+    /// Whether `value` is only an authority: a host name, an IPv4 address or a bracketed IPv6
+    /// address, and a port — no `/`, `?`, `#`, `@` or space that would move text into the path.
+    public static func isAuthority(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 255
+            && value.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "-._~:[]".utf8.contains(byte)
+            }
     }
 
     private static func normalizedPath(_ path: Substring) -> String? {

@@ -75,15 +75,20 @@ public struct DPoPVerifier: Sendable {
             throw ChallengedRefusal(SignetError(.dpopProofMissing, "this route's tokens need a DPoP proof"), challenges: [Self.challenge()])
         }
         guard values.count == 1 else { throw refusal(SignetError(.dpopProofInvalid, "DPoP is given more than once")) }
-        guard let authority = publicAuthority ?? request.head.authority else {
-            throw refusal(SignetError(.malformedMessage, "the request has no Host"))
+        // The URI the proof must name is built from parts a client sends: each must be what it
+        // says, or `Host: gw/admin?` would move a proof for `/admin` onto any path.
+        let path = receivedTarget ?? request.head.path ?? "/"
+        guard let authority = publicAuthority ?? request.head.authority, DPoPProof.isAuthority(authority),
+            path.hasPrefix("/"), !path.contains("#")
+        else {
+            throw refusal(SignetError(.dpopProofInvalid, "the request's Host or target cannot be compared with a proof's htu"))
         }
         let proof: DPoPProof
         do {
             proof = try DPoPProof(
                 verifying: proofText,
                 method: request.method.rawValue,
-                targetURI: publicScheme + "://" + authority + (receivedTarget ?? request.head.path ?? "/"),
+                targetURI: publicScheme + "://" + authority + path,
                 accessToken: accessToken,
                 now: now,
                 lifetime: proofLifetime,

@@ -54,12 +54,21 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
 
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         if acceptance.appToken, let requirement = acceptance.dpop {
-            let admission = try await boundToken(request, context: context, requirement: requirement)
             // The upstream learns the device from the identity fields; the token and its proof
-            // stay at the gateway, as `Signet-Token` does.
+            // stay at the gateway, as `Signet-Token` does — on a monitored route's refusal too.
+            var withheld = [DPoPVerifier.proofField]
+            if Self.scheme(of: request.headers) == "dpop" { withheld.append(.authorization) }
+            let admission: Admission
+            do {
+                admission = try await boundToken(request, context: context, requirement: requirement)
+            } catch var refusal as ChallengedRefusal {
+                refusal.withheld = withheld
+                throw refusal
+            } catch let error as SignetError where error.code.httpStatus == 401 {
+                throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge(error: "invalid_token")], withheld: withheld)
+            }
             var head = request.head
-            head.headerFields[.authorization] = nil
-            head.headerFields[DPoPVerifier.proofField] = nil
+            for name in withheld { head.headerFields[name] = nil }
             request = Request(head: head, body: request.body)
             return admission
         }
@@ -78,7 +87,7 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     /// `Authorization: DPoP` (RFC 9449 §7.1) or `Signet-Token`, one of them.
     private func boundToken(_ request: Request, context: Context, requirement: DPoPRequirement) async throws -> Admission {
         let authorization = try Self.single(.authorization, in: request.headers)
-        let scheme = authorization?.prefix(while: { $0 != " " }).lowercased()
+        let scheme = Self.scheme(of: request.headers)
         let carried = scheme == "dpop" ? authorization.map { String($0.drop(while: { $0 != " " })).trimmingCharacters(in: .whitespaces) } : nil
         let field = try Self.single(Self.appTokenField, in: request.headers)
         guard carried == nil || field == nil else {
@@ -112,6 +121,13 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
             // A refused token on a DPoP route asks for DPoP, as RFC 9449 §7.1's resource servers do.
             throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge(error: "invalid_token")])
         }
+    }
+
+    /// The scheme of the one `Authorization` field, lowercased.
+    static func scheme(of fields: HTTPFields) -> String? {
+        let values = fields[values: .authorization]
+        guard values.count == 1 else { return nil }
+        return values[0].trimmingCharacters(in: .whitespaces).prefix(while: { $0 != " " }).lowercased()
     }
 
     static func single(_ name: HTTPField.Name, in fields: HTTPFields) throws -> String? {

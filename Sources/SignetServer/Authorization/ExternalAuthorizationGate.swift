@@ -14,9 +14,10 @@ struct ExternalAuthorizationGate: RouterMiddleware {
     typealias Context = SignetRequestContext
     let gate: RouteGate
     let mode: AccessMode?
+    let access: GatewayConfiguration.Route.Access
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if let mode, let why = mode.notExternallyAuthorizable {
+        if let mode, let why = mode.notExternallyAuthorizable ?? mode.notExternallyAuthorizableWith(access) {
             throw SignetError(.authorizationUnsupported, "\(mode.name) routes can be enforced only by Signet's own proxy: \(why)")
         }
         if context.signet.bodyWithheld, mode?.checksBody == true {

@@ -37,6 +37,10 @@ struct AccessMode: Sendable {
     /// Signet's own listener has (the client's TLS certificate) or changes the request it admits,
     /// which a verdict cannot carry. `nil`: it can.
     var notExternallyAuthorizable: String?
+    /// The same for a route of this mode with these options, when only some options need Signet's
+    /// own proxy (a DPoP-bound `app-token` route keeps its token and proof from the upstream,
+    /// which a verdict cannot do).
+    var notExternallyAuthorizableWith: @Sendable (_ access: GatewayConfiguration.Route.Access) -> String? = { _ in nil }
     /// Whether the gate checks the body (the signature's `Content-Digest`): through the
     /// authorization listener, a request with a body the proxy did not send is then refused
     /// `body_not_forwarded` rather than judged without it.

@@ -36,10 +36,10 @@ struct MonitoredGate: RouterMiddleware {
                 context.signet.verdict = "accepted"
                 return try await next(request, context)
             }
-        } catch {
+        } catch let failure {
             // A refusal with a challenge (DPoP's) is a verdict as a plain one is.
-            guard !judged, let error = (error as? SignetError) ?? (error as? ChallengedRefusal)?.error, Self.isVerdict(error.code) else {
-                throw error
+            guard !judged, let error = (failure as? SignetError) ?? (failure as? ChallengedRefusal)?.error, Self.isVerdict(error.code) else {
+                throw failure
             }
             metrics.recordRefusal(
                 error.code,
@@ -53,7 +53,17 @@ struct MonitoredGate: RouterMiddleware {
             context.signet.identity = nil
             context.signet.verifiedMessage = nil
             context.signet.verdict = error.code.rawValue
-            return try await next(request, context)
+            let refusal = failure as? ChallengedRefusal
+            var forwarded = request
+            if let withheld = refusal?.withheld, !withheld.isEmpty {
+                var head = request.head
+                for name in withheld { head.headerFields[name] = nil }
+                forwarded = Request(head: head, body: request.body)
+            }
+            var response = try await next(forwarded, context)
+            // What the refusal would have told the client (a fresh `DPoP-Nonce`) it is told here.
+            if let fields = refusal?.fields { response.headers.append(contentsOf: fields) }
+            return response
         }
     }
 }

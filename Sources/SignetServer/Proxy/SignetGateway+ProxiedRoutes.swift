@@ -42,7 +42,7 @@ extension SignetGateway {
             if groups[key] == nil {
                 var gate = gate(for: registration.access, listener: listener)
                 if forAnotherProxy {
-                    gate = ExternalAuthorizationGate(gate: gate, mode: AccessModeRegistry.mode(named: registration.access.mode))
+                    gate = ExternalAuthorizationGate(gate: gate, mode: AccessModeRegistry.mode(named: registration.access.mode), access: registration.access)
                 }
                 groups[key] = router.group().add(middleware: registration.mode == .monitor ? MonitoredGate(gate: gate, metrics: metrics) : gate)
             }

@@ -20,6 +20,9 @@ import Testing
         try await GatewayHarness.start(tls: GatewayHarness.developmentTLS) {
             $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0))
             $0.routes.insert(.init(prefix: "/watched", access: .verified, mode: .monitor), at: 0)
+            // A DPoP route keeps its token and proof from the upstream: only Signet's proxy can.
+            $0.tokens = .init(issuer: "https://gateway.example.com", audience: ["scores"], keyFile: FileManager.default.temporaryDirectory.appendingPathComponent("signet-fa-tokens-\(UUID().uuidString).pem").path)
+            $0.routes.insert(.init(prefix: "/bound", access: .init(mode: "app-token", options: ["dpop": .bool(true)])), at: 0)
         }
     }
 
@@ -171,6 +174,8 @@ import Testing
         // A legacy query MAC: its gate forwards only `msg` and `hmac`, the proxy the query as sent.
         let legacy = try await Self.forwardAuth(harness, nil, method: "GET", target: "/legacy/score?msg=1&hmac=00&admin=1")
         #expect(legacy.status == 501 && legacy.reason == "authorization_unsupported", "\(legacy.text)")
+        let bound = try await Self.forwardAuth(harness, nil, method: "GET", target: "/bound/x")
+        #expect(bound.status == 501 && bound.reason == "authorization_unsupported", "\(bound.text)")
         // The proxies' health checks: up, and the store answers.
         let ready = try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/readyz")
         #expect(ready.status == 200 && ready.json["store"] as? String == "ok", "\(ready.text)")
@@ -193,7 +198,7 @@ import Testing
         #expect(replayed.status == 200 && replayed.headers["Signet-Verdict"] == ["nonce_replayed"])
         // After a reload to `enforce`, the same request is refused.
         var configuration = harness.gateway.configuration
-        configuration.routes[0].mode = .enforce
+        configuration.routes[configuration.routes.firstIndex { $0.prefix == "/watched" }!].mode = .enforce
         try harness.gateways[0].reloader.reload(to: configuration)
         let enforced = try await Self.forwardAuth(harness, nil, method: "GET", target: "/watched/page")
         #expect(enforced.status == 401 && enforced.reason == "signature_missing")

@@ -120,6 +120,15 @@ import Testing
         #expect((bare.json["headers"] as? [String: String])?["signet-verdict"] == "dpop_proof_missing", "\(bare.text)")
         let proven = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(device.key, url, token: token))])
         #expect((proven.json["headers"] as? [String: String])?["signet-verdict"] == "accepted", "\(proven.text)")
+        // A refused proof is forwarded without the token and the proof, as an accepted one is.
+        let stranger = try SigningKey.generate(.p256)
+        let refused = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(stranger, url, token: token))])
+        let seen = refused.json["headers"] as? [String: String] ?? [:]
+        #expect(seen["signet-verdict"] == "dpop_key_mismatch", "\(refused.text)")
+        #expect(seen["authorization"] == nil && seen["dpop"] == nil, "\(seen)")
+        // Another scheme in Authorization is the upstream's, and stays.
+        let own = try await Self.send(url, [("Signet-Token", token), ("Authorization", "Bearer upstream-own"), ("DPoP", try Self.proof(device.key, url, token: token))])
+        #expect((own.json["headers"] as? [String: String])?["authorization"] == "Bearer upstream-own", "\(own.text)")
     }
 
     @Test func theOptionsBelongToAppTokenRoutes() async throws {

@@ -19,7 +19,15 @@ struct TokensFeature: GatewayFeature {
         let dpop = AccessMode.Option(name: "dpop", kind: .bool)
         let dpopNonce = AccessMode.Option(name: "dpopNonce", kind: .bool)
         return [
-            AccessMode(name: "app-token", options: [audience, dpop, dpopNonce], check: check),
+            AccessMode(
+                name: "app-token",
+                options: [audience, dpop, dpopNonce],
+                notExternallyAuthorizableWith: { access in
+                    access.flag("dpop") || access.flag("dpopNonce")
+                        ? "a DPoP route keeps the token and its proof from the upstream, which only Signet's proxy can do" : nil
+                },
+                check: check
+            ),
             AccessMode(name: "firebase-app-check", options: [consume], optionsOwner: "routes that take App Check tokens", check: check),
             AccessMode(name: "app-token-or-firebase-app-check", options: [audience, consume], check: check),
         ]
