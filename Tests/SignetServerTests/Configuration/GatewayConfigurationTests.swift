@@ -224,7 +224,7 @@ import Testing
         ("{\"upstream\": \"http://x\", \"ohttp\": {\"keys\": [{\"keyId\": 1, \"keyFile\": \"a\", \"kem\": \"x448\"}]}}", "ohttp.keys[0].kem: \"x448\" is not one of x25519, p256"),
         // A misspelt key inside an object or an array element is refused too, by its path.
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\", \"method\": [\"GET\"]}]}", "routes[0].method is not a configuration key"),
-        ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key (valid there: clockSkewSeconds, maxAgeSeconds, requireNonce)"),
+        ("{\"upstream\": \"http://x\", \"policy\": {\"maxAgeSecond\": 5}}", "policy.maxAgeSecond is not a configuration key (valid there: clockSkewSeconds, coveredFields, maxAgeSeconds, requireNonce)"),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"acess\": \"open\"}]}", "routes[0].acess is not a configuration key (did you mean access?)"),
         ("{\"upstream\": \"http://x\", \"listen\": 8080}", "listen: expected an object"),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"1MB\"}", "maxBodyBytes: expected a number"),
