@@ -4,7 +4,7 @@ import Foundation
 import SignetCore
 
 /// A signer that can also prove possession of its key for a DPoP-bound token (RFC 9449): a device
-/// key (``DeviceKeyProvider``'s signer, ES256 with the Secure Enclave key) or a ``MessageSigner``
+/// key (``DeviceKeyProvider``'s signer, ES256 with the Secure Enclave key) or a `MessageSigner`
 /// with an asymmetric key. An App Attest key signs only assertions, and a shared secret is no proof
 /// of anything a token could be bound to; neither makes proofs.
 public protocol DPoPSigning: RequestSigning {

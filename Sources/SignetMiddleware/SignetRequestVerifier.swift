@@ -151,7 +151,7 @@ public struct SignetRequestVerifier: Sendable {
     }
 
     /// `error` as the client should see it: with `Accept-Signature` where signing otherwise would
-    /// put it right (``answeredWithAcceptSignature``), as it is otherwise.
+    /// put it right (`answeredWithAcceptSignature`), as it is otherwise.
     public func refusal(_ error: SignetError, for request: Request) -> any Error {
         guard Self.answeredWithAcceptSignature.contains(error.code), let value = acceptSignature(for: request) else { return error }
         var fields = HTTPFields()

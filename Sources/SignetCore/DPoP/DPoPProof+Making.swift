@@ -14,6 +14,7 @@ extension DPoPProof {
     ///   - url: The request's URL; query and fragment are left out of `htu` (RFC 9449 §4.2).
     ///   - accessToken: The access token the request carries, hashed into `ath`.
     ///   - nonce: The server's latest `DPoP-Nonce`, when it asked for one.
+    ///   - now: The proof's `iat`.
     ///   - jti: A fresh unique id; random when `nil`.
     public static func make(
         publicKey: VerificationKey,

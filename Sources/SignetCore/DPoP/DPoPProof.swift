@@ -60,11 +60,13 @@ public struct DPoPProof: Sendable {
     /// Checks `proof` for a request of `method` to `targetURI`, made at `now`.
     ///
     /// - Parameters:
+    ///   - proof: The `DPoP` field's value.
     ///   - method: The request's method, as sent (`htm` is compared case-sensitively, RFC 9110 §9.1).
     ///   - targetURI: The request's URI as the server knows it (its public scheme and authority);
     ///     compared with `htu` after RFC 3986 §6.2.2–6.2.3 normalisation, query and fragment ignored.
     ///   - accessToken: The access token presented with the proof: `ath` must be its SHA-256.
     ///   - lifetime: How old `iat` may be.
+    ///   - now: The time the request is judged at.
     ///   - clockSkew: How far in the future `iat` may be.
     /// - Throws: `dpop_proof_invalid`, or `dpop_proof_stale` for an `iat` outside the window.
     public init(

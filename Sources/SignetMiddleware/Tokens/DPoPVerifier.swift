@@ -7,7 +7,7 @@ import SignetCore
 import SignetStore
 
 /// Checks the DPoP proof (RFC 9449) that comes with a token bound to a key: the proof itself
-/// (``DPoPProof``), that its key is the token's (`cnf.jkt`), the server's nonce where the route asks
+/// (`DPoPProof`), that its key is the token's (`cnf.jkt`), the server's nonce where the route asks
 /// for one, and — only after all of that passed — its `jti` claimed once in the store, across
 /// instances.
 ///
@@ -57,8 +57,12 @@ public struct DPoPVerifier: Sendable {
     /// Checks the request's proof for `accessToken`, bound to the key whose thumbprint is `jkt`.
     ///
     /// - Parameters:
+    ///   - request: The request, with its `DPoP` field.
     ///   - receivedTarget: The target as the client sent it, when routing normalised it.
+    ///   - accessToken: The token the request carries, which `ath` must hash.
+    ///   - jkt: The thumbprint the token is bound to (`cnf.jkt`).
     ///   - requireNonce: The proof must carry a current nonce of this gateway's.
+    ///   - now: The time the request is judged at.
     /// - Returns: What to add to the answer: a fresh `DPoP-Nonce` once the proof's is past half its
     ///   lifetime; `nil` otherwise.
     /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
