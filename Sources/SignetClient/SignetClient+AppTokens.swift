@@ -9,6 +9,14 @@ public struct AppToken: Sendable, Hashable {
     public let expiresAt: Date
     /// Works once; never cached.
     public let limitedUse: Bool
+    /// Bound to the device key (RFC 9449): sent only with a DPoP proof, never as a bearer token.
+    public let dpopBound: Bool
+}
+
+/// Where a token is cached: per gateway, bearer and DPoP-bound apart.
+struct AppTokenSlot: Hashable {
+    let origin: Origin
+    let dpopBound: Bool
 }
 
 /// App tokens: asked for with a signed request (or over mutual TLS), cached per origin, renewed
@@ -22,24 +30,28 @@ extension SignetClient {
     /// - Parameters:
     ///   - origin: The gateway that issues (and accepts) the token.
     ///   - limitedUse: Ask for a token that works once.
-    public func appToken(origin: Origin? = nil, limitedUse: Bool = false) async throws -> AppToken {
+    ///   - dpopBound: Ask for a token bound to the device key (RFC 9449 §5, a proof on the request),
+    ///     which works only with a DPoP proof: what ``SignetClientConfiguration/dpopPaths`` use.
+    public func appToken(origin: Origin? = nil, limitedUse: Bool = false, dpopBound: Bool = false) async throws -> AppToken {
         let origin = origin ?? configuration.origins[0]
-        if limitedUse { return try await fetchAppToken(origin: origin, limitedUse: true) }
-        if let cached = appTokens[origin], cached.expiresAt.timeIntervalSince(gatewayNow) > configuration.appTokenRenewal.seconds {
+        if limitedUse { return try await fetchAppToken(origin: origin, limitedUse: true, dpopBound: dpopBound) }
+        let slot = AppTokenSlot(origin: origin, dpopBound: dpopBound)
+        if let cached = appTokens[slot], cached.expiresAt.timeIntervalSince(gatewayNow) > configuration.appTokenRenewal.seconds {
             return cached
         }
-        if let pending = appTokenFetches[origin] { return try await pending.value }
-        let task = Task { try await fetchAppToken(origin: origin, limitedUse: false) }
-        appTokenFetches[origin] = task
-        defer { appTokenFetches[origin] = nil }
+        if let pending = appTokenFetches[slot] { return try await pending.value }
+        let task = Task { try await fetchAppToken(origin: origin, limitedUse: false, dpopBound: dpopBound) }
+        appTokenFetches[slot] = task
+        defer { appTokenFetches[slot] = nil }
         let token = try await task.value
-        appTokens[origin] = token
+        appTokens[slot] = token
         return token
     }
 
-    /// Forgets the cached token of `origin` (the next request fetches one).
+    /// Forgets the cached tokens of `origin` (the next request fetches one).
     public func dropAppToken(origin: Origin? = nil) {
-        appTokens[origin ?? configuration.origins[0]] = nil
+        let origin = origin ?? configuration.origins[0]
+        for bound in [false, true] { appTokens[AppTokenSlot(origin: origin, dpopBound: bound)] = nil }
     }
 
     func usesAppToken(_ target: RequestTarget) -> Bool {
@@ -69,7 +81,7 @@ extension SignetClient {
         var renewed = false
         var nonceFollowed = false
         while true {
-            let token = try await appToken(origin: origin)
+            let token = try await appToken(origin: origin, dpopBound: bound)
             var withToken = fields
             if bound {
                 withToken.set(name: "Authorization", value: "DPoP " + token.token)
@@ -87,7 +99,7 @@ extension SignetClient {
             guard !renewed, response.status == 401, ["token_expired", "token_invalid"].contains(response.reason ?? "") else {
                 return response
             }
-            appTokens[origin] = nil
+            appTokens[AppTokenSlot(origin: origin, dpopBound: bound)] = nil
             renewed = true
         }
     }
@@ -107,15 +119,12 @@ extension SignetClient {
         return try signer.dpopProof(method: method, url: url, accessToken: accessToken, nonce: nonce, now: gatewayNow)
     }
 
-    private func fetchAppToken(origin: Origin, limitedUse: Bool) async throws -> AppToken {
+    private func fetchAppToken(origin: Origin, limitedUse: Bool, dpopBound: Bool) async throws -> AppToken {
         let body = limitedUse ? Array(#"{"limitedUse":true}"#.utf8) : []
-        let answer = try await send(
-            "POST",
-            origin.description + "/signet/v1/tokens",
-            fields: limitedUse ? [("Content-Type", "application/json")] : [],
-            body: body,
-            sign: signer != nil
-        )
+        let url = origin.description + "/signet/v1/tokens"
+        var fields: MessageFields = limitedUse ? [("Content-Type", "application/json")] : []
+        if dpopBound { fields.append(name: "DPoP", value: try dpopProof(method: "POST", url: url, accessToken: nil, origin: origin)) }
+        let answer = try await send("POST", url, fields: fields, body: body, sign: signer != nil)
         guard answer.status == 201, let object = answer.json, let token = object["token"] as? String,
             let expires = (object["expiresAt"] as? String).flatMap(Self.parseRFC3339)
         else {
@@ -124,7 +133,7 @@ extension SignetClient {
                 "no app token: \(answer.status) \(answer.text)"
             )
         }
-        return AppToken(token: token, expiresAt: expires, limitedUse: limitedUse)
+        return AppToken(token: token, expiresAt: expires, limitedUse: limitedUse, dpopBound: object["tokenType"] as? String == "DPoP")
     }
 
     static func parseRFC3339(_ text: String) -> Date? {

@@ -62,8 +62,8 @@ public actor SignetClient {
     var password: PasswordCredentials?
     var digestSessions: [Origin: DigestSession] = [:]
     /// Cached app tokens, and fetches under way (concurrent requests share one).
-    var appTokens: [Origin: AppToken] = [:]
-    var appTokenFetches: [Origin: Task<AppToken, any Error>] = [:]
+    var appTokens: [AppTokenSlot: AppToken] = [:]
+    var appTokenFetches: [AppTokenSlot: Task<AppToken, any Error>] = [:]
     /// What each gateway asked of signatures in `Accept-Signature` (RFC 9421 §5.1), once it did.
     var signatureRequests: [Origin: SignatureRequest] = [:]
     /// The latest `DPoP-Nonce` each gateway handed out.

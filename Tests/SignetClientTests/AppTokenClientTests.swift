@@ -80,6 +80,10 @@ import Testing
         // Neither the token nor its proof goes upstream.
         #expect(headers["authorization"] == nil && headers["dpop"] == nil && headers["signet-token"] == nil, "\(headers)")
         #expect(try await client.send("POST", harness.base + "/echo/bound/again", body: Array("{}".utf8)).status == 200)
+        // What it used there is a DPoP-bound token, kept apart from its bearer one.
+        let bound = try await client.appToken(dpopBound: true)
+        let bearerToken = try await client.appToken()
+        #expect(bound.dpopBound && !bearerToken.dpopBound && bound != bearerToken)
 
         // A proof for another server, made with the device key: its thumbprint is the token's cnf.jkt.
         let token = try await client.appToken()

@@ -31,12 +31,16 @@ public struct AppTokenClaims: JWTPayload, Equatable {
     public var cnf: Confirmation
     /// A token that works once (claimed by `jti` on first use).
     public var limitedUse: Bool?
+    /// A DPoP-bound token (RFC 9449 §5): taken only with a proof of the `cnf.jkt` key, never as a
+    /// bearer token.
+    public var dpop: Bool?
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, iat, exp, jti, cnf
         case trustLevel = "trust_level"
         case keyID = "key_id"
         case limitedUse = "limited_use"
+        case dpop
     }
 
     public init(
@@ -49,7 +53,8 @@ public struct AppTokenClaims: JWTPayload, Equatable {
         trustLevel: String,
         keyID: String,
         cnf: Confirmation,
-        limitedUse: Bool? = nil
+        limitedUse: Bool? = nil,
+        dpop: Bool? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -61,6 +66,7 @@ public struct AppTokenClaims: JWTPayload, Equatable {
         self.keyID = keyID
         self.cnf = cnf
         self.limitedUse = limitedUse
+        self.dpop = dpop
     }
 
     public init(from decoder: any Decoder) throws {
@@ -75,6 +81,7 @@ public struct AppTokenClaims: JWTPayload, Equatable {
         keyID = try container.decode(String.self, forKey: .keyID)
         cnf = try container.decode(Confirmation.self, forKey: .cnf)
         limitedUse = try container.decodeIfPresent(Bool.self, forKey: .limitedUse)
+        dpop = try container.decodeIfPresent(Bool.self, forKey: .dpop)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -89,6 +96,7 @@ public struct AppTokenClaims: JWTPayload, Equatable {
         try container.encode(keyID, forKey: .keyID)
         try container.encode(cnf, forKey: .cnf)
         try container.encodeIfPresent(limitedUse, forKey: .limitedUse)
+        try container.encodeIfPresent(dpop, forKey: .dpop)
     }
 
     /// Nothing here: ``AppTokenVerifier`` checks the claims with its clock after jwt-kit checked

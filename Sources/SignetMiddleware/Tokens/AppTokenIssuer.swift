@@ -41,6 +41,7 @@ public struct AppTokenIssuer: Sendable {
     ///   - trustLevel: How the device proved itself when it asked.
     ///   - deviceKey: The device's public key as a JWK, whose thumbprint is `cnf.jkt`.
     ///   - limitedUse: Whether the token works only once.
+    ///   - dpopBound: Whether the token is DPoP-bound (taken only with a proof, never as a bearer token).
     ///   - now: The issue time (whole seconds in the token).
     public func issue(
         deviceID: String,
@@ -48,6 +49,7 @@ public struct AppTokenIssuer: Sendable {
         trustLevel: TrustLevel,
         deviceKey: JWK,
         limitedUse: Bool,
+        dpopBound: Bool = false,
         now: Date
     ) async throws -> (token: String, claims: AppTokenClaims) {
         let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
@@ -61,7 +63,8 @@ public struct AppTokenIssuer: Sendable {
             trustLevel: trustLevel.rawValue,
             keyID: keyID,
             cnf: .init(jkt: try deviceKey.thumbprint),
-            limitedUse: limitedUse ? true : nil
+            limitedUse: limitedUse ? true : nil,
+            dpop: dpopBound ? true : nil
         )
         return (try await keys.sign(claims), claims)
     }

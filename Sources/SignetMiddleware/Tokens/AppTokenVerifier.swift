@@ -50,6 +50,8 @@ public struct AppTokenVerifier: Sendable {
     ///   - now: The time of the request.
     ///   - possession: Checks that the client holds the key the token is bound to (a DPoP proof
     ///     against `cnf.jkt`), after every check of the token and before its `jti` is claimed.
+    ///     Without it the token is taken as a bearer token, which a DPoP-bound one never is
+    ///     (RFC 9449 §7.2).
     public func identity(
         for token: String,
         audience: String?,
@@ -57,6 +59,9 @@ public struct AppTokenVerifier: Sendable {
         possession: ((AppTokenClaims) async throws -> Void)? = nil
     ) async throws -> SignetIdentity {
         let claims = try await keys.verify(token, now: now)
+        guard possession != nil || claims.dpop != true else {
+            throw SignetError(.tokenInvalid, "the token is DPoP-bound: send it as Authorization: DPoP with a proof, on a dpop route")
+        }
         guard claims.iss == issuer else {
             throw SignetError(.tokenInvalid, "the token was issued by \(claims.iss.debugDescription)")
         }

@@ -59,7 +59,8 @@ public struct DPoPVerifier: Sendable {
     /// - Parameters:
     ///   - request: The request, with its `DPoP` field.
     ///   - receivedTarget: The target as the client sent it, when routing normalised it.
-    ///   - accessToken: The token the request carries, which `ath` must hash.
+    ///   - accessToken: The token the request carries, which `ath` must hash; `nil` for the
+    ///     request that asks for a token.
     ///   - jkt: The thumbprint the token is bound to (`cnf.jkt`).
     ///   - requireNonce: The proof must carry a current nonce of this gateway's.
     ///   - now: The time the request is judged at.
@@ -69,7 +70,7 @@ public struct DPoPVerifier: Sendable {
     public func check(
         _ request: Request,
         receivedTarget: String?,
-        accessToken: String,
+        accessToken: String?,
         boundTo jkt: String,
         requireNonce: Bool,
         now: Date

@@ -9,13 +9,17 @@ import SignetStore
 /// The app token endpoints:
 ///
 /// - `POST /signet/v1/tokens`: a verified device asks for a token (`{"limitedUse": true}` for one
-///   that works once) → `201 {"token", "expiresAt"}`. The route goes under whatever middleware
-///   establishes the device (a signature of a minimum trust level, or a client certificate).
+///   that works once) → `201 {"token", "expiresAt", "tokenType"}`. With a `DPoP` proof by the
+///   device key (RFC 9449 §5) the token is DPoP-bound (`tokenType: DPoP`). The route goes under
+///   whatever middleware establishes the device (a signature of a minimum trust level, or a client
+///   certificate).
 /// - `GET /signet/v1/jwks`: the published keys, cacheable, so any backend can check tokens with its
 ///   own JWT library.
 public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable {
     public let issuer: AppTokenIssuer
     public let devices: any DeviceStore
+    /// Checks the proof of a request for a DPoP-bound token; such requests are refused without it.
+    public let dpop: DPoPVerifier?
     private let clock: @Sendable () -> Date
 
     /// How long verifiers may cache the JWKS: short enough that a next key published at a rotation
@@ -25,14 +29,17 @@ public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable
     /// - Parameters:
     ///   - issuer: Mints the tokens and holds the key ring.
     ///   - devices: Where the asking device's key is read (for `cnf.jkt`).
+    ///   - dpop: Checks the proof of a request for a DPoP-bound token.
     ///   - clock: The issue time.
     public init(
         issuer: AppTokenIssuer,
         devices: any DeviceStore,
+        dpop: DPoPVerifier? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.issuer = issuer
         self.devices = devices
+        self.dpop = dpop
         self.clock = clock
     }
 
@@ -78,15 +85,36 @@ public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable
         guard let device = try await devices.device(id: deviceID), device.status == .active else {
             throw SignetError(.keyRevoked, "the device \(deviceID) is revoked")
         }
+        let deviceKey = try JWK(json: Array(device.publicKeyJWK.utf8))
+        let now = clock()
+        // RFC 9449 §5: a proof on the token request binds the token to its key, which must be the
+        // device's own (the key `cnf.jkt` names either way).
+        var bound = false
+        if request.headers[DPoPVerifier.proofField] != nil {
+            guard let dpop else { throw SignetError(.dpopProofInvalid, "this gateway issues no DPoP-bound tokens") }
+            _ = try await dpop.check(
+                request,
+                receivedTarget: context.signet.receivedTarget,
+                accessToken: nil,
+                boundTo: try deviceKey.thumbprint,
+                requireNonce: false,
+                now: now
+            )
+            bound = true
+        }
         let (token, claims) = try await issuer.issue(
             deviceID: deviceID,
             keyID: device.keyID,
             trustLevel: identity.trustLevel,
-            deviceKey: try JWK(json: Array(device.publicKeyJWK.utf8)),
+            deviceKey: deviceKey,
             limitedUse: limitedUse,
-            now: clock()
+            dpopBound: bound,
+            now: now
         )
-        var response = try JSONResponse.make(object: ["token": token, "expiresAt": JSONResponse.rfc3339(claims.exp)], status: .created)
+        var response = try JSONResponse.make(
+            object: ["token": token, "expiresAt": JSONResponse.rfc3339(claims.exp), "tokenType": bound ? "DPoP" : "Bearer"],
+            status: .created
+        )
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -131,6 +131,35 @@ import Testing
         #expect((own.json["headers"] as? [String: String])?["authorization"] == "Bearer upstream-own", "\(own.text)")
     }
 
+    /// RFC 9449 §5: a proof on the token request makes the token DPoP-bound, and such a token is
+    /// never taken as a bearer token (§7.2).
+    @Test func aTokenAskedForWithAProofIsBoundAndNeverABearerToken() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let endpoint = harness.base + "/signet/v1/tokens"
+        func ask(proofBy key: SigningKey?) async throws -> GatewayHarness.Answer {
+            var fields: MessageFields = []
+            if let key { fields.append(name: "DPoP", value: try Self.proof(key, endpoint, method: "POST", token: nil)) }
+            let request = try HTTPMessage.request(method: "POST", uri: endpoint, fields: fields)
+            return try await GatewayHarness.send(try device.signer.sign(request, created: Date(), nonce: Nonce.random()))
+        }
+        let plain = try await ask(proofBy: nil)
+        #expect(plain.status == 201 && plain.json["tokenType"] as? String == "Bearer", "\(plain.text)")
+        let issued = try await ask(proofBy: device.key)
+        #expect(issued.status == 201 && issued.json["tokenType"] as? String == "DPoP", "\(issued.text)")
+        let token = try #require(issued.json["token"] as? String)
+        let stranger = try await ask(proofBy: try SigningKey.generate(.p256))
+        #expect(stranger.status == 401 && stranger.reason == "dpop_key_mismatch", "\(stranger.text)")
+
+        // As a bearer token it is refused everywhere; with a proof it works.
+        let bearer = try await Self.send(harness.base + "/echo/token/x", [("Signet-Token", token)])
+        #expect(bearer.status == 401 && bearer.reason == "token_invalid", "\(bearer.text)")
+        let url = harness.base + "/echo/bound/x"
+        let proven = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(device.key, url, token: token))])
+        #expect(proven.status == 200, "\(proven.text)")
+    }
+
     @Test func theOptionsBelongToAppTokenRoutes() async throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.tokens = .init(issuer: "https://i.example", audience: ["a"], keyFile: "/tmp/signet-dpop-\(UUID().uuidString).pem")

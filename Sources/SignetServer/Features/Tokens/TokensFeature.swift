@@ -89,7 +89,7 @@ struct TokensFeature: GatewayFeature {
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         guard listener.surfaces.contains(.client), let issuer, let tokens = dependencies.configuration.tokens else { return }
         let d = dependencies
-        let routes = SignetTokenRoutes<SignetRequestContext>(issuer: issuer, devices: d.store, clock: d.clock)
+        let routes = SignetTokenRoutes<SignetRequestContext>(issuer: issuer, devices: d.store, dpop: dpop, clock: d.clock)
         routes.addJWKS(to: router)
         switch tokens.issuance {
         case .clientCertificate:
