@@ -145,7 +145,10 @@ public struct SignetRequestVerifier: Sendable {
     /// `Accept-Signature` (RFC 9421 §5.1) for `request`: the components and parameters this
     /// gateway's policy asks of its signature, so a client signs correctly on its next try.
     public func acceptSignature(for request: Request) -> String? {
-        let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? request.headers.contains(.transferEncoding)
+        // HTTP/2 frames a body without either field: there the methods that carry one are asked
+        // to cover it (a digest of an empty body is as good a cover as none).
+        let hasBody = request.headers[.contentLength].map { $0 != "0" }
+            ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
         let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
         return try? SignatureRequest.fieldValue([asked])
     }
