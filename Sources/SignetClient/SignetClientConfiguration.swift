@@ -31,7 +31,7 @@ public struct SignetClientConfiguration: Sendable {
     public var trustUpdates: TrustUpdates?
     /// Path prefixes of gateway routes that take an app token (`access: "app-token"`): requests
     /// there carry `Signet-Token` instead of a signature, the token fetched, cached and renewed by
-    /// the client (``SignetClient/appToken(origin:limitedUse:)``).
+    /// the client (``SignetClient/appToken(origin:limitedUse:dpopBound:)``).
     public var appTokenPaths: [String] = []
     /// Path prefixes among ``appTokenPaths`` whose routes take DPoP-bound tokens (`dpop` or
     /// `dpopNonce`): requests there carry `Authorization: DPoP` and a proof made with the device key
