@@ -107,6 +107,35 @@ import Testing
         #expect(second.headers["DPoP-Nonce"].isEmpty)
     }
 
+    /// A nonce is taken for its lifetime; one past half of it is renewed on the answer, so a
+    /// client that follows `DPoP-Nonce` never meets `dpop_nonce_required` again.
+    @Test func aNonceOlderThanHalfItsLifeIsRenewedOnTheAnswer() async throws {
+        let clock = ManualClock()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-dpop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let harness = try await GatewayHarness.start(transport: .router, clock: clock) { configuration in
+            configuration.tokens = .init(issuer: AppTokenTests.issuer, audience: ["scores"], keyFile: folder.appendingPathComponent("tokens.pem").path)
+            configuration.routes.insert(.init(prefix: "/echo/nonce", access: .init(mode: "app-token", options: ["dpopNonce": .bool(true)])), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let token = try await Self.token(harness, device)
+        let url = harness.base + "/echo/nonce/x"
+        func send(nonce: String?) async throws -> GatewayHarness.Answer {
+            try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(device.key, url, token: token, nonce: nonce, now: clock.now))])
+        }
+        let first = try #require(try await send(nonce: nil).headers["DPoP-Nonce"].first)
+        let fresh = try await send(nonce: first)
+        #expect(fresh.status == 200 && fresh.headers["DPoP-Nonce"].isEmpty, "\(fresh.text)")
+        clock.advance(by: 200)
+        let renewing = try await send(nonce: first)
+        let renewed = try #require(renewing.headers["DPoP-Nonce"].first, "\(renewing.headers)")
+        #expect(renewing.status == 200 && renewed != first)
+        clock.advance(by: 120)
+        #expect(try await send(nonce: first).reason == "dpop_nonce_required")
+        #expect(try await send(nonce: renewed).status == 200)
+    }
+
     /// A monitored DPoP route forwards what enforcing would refuse, with the verdict: a refusal with
     /// a challenge is a verdict as any other.
     @Test func aMonitoredRouteForwardsWithTheVerdict() async throws {
