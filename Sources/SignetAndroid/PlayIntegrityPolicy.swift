@@ -72,7 +72,10 @@ public struct PlayIntegrityPolicy: Sendable {
         /// Throws `integrity_verdict_insufficient` for the first signal outside the policy.
         func check(_ verdict: PlayIntegrityVerdict) throws {
             func refuse(_ why: String) -> SignetError { SignetError(.integrityVerdictInsufficient, why) }
-            if let maximum = maximumPlayProtectRisk, let limit = Self.playProtectOrder.firstIndex(of: maximum) {
+            if let maximum = maximumPlayProtectRisk {
+                guard let limit = Self.playProtectOrder.firstIndex(of: maximum) else {
+                    throw refuse("the policy's \(maximum) is not a Play Protect verdict")
+                }
                 let said = verdict.environmentDetails?.playProtectVerdict
                 guard let said, let rank = Self.playProtectOrder.firstIndex(of: said) else {
                     throw refuse("the verdict has no Play Protect evaluation (\(said ?? "none"))")

@@ -23,8 +23,10 @@ extension MessageSigner: RequestSigning {
         try sign(request, created: now, nonce: Nonce.random())
     }
 
-    /// Signs the default components and every one `asked` names, under its label, with the
-    /// parameters it asks for (`created` and a nonce always; `expires` five minutes on; its `tag`).
+    /// Signs the default components and those of `asked` this signer can cover
+    /// (``components(for:asked:)``), under its label, with the parameters it asks for (`created`
+    /// and a nonce always; `expires` five minutes on; its `tag`). Its `keyid` and `alg` are the
+    /// signer's own.
     public func sign(_ request: HTTPMessage, now: Date, asked: SignatureRequest?) async throws -> HTTPMessage {
         guard let asked, Self.isLabel(asked.label) else { return try sign(request, created: now, nonce: Nonce.random()) }
         return try sign(

@@ -19,7 +19,8 @@ struct AppTokenSlot: Hashable {
     let dpopBound: Bool
 }
 
-/// App tokens: asked for with a signed request (or over mutual TLS), cached per origin, renewed
+/// App tokens: asked for with a signed request (or over mutual TLS), cached per origin and kind
+/// (bearer or DPoP-bound), renewed
 /// ``SignetClientConfiguration/appTokenRenewal`` before they expire, and sent on the configured
 /// ``SignetClientConfiguration/appTokenPaths`` in place of a signature.
 extension SignetClient {

@@ -30,7 +30,8 @@ public struct SignetClientConfiguration: Sendable {
     /// Signed trust documents that replace the pin sets of `trust` without an app release.
     public var trustUpdates: TrustUpdates?
     /// Path prefixes of gateway routes that take an app token (`access: "app-token"`): requests
-    /// there carry `Signet-Token` instead of a signature, the token fetched, cached and renewed by
+    /// there carry `Signet-Token` (under ``dpopPaths``, `Authorization: DPoP` and a proof) instead
+    /// of a signature, the token fetched, cached and renewed by
     /// the client (``SignetClient/appToken(origin:limitedUse:dpopBound:)``).
     public var appTokenPaths: [String] = []
     /// Path prefixes among ``appTokenPaths`` whose routes take DPoP-bound tokens (`dpop` or

@@ -6,7 +6,8 @@ import SignetCore
 /// expiry, audience, the device still registered and active (through the same key cache as
 /// signatures, so a revocation applies within the cache's lifetime on every instance), the risk
 /// limit, and — for a limited-use token — its `jti` claimed once in the store, across instances,
-/// only after everything else passed.
+/// only after everything else passed. A DPoP-bound token (`dpop: true`) is refused without a
+/// proof of its key (RFC 9449 §7.2).
 public struct AppTokenVerifier: Sendable {
     public let issuer: String
     /// The audiences this gateway serves: a token must name one of them (or the route's own).
@@ -45,7 +46,7 @@ public struct AppTokenVerifier: Sendable {
     /// The identity a token speaks for, or the reason it does not.
     ///
     /// - Parameters:
-    ///   - token: The compact JWS from `Signet-Token`.
+    ///   - token: The compact JWS from `Signet-Token` or `Authorization: DPoP`.
     ///   - audience: The audience the route asks for; any of the gateway's when `nil`.
     ///   - now: The time of the request.
     ///   - possession: Checks that the client holds the key the token is bound to (a DPoP proof

@@ -10,7 +10,9 @@ import SignetCore
 /// `Signet-Token` is read first when the route takes app tokens, then `X-Firebase-AppCheck` when it
 /// takes those; a field given twice is refused (two values could be read differently upstream).
 /// The gateway removes every `Signet-*` field before the upstream; the App Check field stays, for
-/// backends that check it again.
+/// backends that check it again. On a route with ``TokenAcceptance/dpop`` the token comes from
+/// `Authorization: DPoP` or `Signet-Token` with a `DPoP` proof (``DPoPVerifier``); both are removed
+/// before the upstream, and refusals carry `WWW-Authenticate: DPoP`.
 /// A route that consumes App Check tokens (``TokenAcceptance/consumeFirebase``) takes each once.
 ///
 /// ```swift
@@ -64,8 +66,11 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
             } catch var refusal as ChallengedRefusal {
                 refusal.withheld = withheld
                 throw refusal
-            } catch let error as SignetError where error.code.httpStatus == 401 {
-                throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge(error: "invalid_token")], withheld: withheld)
+            } catch let error as SignetError {
+                // Every refusal withholds the token and proof (a monitored `risk_metric_exceeded`
+                // is forwarded too); only a 401 asks for DPoP.
+                let challenges = error.code.httpStatus == 401 ? [DPoPVerifier.challenge(error: "invalid_token")] : []
+                throw ChallengedRefusal(error, challenges: challenges, withheld: withheld)
             }
             var head = request.head
             for name in withheld { head.headerFields[name] = nil }

@@ -237,10 +237,10 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     /// The scheme clients sign: the configured one, else that of the gateway's own listener.
     public var signedScheme: String { publicScheme ?? (tls == nil ? "http" : "https") }
 
-    /// Checks what can be checked before starting.
     /// The bytes of an RFC 9110 token (a field name).
     static let tokenBytes = Set(Array("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8))
 
+    /// Checks what can be checked before starting.
     public func validate() throws {
         _ = try UpstreamOrigin(parsing: upstream)
         for (index, route) in routes.enumerated() {
