@@ -24,7 +24,7 @@ extension MessageSigner: RequestSigning {
     }
 
     /// Signs the default components and those of `asked` this signer can cover
-    /// (``components(for:asked:)``), under its label, with the parameters it asks for (`created`
+    /// (`components(for:asked:)`), under its label, with the parameters it asks for (`created`
     /// and a nonce always; `expires` five minutes on; its `tag`). Its `keyid` and `alg` are the
     /// signer's own.
     public func sign(_ request: HTTPMessage, now: Date, asked: SignatureRequest?) async throws -> HTTPMessage {
