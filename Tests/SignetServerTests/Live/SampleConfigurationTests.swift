@@ -72,7 +72,7 @@ import Testing
         let keyID = try #require(registered.lines.first { $0.hasPrefix("keyid: ") }?.dropFirst("keyid: ".count))
         #expect(try String(contentsOf: folder.appendingPathComponent("device.pem"), encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE"))
         let echoed = try await SignetProcess.signet(
-            ["request", "https://localhost:\(serve.port)/echo/headers", "--key", "device.key.pem", "--keyid", String(keyID), "--cacert", "tls.pem"],
+            ["request", "https://localhost:\(serve.port)/echo/headers", "--key", "device.key.pem", "--keyid=\(keyID)", "--cacert", "tls.pem"],
             in: folder
         )
         #expect(echoed.stdout.contains(String(deviceID)), "\(echoed.stdout)\(echoed.stderr)")
