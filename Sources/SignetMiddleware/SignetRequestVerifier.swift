@@ -142,23 +142,26 @@ public struct SignetRequestVerifier: Sendable {
     /// The refusals a client can put right by signing otherwise: answered with `Accept-Signature`.
     static let answeredWithAcceptSignature: Set<SignetError.Code> = [.signatureMissing, .componentNotCovered, .parameterMissing]
 
-    /// `Accept-Signature` (RFC 9421 §5.1) for `request`: the components and parameters this
-    /// gateway's policy asks of its signature, so a client signs correctly on its next try.
-    public func acceptSignature(for request: Request) -> String? {
+    /// `Accept-Signature` (RFC 9421 §5.1) for a refusal of `request` that the client can put right
+    /// by signing otherwise (`answeredWithAcceptSignature`): the components and parameters this
+    /// gateway's policy asks of its signature. `nil` for any other refusal.
+    public func acceptSignature(refusing error: SignetError, _ request: Request) -> HTTPFields? {
+        guard Self.answeredWithAcceptSignature.contains(error.code) else { return nil }
         // HTTP/2 frames a body without either field: there the methods that carry one are asked
         // to cover it (a digest of an empty body is as good a cover as none).
         let hasBody = request.headers[.contentLength].map { $0 != "0" }
             ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
         let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
-        return try? SignatureRequest.fieldValue([asked])
+        guard let value = try? SignatureRequest.fieldValue([asked]) else { return nil }
+        var fields = HTTPFields()
+        fields[Self.acceptSignatureField] = value
+        return fields
     }
 
     /// `error` as the client should see it: with `Accept-Signature` where signing otherwise would
-    /// put it right (`answeredWithAcceptSignature`), as it is otherwise.
+    /// put it right, as it is otherwise.
     public func refusal(_ error: SignetError, for request: Request) -> any Error {
-        guard Self.answeredWithAcceptSignature.contains(error.code), let value = acceptSignature(for: request) else { return error }
-        var fields = HTTPFields()
-        fields[Self.acceptSignatureField] = value
+        guard let fields = acceptSignature(refusing: error, request) else { return error }
         return ChallengedRefusal(error, challenges: ["Signature"], fields: fields)
     }
 

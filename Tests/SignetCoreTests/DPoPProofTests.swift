@@ -196,6 +196,6 @@ import Testing
         // A registration challenge under the same secret is not a nonce (another MAC context).
         let challenge = RegistrationChallenge.mint(secret: secret, now: now)
         #expect(!DPoPNonce.isCurrent(challenge.value, secret: secret, lifetime: 300, clockSkew: 5, now: now))
-        #expect(abs((DPoPNonce.issued(nonce.value) ?? .distantPast).timeIntervalSince(now)) < 0.01)
+        #expect(abs((DPoPNonce.issued(verifying: nonce.value, secret: secret, lifetime: 300, clockSkew: 5, now: now) ?? .distantPast).timeIntervalSince(now)) < 0.01)
     }
 }

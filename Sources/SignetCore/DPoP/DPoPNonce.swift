@@ -22,25 +22,24 @@ public struct DPoPNonce: Sendable, Hashable {
         return DPoPNonce(value: token.value, issued: token.issued)
     }
 
-    /// Whether `value` is a nonce this secret made, issued no later than `clockSkew` after `now`
-    /// and no earlier than `lifetime` before it.
-    public static func isCurrent(
-        _ value: String,
+    /// When `value` was issued, if this secret made it no later than `clockSkew` after `now` and
+    /// no earlier than `lifetime` before it; `nil` otherwise.
+    public static func issued(
+        verifying value: String,
         secret: SymmetricKey,
         lifetime: TimeInterval,
         clockSkew: TimeInterval,
         now: Date
-    ) -> Bool {
-        guard let token = StampedToken(verifying: value, context: context, secret: secret) else { return false }
-        return token.issued.timeIntervalSince(now) <= clockSkew && now.timeIntervalSince(token.issued) < lifetime
+    ) -> Date? {
+        guard let token = StampedToken(verifying: value, context: context, secret: secret),
+            token.issued.timeIntervalSince(now) <= clockSkew, now.timeIntervalSince(token.issued) < lifetime
+        else { return nil }
+        return token.issued
     }
 
-    /// When `value` was issued, read without checking its MAC: only for deciding when to renew a
-    /// nonce ``isCurrent(_:secret:lifetime:clockSkew:now:)`` accepted.
-    public static func issued(_ value: String) -> Date? {
-        guard let bytes = Base64.urlDecode(value), bytes.count == StampedToken.byteCount else { return nil }
-        let millis = bytes[..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+    /// Whether `value` is a current nonce of this secret (``issued(verifying:secret:lifetime:clockSkew:now:)``).
+    public static func isCurrent(_ value: String, secret: SymmetricKey, lifetime: TimeInterval, clockSkew: TimeInterval, now: Date) -> Bool {
+        issued(verifying: value, secret: secret, lifetime: lifetime, clockSkew: clockSkew, now: now) != nil
     }
 
     private init(value: String, issued: Date) {

@@ -158,20 +158,11 @@ public struct DPoPProof: Sendable {
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<cut] }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         var authority = rest[..<slash].lowercased()
-        guard isAuthority(authority) else { return nil }
+        guard RequestTarget.isAuthority(authority) else { return nil }
         let defaultPort = scheme == "https" ? ":443" : ":80"
         if authority.hasSuffix(defaultPort) { authority.removeLast(defaultPort.count) }
         guard let path = normalizedPath(rest[slash...]) else { return nil }
         return scheme + "://" + authority + (path.isEmpty ? "/" : path)
-    }
-
-    /// Whether `value` is only an authority: a host name, an IPv4 address or a bracketed IPv6
-    /// address, and a port — no `/`, `?`, `#`, `@` or space that would move text into the path.
-    public static func isAuthority(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.count <= 255
-            && value.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "-._~:[]".utf8.contains(byte)
-            }
     }
 
     private static func normalizedPath(_ path: Substring) -> String? {
@@ -182,7 +173,7 @@ public struct DPoPProof: Sendable {
                 out.append(byte)
                 continue
             }
-            guard bytes.count >= 2, let high = hexValue(bytes.popFirst()!), let low = hexValue(bytes.popFirst()!) else { return nil }
+            guard bytes.count >= 2, let high = FormURLEncoding.hexValue(bytes.popFirst()!), let low = FormURLEncoding.hexValue(bytes.popFirst()!) else { return nil }
             let decoded = high << 4 | low
             if isUnreserved(decoded) {
                 out.append(decoded)
@@ -191,15 +182,6 @@ public struct DPoPProof: Sendable {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {

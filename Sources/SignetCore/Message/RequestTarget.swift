@@ -11,6 +11,16 @@ public struct RequestTarget: Sendable, Hashable {
         case origin, absolute, authority, asterisk
     }
 
+    /// Whether `value` is only `host[:port]` as RFC 3986 writes it (a reg-name, an IPv4 address or
+    /// a bracketed IPv6 literal): no `/`, `?`, `#`, `@`, space or quote that could move text into a
+    /// path or break out of a `Forwarded` parameter.
+    public static func isAuthority(_ value: String) -> Bool {
+        !value.isEmpty && value.utf8.count <= 255
+            && value.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || "-._~:[]".utf8.contains(byte)
+            }
+    }
+
     public var scheme: String
     /// Host and optional port, as in the URI or `Host` field.
     public var authority: String

@@ -83,7 +83,7 @@ public struct DPoPVerifier: Sendable {
         // The URI the proof must name is built from parts a client sends: each must be what it
         // says, or `Host: gw/admin?` would move a proof for `/admin` onto any path.
         let path = receivedTarget ?? request.head.path ?? "/"
-        guard let authority = publicAuthority ?? request.head.authority, DPoPProof.isAuthority(authority),
+        guard let authority = publicAuthority ?? request.head.authority, RequestTarget.isAuthority(authority),
             path.hasPrefix("/"), !path.contains("#")
         else {
             throw refusal(SignetError(.dpopProofInvalid, "the request's Host or target cannot be compared with a proof's htu"))
@@ -112,7 +112,7 @@ public struct DPoPVerifier: Sendable {
         if requireNonce {
             let key = try await nonceKey.key()
             guard let nonce = proof.nonce,
-                DPoPNonce.isCurrent(nonce, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
+                let issued = DPoPNonce.issued(verifying: nonce, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
             else {
                 var refusal = ChallengedRefusal(
                     SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
@@ -121,7 +121,7 @@ public struct DPoPVerifier: Sendable {
                 refusal.fields[Self.nonceField] = DPoPNonce.mint(secret: key, now: now).value
                 throw refusal
             }
-            if let issued = DPoPNonce.issued(nonce), now.timeIntervalSince(issued) > nonceLifetime / 2 {
+            if now.timeIntervalSince(issued) > nonceLifetime / 2 {
                 let fresh = DPoPNonce.mint(secret: key, now: now).value
                 renewal = { response in response.headers[Self.nonceField] = fresh }
             }

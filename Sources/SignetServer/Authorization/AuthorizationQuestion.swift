@@ -77,7 +77,7 @@ package struct AuthorizationQuestion: Sendable {
             throw SignetError(.notFound, "the authorization listener answers \(Self.forwardAuthPath) and \(Self.envoyPrefix)/…")
         }
         try Self.checkTarget(target)
-        guard let authority, ForwardedFields.isAuthority(authority) else {
+        guard let authority, RequestTarget.isAuthority(authority) else {
             throw SignetError(.authorizationRequestInvalid, "the authorization request names no original host (X-Forwarded-Host or Host)")
         }
         // Empty where the original had none (nginx's `$content_length`, Caddy's placeholder); a

@@ -39,7 +39,7 @@ package struct EnvoyCheck: Sendable {
             throw SignetError(.authorizationRequestInvalid, "the check names no method")
         }
         try AuthorizationQuestion.checkTarget(http.path)
-        guard ForwardedFields.isAuthority(http.host) else {
+        guard RequestTarget.isAuthority(http.host) else {
             throw SignetError(.authorizationRequestInvalid, "the check names no host")
         }
         var lines: [(String, String)] = []

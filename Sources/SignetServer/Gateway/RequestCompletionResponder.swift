@@ -138,9 +138,7 @@ struct RequestCompletionResponder: HTTPResponder {
         context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
         var response = ProblemResponse.make(error, debug: debug)
         // A body request refused from its head for its signature learns what would have passed.
-        if let refusal = verifier.refusal(error, for: request) as? ChallengedRefusal {
-            response.headers.append(contentsOf: refusal.fields)
-        }
+        if let fields = verifier.acceptSignature(refusing: error, request) { response.headers.append(contentsOf: fields) }
         // An HTTP/1.1 connection is closed after such an answer; an HTTP/2 stream is reset and its
         // connection serves the others (there `Connection` is malformed: SwiftNIO refuses the
         // answer and Hummingbird ends the whole connection, every other stream with it).

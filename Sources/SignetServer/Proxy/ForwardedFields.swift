@@ -49,7 +49,7 @@ enum ForwardedFields {
         }
         out.append(HTTPField(name: .xForwardedProto, value: scheme))
         forwarded.append("proto=" + scheme)
-        if let authority, isAuthority(authority) {
+        if let authority, RequestTarget.isAuthority(authority) {
             out.append(HTTPField(name: .xForwardedHost, value: authority))
             forwarded.append("host=\"\(authority)\"")
         }
@@ -129,16 +129,6 @@ enum ForwardedFields {
 
     private static func isForwarding(_ name: String) -> Bool {
         spoofable.contains(name) || name.hasPrefix("x-forwarded-")
-    }
-
-    /// `host[:port]` as RFC 3986 writes it (reg-name or a bracketed IPv6 literal): nothing that could
-    /// break out of a `Forwarded` parameter.
-    static func isAuthority(_ value: String) -> Bool {
-        !value.isEmpty && value.utf8.count <= 255
-            && value.utf8.allSatisfy { byte in
-                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-                    || "-._~:[]".utf8.contains(byte)
-            }
     }
 
     private static func listed(in values: [String]) -> Set<String> {
