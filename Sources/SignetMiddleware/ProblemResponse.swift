@@ -39,6 +39,8 @@ public enum ProblemResponse {
             "reason": error.code.rawValue,
             "detail": error.reason,
         ]
+        // OAuth clients read a client attestation refusal's code from `error` (RFC 6749 §5.2).
+        if let oauth = ClientAttestationVerifier.oauthError(for: error.code) { document["error"] = oauth }
         if debug, let base = error.signatureBase { document["signatureBase"] = base }
         let json = (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys])) ?? Data("{}".utf8)
         var headers = HTTPFields()

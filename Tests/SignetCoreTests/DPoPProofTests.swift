@@ -188,14 +188,18 @@ import Testing
     @Test func nonceIsTheServersAndExpires() throws {
         let secret = SymmetricKey(size: .bits256)
         let now = Date()
-        let nonce = DPoPNonce.mint(secret: secret, now: now)
-        #expect(DPoPNonce.isCurrent(nonce.value, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(299)))
-        #expect(!DPoPNonce.isCurrent(nonce.value, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(301)))
-        #expect(!DPoPNonce.isCurrent(nonce.value, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(-6)))
-        #expect(!DPoPNonce.isCurrent(nonce.value, secret: SymmetricKey(size: .bits256), lifetime: 300, clockSkew: 5, now: now))
+        let nonce = ServerNonce.mint(.dpop, secret: secret, now: now)
+        #expect(ServerNonce.isCurrent(nonce.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(299)))
+        #expect(!ServerNonce.isCurrent(nonce.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(301)))
+        #expect(!ServerNonce.isCurrent(nonce.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now.addingTimeInterval(-6)))
+        #expect(!ServerNonce.isCurrent(nonce.value, .dpop, secret: SymmetricKey(size: .bits256), lifetime: 300, clockSkew: 5, now: now))
         // A registration challenge under the same secret is not a nonce (another MAC context).
         let challenge = RegistrationChallenge.mint(secret: secret, now: now)
-        #expect(!DPoPNonce.isCurrent(challenge.value, secret: secret, lifetime: 300, clockSkew: 5, now: now))
-        #expect(abs((DPoPNonce.issued(verifying: nonce.value, secret: secret, lifetime: 300, clockSkew: 5, now: now) ?? .distantPast).timeIntervalSince(now)) < 0.01)
+        #expect(!ServerNonce.isCurrent(challenge.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now))
+        // Nor is a client attestation challenge (each purpose MACs its own context).
+        let attestationChallenge = ServerNonce.mint(.clientAttestationChallenge, secret: secret, now: now)
+        #expect(!ServerNonce.isCurrent(attestationChallenge.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now))
+        #expect(ServerNonce.isCurrent(attestationChallenge.value, .clientAttestationChallenge, secret: secret, lifetime: 300, clockSkew: 5, now: now))
+        #expect(abs((ServerNonce.issued(verifying: nonce.value, .dpop, secret: secret, lifetime: 300, clockSkew: 5, now: now) ?? .distantPast).timeIntervalSince(now)) < 0.01)
     }
 }

@@ -43,8 +43,7 @@ extension DPoPProof {
         claims.addRaw("iat", String(Int(now.timeIntervalSince1970.rounded(.down))))
         if let accessToken { claims.add("ath", Base64.urlEncode(SHA256.hash(data: Array(accessToken.utf8)))) }
         if let nonce { claims.add("nonce", nonce) }
-        let input = Base64.urlEncode(header.bytes) + "." + Base64.urlEncode(claims.bytes)
-        return input + "." + Base64.urlEncode(try sign(Array(input.utf8)))
+        return try CompactJWS.make(header: header, payload: claims, sign: sign)
     }
 
     /// A proof signed by a key in memory.
@@ -57,18 +56,11 @@ extension DPoPProof {
         now: Date,
         jti: String? = nil
     ) throws -> String {
-        let (alg, algorithm): (String, any SignatureAlgorithm) =
-            switch key.type {
-            case .p256: ("ES256", ECDSAP256SHA256())
-            case .p384: ("ES384", ECDSAP384SHA384())
-            case .ed25519: ("EdDSA", Ed25519Algorithm())
-            case .rsa: ("RS256", RSAPKCS1v15SHA256())
-            case .symmetric: throw SignetError(.algUnsupported, "a DPoP proof needs an asymmetric key")
-            }
+        let (alg, sign) = try CompactJWS.signer(for: key)
         return try make(
             publicKey: key.verificationKey,
             alg: alg,
-            sign: { try algorithm.sign($0, with: key) },
+            sign: sign,
             method: method,
             url: url,
             accessToken: accessToken,

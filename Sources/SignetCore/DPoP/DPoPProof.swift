@@ -30,16 +30,10 @@ public struct DPoPProof: Sendable {
 
     /// The JWS algorithms a proof may use, by their JOSE names: the asymmetric ones Signet verifies.
     /// `Ed25519` is RFC 9864's fully-specified name for `EdDSA` over Ed25519.
-    public static let algorithms: [String: any SignatureAlgorithm] = [
-        "ES256": ECDSAP256SHA256(),
-        "ES384": ECDSAP384SHA384(),
-        "EdDSA": Ed25519Algorithm(),
-        "Ed25519": Ed25519Algorithm(),
-        "RS256": RSAPKCS1v15SHA256(),
-    ]
+    public static var algorithms: [String: any SignatureAlgorithm] { CompactJWS.algorithms }
 
     /// The algorithms as a `WWW-Authenticate: DPoP algs="…"` parameter lists them.
-    public static var algorithmNames: String { algorithms.keys.sorted().joined(separator: " ") }
+    public static var algorithmNames: String { CompactJWS.algorithmNames }
 
     private struct Header: Decodable {
         var typ: String?
@@ -78,13 +72,10 @@ public struct DPoPProof: Sendable {
         lifetime: TimeInterval,
         clockSkew: TimeInterval
     ) throws {
-        guard proof.utf8.count <= Self.maximumBytes else { throw Self.invalid("the proof is longer than \(Self.maximumBytes) bytes") }
-        let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64.urlDecode(String(parts[0])),
-            let claimBytes = Base64.urlDecode(String(parts[1])),
-            let signature = Base64.urlDecode(String(parts[2])), !signature.isEmpty
-        else { throw Self.invalid("the proof is not a compact JWS") }
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+        guard let jws = CompactJWS(proof, maximumBytes: Self.maximumBytes) else {
+            throw Self.invalid("the proof is not a compact JWS of at most \(Self.maximumBytes) bytes")
+        }
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(jws.header)) else {
             throw Self.invalid("the proof's header is not a JSON object of the expected members")
         }
         guard header.crit == nil else { throw Self.invalid("the proof's header has critical extensions") }
@@ -96,9 +87,7 @@ public struct DPoPProof: Sendable {
         }
         guard let jwk = header.jwk else { throw Self.invalid("the proof's header carries no jwk") }
         // RFC 9449 §4.3 (7): the key must be public; a private member means the client sent its secret.
-        guard [jwk.d, jwk.p, jwk.q, jwk.dp, jwk.dq, jwk.qi, jwk.k].allSatisfy({ $0 == nil }) else {
-            throw Self.invalid("the proof's jwk holds private key material")
-        }
+        guard !jwk.hasPrivateMembers else { throw Self.invalid("the proof's jwk holds private key material") }
         let key: VerificationKey
         do {
             key = try VerificationKey(jwk: jwk)
@@ -108,13 +97,8 @@ public struct DPoPProof: Sendable {
         guard key.type == algorithm.keyType else {
             throw Self.invalid("the proof's jwk is a \(key.type.rawValue) key, which \(alg) does not use")
         }
-        let signingInput = Array(proof.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
-        do {
-            _ = try algorithm.verify(signature, over: signingInput, with: key)
-        } catch {
-            throw Self.invalid("the proof's signature does not verify with its jwk")
-        }
-        guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(claimBytes)) else {
+        guard jws.isSigned(by: key, alg: alg) else { throw Self.invalid("the proof's signature does not verify with its jwk") }
+        guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload)) else {
             throw Self.invalid("the proof's claims are not a JSON object of the expected members")
         }
         guard let jti = claims.jti, !jti.isEmpty, jti.utf8.count <= Self.maximumJTIBytes else {

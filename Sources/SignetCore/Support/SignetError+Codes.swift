@@ -123,6 +123,24 @@ extension SignetError.Code {
     public static let dpopNonceRequired = Self("dpop_nonce_required", 401)
     /// The proof is signed by a key other than the one the token is bound to (`cnf.jkt`).
     public static let dpopKeyMismatch = Self("dpop_key_mismatch", 401)
+    // OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-10).
+    /// The route asks for a client attestation, and the request lacks `OAuth-Client-Attestation`
+    /// or `OAuth-Client-Attestation-PoP`.
+    public static let clientAttestationMissing = Self("client_attestation_missing", 401)
+    /// The Client Attestation is not one this gateway issued (type, signature, issuer, client id,
+    /// key) or its device is no longer registered: OAuth's `invalid_client_attestation`.
+    public static let clientAttestationInvalid = Self("client_attestation_invalid", 401)
+    /// The Client Attestation has expired: OAuth's `use_fresh_attestation`.
+    public static let clientAttestationExpired = Self("client_attestation_expired", 401)
+    /// The PoP does not parse, is not signed by the attested key, or names another audience.
+    public static let clientAttestationPoPInvalid = Self("client_attestation_pop_invalid", 401)
+    /// The PoP's `iat` is outside the window around the server's clock.
+    public static let clientAttestationPoPStale = Self("client_attestation_pop_stale", 401)
+    /// The PoP's `jti` was seen before: a replayed request.
+    public static let clientAttestationPoPReplayed = Self("client_attestation_pop_replayed", 401)
+    /// The route asks for a server challenge in the PoP, and this one has none or an old one:
+    /// OAuth's `use_attestation_challenge`; the answer carries `OAuth-Client-Attestation-Challenge`.
+    public static let clientAttestationChallengeRequired = Self("client_attestation_challenge_required", 401)
     /// The keys Firebase App Check tokens are checked with cannot be fetched now.
     public static let tokenKeysUnavailable = Self("token_keys_unavailable", 503)
     // Oblivious HTTP (RFC 9458).
@@ -236,7 +254,8 @@ extension SignetError.Code {
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable, .dpopProofMissing, .dpopProofInvalid, .dpopProofStale, .dpopProofReplayed, .dpopNonceRequired,
-        .dpopKeyMismatch,
+        .dpopKeyMismatch, .clientAttestationMissing, .clientAttestationInvalid, .clientAttestationExpired,
+        .clientAttestationPoPInvalid, .clientAttestationPoPStale, .clientAttestationPoPReplayed, .clientAttestationChallengeRequired,
         .rateLimited, .connectionLimit, .requestTooSlow, .clientClosedRequest, .notFound, .methodNotAllowed, .storeUnavailable, .upstreamUnavailable, .upstreamUnreachable,
         .bodyNotForwarded, .authorizationRequestInvalid, .authorizationUnsupported, .internalError,
         .pinMismatch, .originNotAllowed, .certificateExpired, .hostnameMismatch, .certificateUntrusted,

@@ -23,23 +23,38 @@ struct AppTokenKeys: Sendable {
         }
     }
 
-    func sign(_ claims: AppTokenClaims) async throws -> String {
+    /// `claims` signed with the current key, under the JWT type `typ` (`JWT` for app tokens,
+    /// `oauth-client-attestation+jwt` for client attestations).
+    func sign(_ claims: some JWTPayload, typ: String = "JWT") async throws -> String {
         var header = JWTHeader()
-        header.typ = "JWT"
+        header.typ = typ
         return try await collection.value.sign(claims, kid: JWKIdentifier(string: ring.signingKID), header: header)
     }
 
     /// The claims of a token whose header names ES256 and a key published at `now`, and whose
     /// signature verifies under that key; `token_invalid` otherwise.
     func verify(_ token: String, now: Date) async throws -> AppTokenClaims {
-        let header = try CompactJWTHeader(token)
+        try await verify(token, as: AppTokenClaims.self, type: nil, now: now, refusing: .tokenInvalid, "token")
+    }
+
+    /// The claims of a JWT of this ring's (ES256, a key published at `now`, the signature) whose
+    /// `typ` is `type` (JWT or none when `nil`), or `code` naming it as `what`.
+    func verify<Claims: JWTPayload>(
+        _ token: String,
+        as: Claims.Type,
+        type: String?,
+        now: Date,
+        refusing code: SignetError.Code,
+        _ what: String
+    ) async throws -> Claims {
+        let header = try CompactJWTHeader(token, type: type, refusing: code, what)
         guard header.alg == "ES256", let kid = header.kid, ring.key(kid: kid, at: now) != nil else {
-            throw SignetError(.tokenInvalid, "the token is not signed by one of this gateway's published keys")
+            throw SignetError(code, "the \(what) is not signed by one of this gateway's published keys")
         }
         do {
-            return try await collection.value.verify(token, as: AppTokenClaims.self)
+            return try await collection.value.verify(token, as: Claims.self)
         } catch {
-            throw SignetError(.tokenInvalid, "the token's signature or claims do not verify")
+            throw SignetError(code, "the \(what)'s signature or claims do not verify")
         }
     }
 }

@@ -112,17 +112,17 @@ public struct DPoPVerifier: Sendable {
         if requireNonce {
             let key = try await nonceKey.key()
             guard let nonce = proof.nonce,
-                let issued = DPoPNonce.issued(verifying: nonce, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
+                let issued = ServerNonce.issued(verifying: nonce, .dpop, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
             else {
                 var refusal = ChallengedRefusal(
                     SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
                     challenges: [Self.challenge(error: "use_dpop_nonce")]
                 )
-                refusal.fields[Self.nonceField] = DPoPNonce.mint(secret: key, now: now).value
+                refusal.fields[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
                 throw refusal
             }
             if now.timeIntervalSince(issued) > nonceLifetime / 2 {
-                let fresh = DPoPNonce.mint(secret: key, now: now).value
+                let fresh = ServerNonce.mint(.dpop, secret: key, now: now).value
                 renewal = { response in response.headers[Self.nonceField] = fresh }
             }
         }

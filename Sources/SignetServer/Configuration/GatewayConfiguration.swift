@@ -180,6 +180,8 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     public var tokens: Tokens?
     /// Firebase App Check tokens on `firebase-app-check` routes; off when absent.
     public var firebaseAppCheck: FirebaseAppCheck?
+    /// The gateway as an OAuth Client Attester, and `client-attestation` routes; off when absent.
+    public var clientAttestation: ClientAttestation?
 
     public init(upstream: String) {
         self.upstream = upstream

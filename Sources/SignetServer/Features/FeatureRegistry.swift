@@ -18,6 +18,7 @@ enum FeatureRegistry {
         AndroidAttestationFeature.self,
         RegistrationFeature.self,
         TokensFeature.self,
+        ClientAttestationFeature.self,
         LegacyEnvelopeFeature.self,
         TrustDocumentFeature.self,
         PinReportsFeature.self,

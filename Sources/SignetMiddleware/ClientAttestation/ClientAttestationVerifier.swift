@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import SignetCore
+import SignetStore
+
+/// Checks the client attestation a request carries (draft-ietf-oauth-attestation-based-client-auth-10
+/// §8): exactly one `OAuth-Client-Attestation`, a Client Attestation JWT this gateway issued (its
+/// type, a published key, the issuer, an accepted client id, not expired), its device still
+/// registered and active; exactly one `OAuth-Client-Attestation-PoP`, signed by the attested key
+/// for this server's audience within the window (``ClientAttestationPoP``); the server's challenge
+/// where the route asks for one; and — only after all of that passed — the PoP's `jti` claimed once
+/// in the store, across instances.
+///
+/// Refusals carry the draft's OAuth error in the problem's `error` member (§8.4) and, for a missing
+/// or old challenge, a fresh one in `OAuth-Client-Attestation-Challenge` (§7.2), so a client
+/// retries on its own.
+public struct ClientAttestationVerifier: Sendable {
+    /// The attestations' issuer (the app tokens').
+    public let issuer: String
+    /// The client ids an attestation may speak for (`sub`).
+    public let clientIDs: [String]
+    /// How old a PoP's `iat` may be.
+    public let proofLifetime: TimeInterval
+    /// How long a server challenge is taken.
+    public let challengeLifetime: TimeInterval
+    public let clockSkew: TimeInterval
+    let keys: AppTokenKeys
+    let devices: any KeyResolver
+    let nonces: any NonceStore
+    let challengeKey: SharedServerKey
+    let riskLimit: RiskLimit?
+
+    /// The nonce-store namespace of PoP ids (no key id starts with `:`).
+    static let claimNamespace = ":client-attestation"
+    static var challengeSecretName: String { "client-attestation-challenge-key" }
+    public static var attestationField: HTTPField.Name { HTTPField.Name("OAuth-Client-Attestation")! }
+    public static var proofField: HTTPField.Name { HTTPField.Name("OAuth-Client-Attestation-PoP")! }
+    public static var challengeField: HTTPField.Name { HTTPField.Name("OAuth-Client-Attestation-Challenge")! }
+
+    /// - Parameters:
+    ///   - issuer: The attestations' issuer, whose key ring checks them.
+    ///   - clientIDs: The client ids accepted in `sub`; the issuer's own when empty.
+    ///   - devices: Resolves an attestation's `key_id` to the device, as for signatures.
+    ///   - store: Where PoP ids are claimed and the challenge key is shared.
+    ///   - riskLimit: The App Attest risk limit, as for signatures.
+    ///   - proofLifetime: How old a PoP may be.
+    ///   - challengeLifetime: How long a server challenge is taken.
+    ///   - clockSkew: Seconds an `exp` or `iat` may be off.
+    public init(
+        issuer: ClientAttestationIssuer,
+        clientIDs: [String] = [],
+        devices: any KeyResolver,
+        store: any NonceStore & ServerSecretStore,
+        riskLimit: RiskLimit? = nil,
+        proofLifetime: TimeInterval = 60,
+        challengeLifetime: TimeInterval = 300,
+        clockSkew: TimeInterval = 30
+    ) {
+        self.issuer = issuer.issuer
+        self.clientIDs = clientIDs.isEmpty ? [issuer.clientID] : clientIDs
+        self.keys = issuer.keys
+        self.devices = devices
+        self.nonces = store
+        self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
+        self.riskLimit = riskLimit
+        self.proofLifetime = proofLifetime
+        self.challengeLifetime = challengeLifetime
+        self.clockSkew = clockSkew
+    }
+
+    /// A fresh challenge (§7): what the challenge endpoint and a `use_attestation_challenge`
+    /// refusal hand out.
+    public func challenge(now: Date) async throws -> ServerNonce {
+        ServerNonce.mint(.clientAttestationChallenge, secret: try await challengeKey.key(), now: now)
+    }
+
+    /// The identity the request's attestation speaks for, or the reason it does not.
+    ///
+    /// - Parameters:
+    ///   - fields: The request's fields.
+    ///   - audience: This server's identifier, which the PoP's `aud` must be.
+    ///   - requireChallenge: The PoP must carry a current challenge of this gateway's.
+    ///   - now: The time the request is judged at.
+    /// - Throws: `client_attestation_*` codes; ``ChallengedRefusal`` with a fresh challenge for
+    ///   `client_attestation_challenge_required`.
+    public func identity(
+        for fields: HTTPFields,
+        audience: String,
+        requireChallenge: Bool,
+        now: Date
+    ) async throws -> SignetIdentity {
+        let attestations = fields[values: Self.attestationField]
+        let proofs = fields[values: Self.proofField]
+        guard let attestation = attestations.first, let proofText = proofs.first else {
+            throw SignetError(.clientAttestationMissing, "this route needs OAuth-Client-Attestation and OAuth-Client-Attestation-PoP")
+        }
+        guard attestations.count == 1, proofs.count == 1 else {
+            throw SignetError(.clientAttestationInvalid, "OAuth-Client-Attestation and its PoP are each given once")
+        }
+        let claims = try await keys.verify(
+            attestation,
+            as: ClientAttestationClaims.self,
+            type: ClientAttestationIssuer.type,
+            now: now,
+            refusing: .clientAttestationInvalid,
+            "client attestation"
+        )
+        guard claims.iss == issuer, clientIDs.contains(claims.sub) else {
+            throw SignetError(.clientAttestationInvalid, "the client attestation is not this gateway's for an accepted client id")
+        }
+        guard now.timeIntervalSince(claims.exp) <= clockSkew else {
+            throw SignetError(.clientAttestationExpired, "the client attestation expired at \(JSONResponse.rfc3339(claims.exp)): ask for a fresh one")
+        }
+        guard claims.iat.timeIntervalSince(now) <= clockSkew, let trustLevel = TrustLevel(rawValue: claims.trustLevel) else {
+            throw SignetError(.clientAttestationInvalid, "the client attestation is issued in the future or names an unknown trust level")
+        }
+        guard !claims.cnf.jwk.hasPrivateMembers, let key = try? VerificationKey(jwk: claims.cnf.jwk) else {
+            throw SignetError(.clientAttestationInvalid, "the client attestation's cnf.jwk is not a public key")
+        }
+        let records = try await devices.records(for: claims.keyID)
+        guard let record = records.first(where: { $0.owner?.deviceID == claims.deviceID }), !record.revoked else {
+            throw SignetError(.clientAttestationInvalid, "the attested device is no longer registered or is revoked")
+        }
+        try riskLimit?.check(record.owner)
+        let proof = try ClientAttestationPoP(
+            verifying: proofText,
+            key: key,
+            audience: audience,
+            now: now,
+            lifetime: proofLifetime,
+            clockSkew: clockSkew
+        )
+        if requireChallenge {
+            let secret = try await challengeKey.key()
+            let current = proof.challenge.map {
+                ServerNonce.isCurrent($0, .clientAttestationChallenge, secret: secret, lifetime: challengeLifetime, clockSkew: clockSkew, now: now)
+            }
+            guard current == true else {
+                var refusal = ChallengedRefusal(
+                    SignetError(.clientAttestationChallengeRequired, "this route needs a current server challenge in the PoP: use OAuth-Client-Attestation-Challenge of this answer"),
+                    challenges: []
+                )
+                refusal.fields[Self.challengeField] = ServerNonce.mint(.clientAttestationChallenge, secret: secret, now: now).value
+                throw refusal
+            }
+        }
+        let claimed = try await nonces.claim(
+            keyID: Self.claimNamespace,
+            nonce: (try key.jwk.thumbprint) + "." + proof.jti,
+            until: proof.issued.addingTimeInterval(proofLifetime + 2 * clockSkew),
+            now: now
+        )
+        guard claimed else { throw SignetError(.clientAttestationPoPReplayed, "this client attestation PoP was used before") }
+        var identity = SignetIdentity(
+            deviceID: claims.deviceID,
+            keyID: claims.keyID,
+            trustLevel: trustLevel,
+            algorithm: "client-attestation",
+            nonce: proof.jti,
+            created: proof.issued,
+            user: record.owner?.user,
+            appID: claims.sub
+        )
+        identity.riskMetric = record.owner?.riskMetric
+        return identity
+    }
+
+    /// The draft's OAuth error code (§8.4) for a `client_attestation_*` refusal:
+    /// `use_attestation_challenge`, `use_fresh_attestation`, or `invalid_client_attestation`;
+    /// `nil` for any other code.
+    public static func oauthError(for code: SignetError.Code) -> String? {
+        switch code {
+        case .clientAttestationChallengeRequired: "use_attestation_challenge"
+        case .clientAttestationExpired: "use_fresh_attestation"
+        case .clientAttestationMissing, .clientAttestationInvalid, .clientAttestationPoPInvalid, .clientAttestationPoPStale,
+            .clientAttestationPoPReplayed:
+            "invalid_client_attestation"
+        default: nil
+        }
+    }
+}
