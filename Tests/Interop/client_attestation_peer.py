@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-10)
+with implementations Signet did not write.
+
+  client_attestation_peer.py verify ATTESTATION JWKS_URL ISSUER CLIENT_ID
+      PyJWT checks a Client Attestation JWT the gateway issued, as an authorization server would:
+      the key from the gateway's JWKS by kid (PyJWKClient), ES256, the issuer, exp, and the draft's
+      typ. Prints {"header", "claims"}.
+  client_attestation_peer.py client URL ATTESTATION JWK_FILE AUDIENCE COUNT [FIXED_JTI] [CHALLENGE_URL] [IAT_OFFSET]
+      COUNT GETs to URL with python-requests, each with a PoP written with joserfc's JWS (typ
+      oauth-client-attestation-pop+jwt, aud, jti, iat, and the latest challenge: first from
+      CHALLENGE_URL when given, then from each answer's OAuth-Client-Attestation-Challenge).
+      FIXED_JTI makes every PoP carry that jti; IAT_OFFSET moves iat. Prints {"answers": [{status,
+      reason, error}], "challenges": n}.
+"""
+import json
+import sys
+import time
+import uuid
+
+import jwt
+import requests
+from joserfc import jws
+from joserfc.jwk import JWKRegistry
+
+
+def verify(attestation, jwks_url, issuer, client_id):
+    header = jwt.get_unverified_header(attestation)
+    if header.get("typ") != "oauth-client-attestation+jwt":
+        raise SystemExit("typ is %r" % header.get("typ"))
+    key = jwt.PyJWKClient(jwks_url).get_signing_key_from_jwt(attestation)
+    claims = jwt.decode(
+        attestation,
+        key.key,
+        algorithms=["ES256"],
+        issuer=issuer,
+        options={"require": ["exp", "sub", "cnf", "iss"], "verify_aud": False},
+    )
+    if claims["sub"] != client_id:
+        raise SystemExit("sub is %r" % claims["sub"])
+    print(json.dumps({"header": header, "claims": claims}))
+
+
+def client(url, attestation, jwk_file, audience, count, fixed_jti="", challenge_url="", iat_offset=0):
+    with open(jwk_file) as file:
+        private = json.load(file)
+    key = JWKRegistry.import_key(private)
+    alg = "EdDSA" if private.get("kty") == "OKP" else "ES256"
+    challenge = None
+    seen = 0
+    if challenge_url:
+        challenge = requests.post(challenge_url, timeout=10).json()["attestation_challenge"]
+        seen += 1
+    answers = []
+    for _ in range(count):
+        claims = {"aud": audience, "jti": fixed_jti or str(uuid.uuid4()), "iat": int(time.time()) + iat_offset}
+        if challenge:
+            claims["challenge"] = challenge
+        pop = jws.serialize_compact(
+            {"typ": "oauth-client-attestation-pop+jwt", "alg": alg},
+            json.dumps(claims).encode(),
+            key,
+            algorithms=[alg],
+        )
+        answer = requests.get(
+            url,
+            headers={"OAuth-Client-Attestation": attestation, "OAuth-Client-Attestation-PoP": pop},
+            timeout=10,
+        )
+        if answer.headers.get("OAuth-Client-Attestation-Challenge"):
+            challenge = answer.headers["OAuth-Client-Attestation-Challenge"]
+            seen += 1
+        body = answer.json() if answer.headers.get("Content-Type", "").startswith("application/problem+json") else {}
+        answers.append({"status": answer.status_code, "reason": body.get("reason"), "error": body.get("error")})
+    print(json.dumps({"answers": answers, "challenges": seen}))
+
+
+if __name__ == "__main__":
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "verify":
+        verify(*args)
+    elif command == "client":
+        url, attestation, jwk_file, audience, count = args[:5]
+        rest = args[5:] + [""] * (3 - len(args[5:]))
+        client(url, attestation, jwk_file, audience, int(count), rest[0], rest[1], int(rest[2] or 0))
+    else:
+        raise SystemExit("unknown command " + command)
