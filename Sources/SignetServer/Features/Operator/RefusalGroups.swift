@@ -95,5 +95,11 @@ enum RefusalAdvice {
         "dpop_key_mismatch": "DPoP proofs by another key than the token's: a stolen token used with the thief's key.",
         "dpop_proof_replayed": "A DPoP proof sent twice: a replayed request, or a client that reuses its proofs.",
         "dpop_proof_stale": "DPoP proofs made too long ago or in the future: a client clock that is off (tokens.dpopProofLifetime, policy.clockSkewSeconds).",
+        "client_attestation_missing": "Requests to a client-attestation route without OAuth-Client-Attestation and its PoP: a client that does not attest yet.",
+        "client_attestation_invalid": "Client attestations this gateway did not issue, for another client id, or of a revoked device: a forged or stolen attestation.",
+        "client_attestation_expired": "Client attestations past their exp: a client that does not renew them (clientAttestation.ttlSeconds).",
+        "client_attestation_pop_invalid": "Attestation PoPs not signed by the attested key or for another audience: a stolen attestation, or a client that names the wrong server (clientAttestation.audience).",
+        "client_attestation_pop_stale": "Attestation PoPs made too long ago or in the future: a client clock that is off (clientAttestation.popLifetime, policy.clockSkewSeconds).",
+        "client_attestation_pop_replayed": "An attestation PoP sent twice: a replayed request, or a client that reuses its PoPs.",
     ]
 }
