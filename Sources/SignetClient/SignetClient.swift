@@ -68,6 +68,11 @@ public actor SignetClient {
     var signatureRequests: [Origin: SignatureRequest] = [:]
     /// The latest `DPoP-Nonce` each gateway handed out.
     var dpopNonces: [Origin: String] = [:]
+    /// Cached client attestations, and fetches under way.
+    var clientAttestations: [Origin: ClientAttestation] = [:]
+    var clientAttestationFetches: [Origin: Task<ClientAttestation, any Error>] = [:]
+    /// The latest `OAuth-Client-Attestation-Challenge` each gateway handed out.
+    var attestationChallenges: [Origin: String] = [:]
 
     /// - Parameters:
     ///   - configuration: Origins, trust, timeouts and the transport.
@@ -123,6 +128,9 @@ public actor SignetClient {
         var message = try HTTPMessage.request(method: method, uri: url, fields: fields, body: body)
         if sign, let target = message.target, usesAppToken(target) {
             return try await sendWithAppToken(method, url, to: try allowedOrigin(target), fields: fields, body: body)
+        }
+        if sign, let target = message.target, usesClientAttestation(target) {
+            return try await sendWithClientAttestation(method, url, to: try allowedOrigin(target), fields: fields, body: body)
         }
         for redirect in 0...configuration.maximumRedirects {
             var (response, digest) = try await transmit(

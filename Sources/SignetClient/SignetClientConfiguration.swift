@@ -38,6 +38,15 @@ public struct SignetClientConfiguration: Sendable {
     /// `dpopNonce`): requests there carry `Authorization: DPoP` and a proof made with the device key
     /// (``DPoPSigning``), and follow the gateway's `DPoP-Nonce`.
     public var dpopPaths: [String] = []
+    /// Path prefixes of gateway routes that take a client attestation (`access:
+    /// "client-attestation"`): requests there carry `OAuth-Client-Attestation` and a PoP made with
+    /// the device key (``ClientAttestationSigning``) instead of a signature, the attestation fetched,
+    /// cached and renewed by the client (``SignetClient/clientAttestation(origin:)``), the gateway's
+    /// challenges followed.
+    public var clientAttestationPaths: [String] = []
+    /// What PoPs name as `aud` on ``clientAttestationPaths``; the audience the gateway gives with
+    /// each attestation when `nil`.
+    public var clientAttestationAudience: String?
     /// When requests are sent again: failures to reach the gateway, `503`, `Retry-After`, with
     /// backoff and jitter, never a request that may have been executed unless its method is
     /// idempotent (``RequestRetry``).

@@ -9,7 +9,8 @@ import SignetStore
 /// The Client Attester's endpoints (draft-ietf-oauth-attestation-based-client-auth-10):
 ///
 /// - `POST /signet/v1/client-attestations`: a verified device asks for a Client Attestation JWT
-///   → `201 {"attestation", "expiresAt", "clientId"}`. The attested key (`cnf.jwk`) is the
+///   → `201 {"attestation", "expiresAt", "clientId", "audience"}` (the audience PoPs name on the
+///   gateway's routes). The attested key (`cnf.jwk`) is the
 ///   device's own, or the key the request's body names (`{"jwk": {…}}`, covered by the device's
 ///   signature): how an App Attest device, whose key signs only assertions, has a key of its own
 ///   (a Secure Enclave key) attested for its proofs. The route goes under whatever middleware
@@ -21,6 +22,8 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
     public let issuer: ClientAttestationIssuer
     public let verifier: ClientAttestationVerifier
     public let devices: any DeviceStore
+    /// What PoPs name as `aud` on the gateway's routes, told to the client with each attestation.
+    public let audience: String?
     private let clock: @Sendable () -> Date
 
     public static var issuingPath: String { "/signet/v1/client-attestations" }
@@ -30,11 +33,13 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
         issuer: ClientAttestationIssuer,
         verifier: ClientAttestationVerifier,
         devices: any DeviceStore,
+        audience: String? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.issuer = issuer
         self.verifier = verifier
         self.devices = devices
+        self.audience = audience
         self.clock = clock
     }
 
@@ -84,10 +89,9 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
             instanceKey: instanceKey,
             now: clock()
         )
-        var response = try JSONResponse.make(
-            object: ["attestation": attestation, "expiresAt": JSONResponse.rfc3339(claims.exp), "clientId": claims.sub],
-            status: .created
-        )
+        var object = ["attestation": attestation, "expiresAt": JSONResponse.rfc3339(claims.exp), "clientId": claims.sub]
+        if let audience { object["audience"] = audience }
+        var response = try JSONResponse.make(object: object, status: .created)
         response.headers[.cacheControl] = "no-store"
         return response
     }

@@ -64,7 +64,13 @@ struct ClientAttestationFeature: GatewayFeature {
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {
         guard listener.surfaces.contains(.client), let settings = dependencies.configuration.clientAttestation else { return }
         let d = dependencies
-        let routes = SignetClientAttestationRoutes<SignetRequestContext>(issuer: issuer, verifier: verifier, devices: d.store, clock: d.clock)
+        let routes = SignetClientAttestationRoutes<SignetRequestContext>(
+            issuer: issuer,
+            verifier: verifier,
+            devices: d.store,
+            audience: settings.audience,
+            clock: d.clock
+        )
         routes.addChallenge(to: router)
         let minimum: TrustLevel =
             switch settings.issuance {
