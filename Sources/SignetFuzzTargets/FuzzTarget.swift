@@ -44,7 +44,7 @@ public struct FuzzTarget: Sendable {
     public static let all: [FuzzTarget] = [
         structuredFields, signatureFields, contentDigest, http1Message, routingPath, cbor, authenticatorData,
         appAttestReceipt, keyDescription, keyText, binaryHTTP, obliviousHTTP, httpAuthentication,
-        proxyProtocol, forwarded, trustDocument, playIntegrity, configuration, authorizationQuestion, dpopProof,
+        proxyProtocol, forwarded, trustDocument, playIntegrity, configuration, authorizationQuestion, dpopProof, clientAttestationPoP,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
