@@ -80,7 +80,9 @@ extension SignetClient {
                 challengeFollowed = true
                 continue
             }
-            guard !renewed, [.clientAttestationExpired, .clientAttestationInvalid].contains(response.gatewayRefusal) else { return response }
+            // An attestation of another key (the signer changed) reads as a PoP by the wrong key.
+            guard !renewed, [.clientAttestationExpired, .clientAttestationInvalid, .clientAttestationPoPInvalid].contains(response.gatewayRefusal)
+            else { return response }
             clientAttestations[origin] = nil
             renewed = true
         }

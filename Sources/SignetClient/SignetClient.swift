@@ -106,6 +106,8 @@ public actor SignetClient {
     /// Uses `signer` for every later request.
     public func useSigner(_ signer: any RequestSigning) {
         self.signer = signer
+        // An attestation is of the old signer's key.
+        clientAttestations = [:]
     }
 
     /// Presents this client certificate on new connections (mutual TLS); open connections close.

@@ -94,6 +94,9 @@ import Testing
             ("no jti", try made(header, claims.filter { $0.key != "jti" })),
             ("an oversized jti", try made(header, claims.merging(["jti": String(repeating: "j", count: 129)]) { $1 })),
             ("no iat", try made(header, claims.filter { $0.key != "iat" })),
+            ("an iat past any real time", try made(header, claims.merging(["iat": 1e300]) { $1 })),
+            ("two audiences", try made(header, claims.merging(["aud": ["https://api.example.com", "https://as.example.com"]]) { $1 })),
+            ("an exp past any real time", try made(header, claims.merging(["exp": 1e300]) { $1 })),
             ("a string iat", try made(header, claims.merging(["iat": "now"]) { $1 })),
             ("two parts", "a.b"),
             ("an empty signature", try made(header, claims).split(separator: ".").prefix(2).joined(separator: ".") + "."),
@@ -103,5 +106,12 @@ import Testing
             let error = #expect(throws: SignetError.self, "\(name)") { try check(text) }
             #expect(error?.code == .clientAttestationPoPInvalid, "\(name): \(String(describing: error))")
         }
+        // An `exp` passed or an `nbf` to come holds too (RFC 7519).
+        let when = Int(now.timeIntervalSince1970)
+        for (name, extra) in [("exp passed", ["exp": when - 60]), ("nbf to come", ["nbf": when + 60])] {
+            let error = #expect(throws: SignetError.self, "\(name)") { try check(try made(header, claims.merging(extra) { $1 })) }
+            #expect(error?.code == .clientAttestationPoPStale, "\(name)")
+        }
+        try check(try made(header, claims.merging(["exp": when + 60, "nbf": when - 60]) { $1 }))
     }
 }

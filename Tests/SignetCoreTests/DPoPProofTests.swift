@@ -185,6 +185,23 @@ import Testing
         }
     }
 
+    /// A signed proof whose `iat` is past any real time is refused, not turned into an integer (which
+    /// would stop the process).
+    @Test func anIatPastAnyRealTimeIsRefused() throws {
+        let key = try SigningKey.generate(.p256)
+        let (alg, sign) = try CompactJWS.signer(for: key)
+        let header = #"{"typ":"dpop+jwt","alg":"\#(alg)","jwk":\#(key.verificationKey.jwk.jsonString)}"#
+        for iat in ["1e300", "-1e300", "100000000000"] {
+            let claims = #"{"jti":"j","htm":"GET","htu":"https://api.example.com/a","iat":\#(iat)}"#
+            let input = Base64.urlEncode(Array(header.utf8)) + "." + Base64.urlEncode(Array(claims.utf8))
+            let proof = input + "." + Base64.urlEncode(try sign(Array(input.utf8)))
+            let error = #expect(throws: SignetError.self, "\(iat)") {
+                try DPoPProof(verifying: proof, method: "GET", targetURI: "https://api.example.com/a", accessToken: nil, now: Date(), lifetime: 60, clockSkew: 5)
+            }
+            #expect(error?.code == .dpopProofInvalid, "\(iat)")
+        }
+    }
+
     @Test func nonceIsTheServersAndExpires() throws {
         let secret = SymmetricKey(size: .bits256)
         let now = Date()

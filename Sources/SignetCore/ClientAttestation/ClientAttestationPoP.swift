@@ -7,8 +7,8 @@ import Foundation
 ///
 /// ``init(verifying:key:audience:now:lifetime:clockSkew:)`` makes every check that needs no
 /// state: one bounded compact JWS, `typ` `oauth-client-attestation-pop+jwt`, an asymmetric `alg`
-/// of the attested key's type, the signature by that key, `aud` naming this server, `iat` within
-/// the window, a bounded `jti`. What needs state — the `jti` seen once, the server's `challenge` —
+/// of the attested key's type, the signature by that key, `aud` naming this server alone, `iat`
+/// within the window, `exp` and `nbf` where present, a bounded `jti`. What needs state — the `jti` seen once, the server's `challenge` —
 /// is the caller's, with ``jti`` and ``challenge``.
 public struct ClientAttestationPoP: Sendable {
     /// The proof's unique id, to be seen once within the proof's lifetime.
@@ -34,6 +34,8 @@ public struct ClientAttestationPoP: Sendable {
         var aud: Audience?
         var jti: String?
         var iat: Double?
+        var exp: Double?
+        var nbf: Double?
         var challenge: String?
     }
 
@@ -91,16 +93,26 @@ public struct ClientAttestationPoP: Sendable {
         guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload)) else {
             throw Self.invalid("the proof's claims are not a JSON object of the expected members")
         }
-        guard let aud = claims.aud?.values, aud.contains(audience) else {
-            throw Self.invalid("the proof's aud is not this server (\(audience))")
+        // §5.1: a PoP is for one audience — a string, or an array of that one.
+        guard let aud = claims.aud?.values, aud == [audience] else {
+            throw Self.invalid("the proof's aud is not this server (\(audience)) alone")
         }
         guard let jti = claims.jti, !jti.isEmpty, jti.utf8.count <= Self.maximumJTIBytes else {
             throw Self.invalid("the proof's jti is missing or longer than \(Self.maximumJTIBytes) bytes")
         }
-        guard let iat = claims.iat, iat.isFinite else { throw Self.invalid("the proof has no iat") }
+        // A time past any real one (`1e300`) is refused here: it must never reach an integer conversion.
+        guard let iat = claims.iat, iat.isFinite, abs(iat) < 1e11 else { throw Self.invalid("the proof has no iat, or one past any real time") }
         let issued = Date(timeIntervalSince1970: iat)
         guard issued.timeIntervalSince(now) <= clockSkew, now.timeIntervalSince(issued) <= lifetime + clockSkew else {
             throw SignetError(.clientAttestationPoPStale, "the proof was made at \(Int(iat)), outside the \(Int(lifetime)) s window around now")
+        }
+        // RFC 7519 §4.1.4–4.1.5: an `exp` or `nbf` the proof carries holds too.
+        for (name, bound) in [("exp", claims.exp), ("nbf", claims.nbf)] {
+            guard let bound else { continue }
+            guard bound.isFinite, abs(bound) < 1e11 else { throw Self.invalid("the proof's \(name) is past any real time") }
+            let limit = Date(timeIntervalSince1970: bound)
+            let outside = name == "exp" ? now.timeIntervalSince(limit) > clockSkew : limit.timeIntervalSince(now) > clockSkew
+            if outside { throw SignetError(.clientAttestationPoPStale, "the proof's \(name) \(Int(bound)) excludes now") }
         }
         self.jti = jti
         self.issued = issued

@@ -110,7 +110,8 @@ public struct DPoPProof: Sendable {
         guard let htu = claims.htu, let proofURI = Self.normalizedURI(htu), proofURI == Self.normalizedURI(targetURI) else {
             throw Self.invalid("the proof's htu \(claims.htu.map { $0.debugDescription } ?? "(none)") is not this request's URI \(targetURI)")
         }
-        guard let iat = claims.iat, iat.isFinite else { throw Self.invalid("the proof has no iat") }
+        // A time past any real one (`1e300`) is refused here: it must never reach an integer conversion.
+        guard let iat = claims.iat, iat.isFinite, abs(iat) < 1e11 else { throw Self.invalid("the proof has no iat, or one past any real time") }
         let issued = Date(timeIntervalSince1970: iat)
         guard issued.timeIntervalSince(now) <= clockSkew, now.timeIntervalSince(issued) <= lifetime + clockSkew else {
             throw SignetError(.dpopProofStale, "the proof was made at \(Int(iat)), outside the \(Int(lifetime)) s window around now")

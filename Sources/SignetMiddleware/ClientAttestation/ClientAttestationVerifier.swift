@@ -123,6 +123,34 @@ public struct ClientAttestationVerifier: Sendable {
             throw SignetError(.clientAttestationInvalid, "the attested device is no longer registered or is revoked")
         }
         try riskLimit?.check(record.owner)
+        let proof = try await possession(of: key, proof: proofText, audience: audience, requireChallenge: requireChallenge, now: now)
+        var identity = SignetIdentity(
+            deviceID: claims.deviceID,
+            keyID: claims.keyID,
+            trustLevel: trustLevel,
+            algorithm: "client-attestation",
+            nonce: proof.jti,
+            created: proof.issued,
+            user: record.owner?.user,
+            appID: claims.sub
+        )
+        identity.riskMetric = record.owner?.riskMetric
+        return identity
+    }
+
+    /// Checks that the holder of `key` made `proofText` for `audience` (``ClientAttestationPoP``),
+    /// with a current challenge where `requireChallenge`, and — only after that passed — claims its
+    /// `jti` once across instances.
+    ///
+    /// - Throws: `client_attestation_pop_*`; ``ChallengedRefusal`` with a fresh challenge for
+    ///   `client_attestation_challenge_required`.
+    public func possession(
+        of key: VerificationKey,
+        proof proofText: String,
+        audience: String,
+        requireChallenge: Bool,
+        now: Date
+    ) async throws -> ClientAttestationPoP {
         let proof = try ClientAttestationPoP(
             verifying: proofText,
             key: key,
@@ -152,18 +180,7 @@ public struct ClientAttestationVerifier: Sendable {
             now: now
         )
         guard claimed else { throw SignetError(.clientAttestationPoPReplayed, "this client attestation PoP was used before") }
-        var identity = SignetIdentity(
-            deviceID: claims.deviceID,
-            keyID: claims.keyID,
-            trustLevel: trustLevel,
-            algorithm: "client-attestation",
-            nonce: proof.jti,
-            created: proof.issued,
-            user: record.owner?.user,
-            appID: claims.sub
-        )
-        identity.riskMetric = record.owner?.riskMetric
-        return identity
+        return proof
     }
 
     /// The draft's OAuth error code (§8.4) for a `client_attestation_*` refusal:

@@ -12,9 +12,10 @@ import SignetStore
 ///   → `201 {"attestation", "expiresAt", "clientId", "audience"}` (the audience PoPs name on the
 ///   gateway's routes). The attested key (`cnf.jwk`) is the
 ///   device's own, or the key the request's body names (`{"jwk": {…}}`, covered by the device's
-///   signature): how an App Attest device, whose key signs only assertions, has a key of its own
-///   (a Secure Enclave key) attested for its proofs. The route goes under whatever middleware
-///   establishes the device.
+///   signature) with an `OAuth-Client-Attestation-PoP` by that key for the attester (`aud` the
+///   attestations' issuer), claimed once: how an App Attest device, whose key signs only
+///   assertions, has a key of its own attested for its proofs. The route goes under whatever
+///   middleware establishes the device.
 /// - `POST /signet/v1/attestation-challenge`: a fresh challenge (§7.1) →
 ///   `200 {"attestation_challenge"}`, `Cache-Control: no-store`. Stateless (nothing is stored
 ///   until a PoP carrying it is taken), so it is open to anyone.
@@ -82,6 +83,21 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
             throw SignetError(.keyRevoked, "the device \(deviceID) is revoked")
         }
         let instanceKey = try Self.instanceKey(named: named, device: device, trustLevel: identity.trustLevel)
+        if named != nil {
+            // The device's word alone would let it attest anyone's public key: the key's holder
+            // proves it took part, once.
+            let proofs = request.headers[values: ClientAttestationVerifier.proofField]
+            guard proofs.count == 1 else {
+                throw SignetError(.clientAttestationPoPInvalid, "a key named for attestation comes with one OAuth-Client-Attestation-PoP by it, for \(issuer.issuer)")
+            }
+            _ = try await verifier.possession(
+                of: try VerificationKey(jwk: instanceKey),
+                proof: proofs[0],
+                audience: issuer.issuer,
+                requireChallenge: false,
+                now: clock()
+            )
+        }
         let (attestation, claims) = try await issuer.issue(
             deviceID: deviceID,
             keyID: device.keyID,

@@ -27,17 +27,20 @@ import Testing
                 .init(prefix: "/echo/attested", access: .init(mode: "client-attestation")),
                 .init(prefix: "/echo/challenged", access: .init(mode: "client-attestation", options: ["attestationChallenge": .bool(true)])),
                 .init(prefix: "/echo/passed", access: .init(mode: "client-attestation", options: ["forwardAttestation": .bool(true), "audience": .string("https://as.example.com")])),
+                .init(prefix: "/echo/watched", access: .init(mode: "client-attestation", options: ["attestationChallenge": .bool(true)]), mode: .monitor),
             ], at: 0)
             adjust(&configuration)
         }
     }
 
     /// Asks for an attestation with `device`'s signature, with `body` when given.
-    static func attest(_ harness: GatewayHarness, _ device: GatewayHarness.Device, body: String = "") async throws -> GatewayHarness.Answer {
+    static func attest(_ harness: GatewayHarness, _ device: GatewayHarness.Device, body: String = "", pop: String? = nil) async throws -> GatewayHarness.Answer {
+        var fields: MessageFields = body.isEmpty ? [] : [("Content-Type", "application/json")]
+        if let pop { fields.append(name: "OAuth-Client-Attestation-PoP", value: pop) }
         let request = try HTTPMessage.request(
             method: "POST",
             uri: harness.base + "/signet/v1/client-attestations",
-            fields: body.isEmpty ? [] : [("Content-Type", "application/json")],
+            fields: fields,
             body: Array(body.utf8)
         )
         return try await GatewayHarness.send(try device.signer.sign(request, created: Date(), nonce: Nonce.random()))
@@ -81,15 +84,23 @@ import Testing
         let exp = try #require(claims["exp"] as? Double), iat = try #require(claims["iat"] as? Double)
         #expect(exp - iat == 3600)
 
-        // A key the body names is attested instead; a private key, or anything else, is refused.
+        // A key the body names is attested instead, with a PoP by it for the attester, once; a
+        // private key, or anything else, is refused.
         let instance = try SigningKey.generate(.ed25519)
-        let named = try await Self.attest(harness, device, body: #"{"jwk":\#(instance.verificationKey.jwk.jsonString)}"#)
+        let namedBody = #"{"jwk":\#(instance.verificationKey.jwk.jsonString)}"#
+        #expect(try await Self.attest(harness, device, body: namedBody).reason == "client_attestation_pop_invalid")
+        let strangers = try Self.pop(try SigningKey.generate(.ed25519), audience: AppTokenTests.issuer)
+        #expect(try await Self.attest(harness, device, body: namedBody, pop: strangers).reason == "client_attestation_pop_invalid")
+        #expect(try await Self.attest(harness, device, body: namedBody, pop: try Self.pop(instance)).reason == "client_attestation_pop_invalid")
+        let consent = try Self.pop(instance, audience: AppTokenTests.issuer)
+        let named = try await Self.attest(harness, device, body: namedBody, pop: consent)
+        #expect(try await Self.attest(harness, device, body: namedBody, pop: consent).reason == "client_attestation_pop_replayed")
         let namedJWT = try #require(named.json["attestation"] as? String, "\(named.text)")
         let namedJWK = try #require((try Self.claims(of: namedJWT).claims["cnf"] as? [String: Any])?["jwk"] as? [String: Any])
         #expect(namedJWK["kty"] as? String == "OKP" && namedJWK["x"] as? String == instance.verificationKey.jwk.x, "\(named.text)")
         var privateJWK = instance.verificationKey.jwk
         privateJWK.d = "AAAA"
-        #expect(try await Self.attest(harness, device, body: #"{"jwk":\#(privateJWK.jsonString)}"#).reason == "invalid_key")
+        #expect(try await Self.attest(harness, device, body: #"{"jwk":\#(privateJWK.jsonString)}"#, pop: try Self.pop(instance, audience: AppTokenTests.issuer)).reason == "invalid_key")
         #expect(try await Self.attest(harness, device, body: #"{"key":1}"#).reason == "malformed_message")
         #expect(try await Self.attest(harness, device, body: #"{"jwk":{"kty":"oct","k":"AAAA"}}"#).status == 400)
 
@@ -115,7 +126,7 @@ import Testing
         let request = try HTTPMessage.request(
             method: "POST",
             uri: harness.base + "/signet/v1/client-attestations",
-            fields: [("Content-Type", "application/json")],
+            fields: [("Content-Type", "application/json"), ("OAuth-Client-Attestation-PoP", try Self.pop(instance, audience: AppTokenTests.issuer))],
             body: body
         )
         let answer = try await GatewayHarness.send(try signer.sign(request, created: Date(), nonce: Nonce.random()))
@@ -238,6 +249,23 @@ import Testing
         #expect(forged.reason == "client_attestation_challenge_required" && forged.headers["OAuth-Client-Attestation-Challenge"].first != nil)
     }
 
+    /// A monitored route forwards with the verdict, never with the attestation or its PoP, and
+    /// never the challenge a refusal hands out.
+    @Test func aMonitoredRouteForwardsWithTheVerdictAndWithoutTheAttestation() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let jwt = try await Self.attestation(harness, device)
+        let url = harness.base + "/echo/watched/x"
+        let unchallenged = try await Self.send(url, [("OAuth-Client-Attestation", jwt), ("OAuth-Client-Attestation-PoP", try Self.pop(device.key))])
+        let seen = unchallenged.json["headers"] as? [String: String] ?? [:]
+        #expect(unchallenged.status == 200 && seen["signet-verdict"] == "client_attestation_challenge_required", "\(unchallenged.text)")
+        #expect(seen["oauth-client-attestation"] == nil && seen["oauth-client-attestation-pop"] == nil, "\(seen)")
+        let challenge = try #require(unchallenged.headers["OAuth-Client-Attestation-Challenge"].first, "\(unchallenged.headers)")
+        let accepted = try await Self.send(url, [("OAuth-Client-Attestation", jwt), ("OAuth-Client-Attestation-PoP", try Self.pop(device.key, challenge: challenge))])
+        #expect((accepted.json["headers"] as? [String: String])?["signet-verdict"] == "accepted", "\(accepted.text)")
+    }
+
     @Test func theConfigurationIsChecked() async throws {
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
         configuration.clientAttestation = .init(clientId: Self.clientID, audience: Self.audience)
@@ -249,7 +277,9 @@ import Testing
                     { $0.clientAttestation?.challengeLifetime = 5 },
                     { $0.clientAttestation?.clientId = "" },
                     { $0.clientAttestation?.audience = "" },
-                    { $0.clientAttestation?.issueTo = .clientCertificate }] {
+                    { $0.clientAttestation?.issueTo = .clientCertificate },
+                    // Longer than a retired token key stays published.
+                    { $0.clientAttestation?.ttlSeconds = 7200 }] {
             var changed = configuration
             bad(&changed)
             #expect(throws: ConfigurationError.self) { try changed.validate() }

@@ -13,7 +13,7 @@ extension GatewayConfiguration {
         /// The identifier each PoP's `aud` must be on routes that name none: this server's resource
         /// URL (RFC 9728), or the issuer of the authorization server behind it (RFC 8414).
         public var audience: String
-        /// 300 (5 minutes) to 86400 (1 day); 3600 when absent.
+        /// 300 (5 minutes) to 86400 (1 day), and at most `tokens.ttlSeconds`; 3600 when absent.
         public var ttlSeconds: Int?
         /// What `POST /signet/v1/client-attestations` asks of a device; `device-key` when absent.
         /// (`client-certificate` is not offered: a PoP is signed by a key the app holds, which a
@@ -36,7 +36,7 @@ extension GatewayConfiguration {
 
     func validateClientAttestation() throws {
         guard let attestation = clientAttestation else { return }
-        guard tokens != nil else {
+        guard let tokens else {
             throw ConfigurationError.invalid("clientAttestation", "clientAttestation needs tokens: attestations are signed with the token keys")
         }
         guard !attestation.clientId.isEmpty, attestation.clientId.utf8.count <= 256 else {
@@ -47,6 +47,11 @@ extension GatewayConfiguration {
         }
         guard ClientAttestationIssuer.lifetimes.contains(attestation.lifetime) else {
             throw ConfigurationError.invalid("clientAttestation.ttlSeconds", "clientAttestation.ttlSeconds is 300 to 86400, not \(attestation.lifetime)")
+        }
+        // A retired token key is published for tokens.ttlSeconds after its retirement: an attestation
+        // that outlived it would stop verifying early.
+        guard attestation.lifetime <= tokens.lifetime else {
+            throw ConfigurationError.invalid("clientAttestation.ttlSeconds", "clientAttestation.ttlSeconds (\(attestation.lifetime)) is at most tokens.ttlSeconds (\(tokens.lifetime)), how long a retired token key stays published")
         }
         if let lifetime = attestation.popLifetime, !(5...300).contains(lifetime) {
             throw ConfigurationError.invalid("clientAttestation.popLifetime", "clientAttestation.popLifetime is 5 to 300 seconds, not \(lifetime)")
