@@ -41,10 +41,19 @@ extension SignetClient {
             return cached
         }
         if let pending = appTokenFetches[slot] { return try await pending.value }
+        let generation = signerGeneration
         let task = Task { try await fetchAppToken(origin: origin, limitedUse: false, dpopBound: dpopBound) }
         appTokenFetches[slot] = task
-        defer { appTokenFetches[slot] = nil }
-        let token = try await task.value
+        let token: AppToken
+        do {
+            token = try await task.value
+        } catch {
+            if signerGeneration == generation { appTokenFetches[slot] = nil }
+            throw error
+        }
+        // One fetched for a signer replaced meanwhile is bound to the old key: neither kept nor given.
+        guard signerGeneration == generation else { return try await appToken(origin: origin, dpopBound: dpopBound) }
+        appTokenFetches[slot] = nil
         appTokens[slot] = token
         return token
     }
@@ -56,7 +65,14 @@ extension SignetClient {
     }
 
     func usesAppToken(_ target: RequestTarget) -> Bool {
-        Self.path(of: target, isUnder: configuration.appTokenPaths)
+        !Self.isSignetEndpoint(target) && Self.path(of: target, isUnder: configuration.appTokenPaths)
+    }
+
+    /// Signet's own endpoints (`/signet/…`), which no route covers: the requests that fetch tokens
+    /// and attestations are never sent with one, whatever prefix the paths name (`/` would
+    /// otherwise make a fetch wait on itself).
+    static func isSignetEndpoint(_ target: RequestTarget) -> Bool {
+        target.pathValue.lowercased().hasPrefix("/signet/")
     }
 
     static func path(of target: RequestTarget, isUnder prefixes: [String]) -> Bool {

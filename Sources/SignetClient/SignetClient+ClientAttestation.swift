@@ -26,10 +26,19 @@ extension SignetClient {
             return cached
         }
         if let pending = clientAttestationFetches[origin] { return try await pending.value }
+        let generation = signerGeneration
         let task = Task { try await fetchClientAttestation(origin: origin) }
         clientAttestationFetches[origin] = task
-        defer { clientAttestationFetches[origin] = nil }
-        let attestation = try await task.value
+        let attestation: ClientAttestation
+        do {
+            attestation = try await task.value
+        } catch {
+            if signerGeneration == generation { clientAttestationFetches[origin] = nil }
+            throw error
+        }
+        // One fetched for a signer replaced meanwhile is of the old key: neither kept nor given.
+        guard signerGeneration == generation else { return try await clientAttestation(origin: origin) }
+        clientAttestationFetches[origin] = nil
         clientAttestations[origin] = attestation
         return attestation
     }
@@ -50,7 +59,7 @@ extension SignetClient {
     }
 
     func usesClientAttestation(_ target: RequestTarget) -> Bool {
-        Self.path(of: target, isUnder: configuration.clientAttestationPaths)
+        !Self.isSignetEndpoint(target) && Self.path(of: target, isUnder: configuration.clientAttestationPaths)
     }
 
     /// Sends with the origin's attestation and a PoP; follows a challenge the gateway asks for once,
@@ -80,9 +89,7 @@ extension SignetClient {
                 challengeFollowed = true
                 continue
             }
-            // An attestation of another key (the signer changed) reads as a PoP by the wrong key.
-            guard !renewed, [.clientAttestationExpired, .clientAttestationInvalid, .clientAttestationPoPInvalid].contains(response.gatewayRefusal)
-            else { return response }
+            guard !renewed, [.clientAttestationExpired, .clientAttestationInvalid].contains(response.gatewayRefusal) else { return response }
             clientAttestations[origin] = nil
             renewed = true
         }

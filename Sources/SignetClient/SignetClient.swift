@@ -20,7 +20,17 @@ public actor SignetClient {
     private var transportInUse: (any ClientTransport)?
     private var clientIdentity: ClientIdentity?
     /// The signer used for requests (set by `register(using:)` or ``useSigner(_:)``).
-    public internal(set) var signer: (any RequestSigning)?
+    public internal(set) var signer: (any RequestSigning)? {
+        // Tokens and attestations are bound to the old signer's key, those being fetched too
+        // (a registration, a restored key, `useSigner`).
+        didSet {
+            signerGeneration += 1
+            appTokens = [:]
+            appTokenFetches = [:]
+            clientAttestations = [:]
+            clientAttestationFetches = [:]
+        }
+    }
     /// The device registered by `register(using:)`.
     public internal(set) var device: RegisteredDevice?
     /// The provider that registers again when the key is gone (``start(with:origin:)``).
@@ -68,6 +78,8 @@ public actor SignetClient {
     var signatureRequests: [Origin: SignatureRequest] = [:]
     /// The latest `DPoP-Nonce` each gateway handed out.
     var dpopNonces: [Origin: String] = [:]
+    /// Counts changes of ``signer``: a token or attestation fetched for an earlier one is not kept.
+    var signerGeneration = 0
     /// Cached client attestations, and fetches under way.
     var clientAttestations: [Origin: ClientAttestation] = [:]
     var clientAttestationFetches: [Origin: Task<ClientAttestation, any Error>] = [:]
@@ -106,8 +118,6 @@ public actor SignetClient {
     /// Uses `signer` for every later request.
     public func useSigner(_ signer: any RequestSigning) {
         self.signer = signer
-        // An attestation is of the old signer's key.
-        clientAttestations = [:]
     }
 
     /// Presents this client certificate on new connections (mutual TLS); open connections close.

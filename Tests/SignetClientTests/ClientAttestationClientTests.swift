@@ -61,6 +61,20 @@ import Testing
         let proof = try ClientAttestationPoP(verifying: pop, key: key, audience: "https://as.example.com", now: Date(), lifetime: 60, clockSkew: 5)
         #expect(proof.challenge == "c")
 
+        // A new key (registered again): the old key's attestation is forgotten, never sent with the
+        // new key's PoPs.
+        try await client.register(using: SoftwareKeyProvider())
+        let renewed = try await client.send("GET", harness.base + "/echo/attested/after")
+        #expect(renewed.status == 200, "\(renewed.text)")
+        #expect(try await client.clientAttestation() != cached)
+
+        // Paths that cover Signet's own endpoints never put the fetch behind itself.
+        var everywhere = configuration
+        everywhere.clientAttestationPaths = ["/"]
+        let broad = try SignetClient(configuration: everywhere)
+        try await broad.register(using: SoftwareKeyProvider())
+        #expect(try await broad.send("GET", harness.base + "/echo/attested/x").status == 200)
+
         // Without the paths configured, the client signs, which the route does not take.
         let plain = try harness.client()
         try await plain.register(using: SoftwareKeyProvider())

@@ -67,6 +67,16 @@ public struct ClientAttestationIssuer: Sendable {
         return (try await keys.sign(claims, typ: Self.type), claims)
     }
 
+    /// What a PoP by a key a device names for attestation has as `aud`: the issuing endpoint under
+    /// the attester's name. No route's audience may be it, so a PoP meant for a route, refused there
+    /// before it was claimed, never serves as consent to attest that key for another device.
+    public var consentAudience: String { Self.consentAudience(issuer: issuer) }
+
+    /// ``consentAudience`` for the attester `issuer`.
+    public static func consentAudience(issuer: String) -> String {
+        (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/signet/v1/client-attestations"
+    }
+
     static func platform(of trustLevel: TrustLevel) -> String? {
         switch trustLevel {
         case .appAttest: "ios"

@@ -12,8 +12,8 @@ import SignetStore
 ///   → `201 {"attestation", "expiresAt", "clientId", "audience"}` (the audience PoPs name on the
 ///   gateway's routes). The attested key (`cnf.jwk`) is the
 ///   device's own, or the key the request's body names (`{"jwk": {…}}`, covered by the device's
-///   signature) with an `OAuth-Client-Attestation-PoP` by that key for the attester (`aud` the
-///   attestations' issuer), claimed once: how an App Attest device, whose key signs only
+///   signature) with an `OAuth-Client-Attestation-PoP` by that key whose `aud` is this endpoint
+///   under the attester's name (``ClientAttestationIssuer/consentAudience``), claimed once: how an App Attest device, whose key signs only
 ///   assertions, has a key of its own attested for its proofs. The route goes under whatever
 ///   middleware establishes the device.
 /// - `POST /signet/v1/attestation-challenge`: a fresh challenge (§7.1) →
@@ -88,12 +88,12 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
             // proves it took part, once.
             let proofs = request.headers[values: ClientAttestationVerifier.proofField]
             guard proofs.count == 1 else {
-                throw SignetError(.clientAttestationPoPInvalid, "a key named for attestation comes with one OAuth-Client-Attestation-PoP by it, for \(issuer.issuer)")
+                throw SignetError(.clientAttestationPoPInvalid, "a key named for attestation comes with one OAuth-Client-Attestation-PoP by it, for \(issuer.consentAudience)")
             }
             _ = try await verifier.possession(
                 of: try VerificationKey(jwk: instanceKey),
                 proof: proofs[0],
-                audience: issuer.issuer,
+                audience: issuer.consentAudience,
                 requireChallenge: false,
                 now: clock()
             )

@@ -127,7 +127,7 @@ import Testing
                 }
             }
         }
-        #expect(counted.admin == 6 && counted.client == 11, "\(counted)")
+        #expect(counted.admin == 6 && counted.client == 13, "\(counted)")
     }
 
     /// The admin token and the console's cookie never cross a network in clear: an admin listener

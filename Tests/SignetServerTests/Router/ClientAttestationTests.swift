@@ -16,6 +16,8 @@ import Testing
 @Suite(.awaitsCleanups) struct ClientAttestationTests {
     static let clientID = "com.example.scores"
     static let audience = "https://api.example.com"
+    /// What a PoP of a device's consent to attest a key it names is for.
+    static let consent = AppTokenTests.issuer + "/signet/v1/client-attestations"
 
     static func start(clock: ManualClock? = nil, adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayHarness {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-attester-\(UUID().uuidString)")
@@ -89,10 +91,12 @@ import Testing
         let instance = try SigningKey.generate(.ed25519)
         let namedBody = #"{"jwk":\#(instance.verificationKey.jwk.jsonString)}"#
         #expect(try await Self.attest(harness, device, body: namedBody).reason == "client_attestation_pop_invalid")
-        let strangers = try Self.pop(try SigningKey.generate(.ed25519), audience: AppTokenTests.issuer)
+        let strangers = try Self.pop(try SigningKey.generate(.ed25519), audience: Self.consent)
         #expect(try await Self.attest(harness, device, body: namedBody, pop: strangers).reason == "client_attestation_pop_invalid")
         #expect(try await Self.attest(harness, device, body: namedBody, pop: try Self.pop(instance)).reason == "client_attestation_pop_invalid")
-        let consent = try Self.pop(instance, audience: AppTokenTests.issuer)
+        // A PoP for the attester's own name, or for the route's audience, is no consent.
+        #expect(try await Self.attest(harness, device, body: namedBody, pop: try Self.pop(instance, audience: AppTokenTests.issuer)).reason == "client_attestation_pop_invalid")
+        let consent = try Self.pop(instance, audience: Self.consent)
         let named = try await Self.attest(harness, device, body: namedBody, pop: consent)
         #expect(try await Self.attest(harness, device, body: namedBody, pop: consent).reason == "client_attestation_pop_replayed")
         let namedJWT = try #require(named.json["attestation"] as? String, "\(named.text)")
@@ -100,7 +104,7 @@ import Testing
         #expect(namedJWK["kty"] as? String == "OKP" && namedJWK["x"] as? String == instance.verificationKey.jwk.x, "\(named.text)")
         var privateJWK = instance.verificationKey.jwk
         privateJWK.d = "AAAA"
-        #expect(try await Self.attest(harness, device, body: #"{"jwk":\#(privateJWK.jsonString)}"#, pop: try Self.pop(instance, audience: AppTokenTests.issuer)).reason == "invalid_key")
+        #expect(try await Self.attest(harness, device, body: #"{"jwk":\#(privateJWK.jsonString)}"#, pop: try Self.pop(instance, audience: Self.consent)).reason == "invalid_key")
         #expect(try await Self.attest(harness, device, body: #"{"key":1}"#).reason == "malformed_message")
         #expect(try await Self.attest(harness, device, body: #"{"jwk":{"kty":"oct","k":"AAAA"}}"#).status == 400)
 
@@ -126,7 +130,7 @@ import Testing
         let request = try HTTPMessage.request(
             method: "POST",
             uri: harness.base + "/signet/v1/client-attestations",
-            fields: [("Content-Type", "application/json"), ("OAuth-Client-Attestation-PoP", try Self.pop(instance, audience: AppTokenTests.issuer))],
+            fields: [("Content-Type", "application/json"), ("OAuth-Client-Attestation-PoP", try Self.pop(instance, audience: Self.consent))],
             body: body
         )
         let answer = try await GatewayHarness.send(try signer.sign(request, created: Date(), nonce: Nonce.random()))
@@ -279,7 +283,9 @@ import Testing
                     { $0.clientAttestation?.audience = "" },
                     { $0.clientAttestation?.issueTo = .clientCertificate },
                     // Longer than a retired token key stays published.
-                    { $0.clientAttestation?.ttlSeconds = 7200 }] {
+                    { $0.clientAttestation?.ttlSeconds = 7200 },
+                    // The audience of a device's consent to attest a key.
+                    { $0.clientAttestation?.audience = Self.consent }] {
             var changed = configuration
             bad(&changed)
             #expect(throws: ConfigurationError.self) { try changed.validate() }
@@ -291,5 +297,8 @@ import Testing
         var option = configuration
         option.routes.insert(.init(prefix: "/a", access: .init(mode: "client-attestation", options: ["dpop": .bool(true)])), at: 0)
         #expect(throws: ConfigurationError.self) { try option.validate() }
+        var consentRoute = configuration
+        consentRoute.routes.insert(.init(prefix: "/a", access: .init(mode: "client-attestation", options: ["audience": .string(Self.consent)])), at: 0)
+        #expect(throws: ConfigurationError.self) { try consentRoute.validate() }
     }
 }

@@ -22,7 +22,14 @@ struct ClientAttestationFeature: GatewayFeature {
                     ? "a client-attestation route keeps the attestation from the upstream, or hands out challenges on its answers, which only Signet's proxy can do (forwardAttestation without attestationChallenge can be judged elsewhere)"
                     : nil
             },
-            check: AccessMode.needs("clientAttestation") { $0.clientAttestation != nil }
+            check: { route, configuration, at in
+                guard configuration.clientAttestation != nil, let tokens = configuration.tokens else {
+                    throw ConfigurationError.invalid("\(at).access", "\(at).access: client-attestation routes need clientAttestation")
+                }
+                if let audience = route.access.string("audience"), audience.isEmpty || audience == ClientAttestationIssuer.consentAudience(issuer: tokens.issuer) {
+                    throw ConfigurationError.invalid("\(at).audience", "\(at).audience is a server's identifier, not empty nor the consent audience \(ClientAttestationIssuer.consentAudience(issuer: tokens.issuer))")
+                }
+            }
         )
     ]
 

@@ -45,6 +45,10 @@ extension GatewayConfiguration {
         guard !attestation.audience.isEmpty else {
             throw ConfigurationError.invalid("clientAttestation.audience", "clientAttestation.audience is this server's identifier, not empty")
         }
+        let consent = ClientAttestationIssuer.consentAudience(issuer: tokens.issuer)
+        guard attestation.audience != consent else {
+            throw ConfigurationError.invalid("clientAttestation.audience", "clientAttestation.audience is not \(consent), the audience of a device's consent to attest a key")
+        }
         guard ClientAttestationIssuer.lifetimes.contains(attestation.lifetime) else {
             throw ConfigurationError.invalid("clientAttestation.ttlSeconds", "clientAttestation.ttlSeconds is 300 to 86400, not \(attestation.lifetime)")
         }
