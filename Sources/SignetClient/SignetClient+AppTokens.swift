@@ -13,12 +13,6 @@ public struct AppToken: Sendable, Hashable {
     public let dpopBound: Bool
 }
 
-/// Where a token is cached: per gateway, bearer and DPoP-bound apart.
-struct AppTokenSlot: Hashable {
-    let origin: Origin
-    let dpopBound: Bool
-}
-
 /// App tokens: asked for with a signed request (or over mutual TLS), cached per origin and kind
 /// (bearer or DPoP-bound), renewed
 /// ``SignetClientConfiguration/appTokenRenewal`` before they expire, and sent on the configured

@@ -30,17 +30,6 @@ public struct TokenAcceptance: Sendable, Hashable {
     }
 }
 
-/// What a route asks of the DPoP proofs that come with its tokens.
-public struct DPoPRequirement: Sendable, Hashable {
-    /// Each proof must carry a nonce this gateway issued recently (RFC 9449 §9), which bounds how
-    /// far ahead of use a proof can be made.
-    public var requireNonce: Bool
-
-    public init(requireNonce: Bool = false) {
-        self.requireNonce = requireNonce
-    }
-}
-
 /// Verifies a bearer token issued by someone else (Firebase App Check), for ``TokenAccessMiddleware``.
 public protocol ExternalTokenVerifier: Sendable {
     /// The identity the token speaks for, or a `token_*` error.
