@@ -8,7 +8,7 @@ import SignetStore
 /// §8): exactly one `OAuth-Client-Attestation`, a Client Attestation JWT this gateway issued (its
 /// type, a published key, the issuer, an accepted client id, not expired), its device still
 /// registered and active; exactly one `OAuth-Client-Attestation-PoP`, signed by the attested key
-/// for this server's audience within the window (``ClientAttestationPoP``); the server's challenge
+/// for this server's audience within the window (`ClientAttestationPoP`); the server's challenge
 /// where the route asks for one; and — only after all of that passed — the PoP's `jti` claimed once
 /// in the store, across instances.
 ///
@@ -138,7 +138,7 @@ public struct ClientAttestationVerifier: Sendable {
         return identity
     }
 
-    /// Checks that the holder of `key` made `proofText` for `audience` (``ClientAttestationPoP``),
+    /// Checks that the holder of `key` made `proofText` for `audience` (`ClientAttestationPoP`),
     /// with a current challenge where `requireChallenge`, and — only after that passed — claims its
     /// `jti` once across instances.
     ///
