@@ -13,6 +13,10 @@ with implementations Signet did not write.
       CHALLENGE_URL when given, then from each answer's OAuth-Client-Attestation-Challenge).
       FIXED_JTI makes every PoP carry that jti; IAT_OFFSET moves iat. Prints {"answers": [{status,
       reason, error}], "challenges": n}.
+  client_attestation_peer.py combined URL ATTESTATION JWK_FILE COUNT
+      DPoP combined mode (§6): COUNT GETs to URL, each with the attestation and, instead of a PoP, a
+      DPoP proof (RFC 9449) written with joserfc by the attested key, its nonce the latest
+      OAuth-Client-Attestation-Challenge. Prints {"answers": [...], "challenges": n}.
 """
 import json
 import sys
@@ -76,6 +80,29 @@ def client(url, attestation, jwk_file, audience, count, fixed_jti="", challenge_
     print(json.dumps({"answers": answers, "challenges": seen}))
 
 
+def combined(url, attestation, jwk_file, count):
+    with open(jwk_file) as file:
+        private = json.load(file)
+    key = JWKRegistry.import_key(private)
+    alg = "EdDSA" if private.get("kty") == "OKP" else "ES256"
+    public = {name: value for name, value in private.items() if name in ("kty", "crv", "x", "y")}
+    challenge = None
+    seen = 0
+    answers = []
+    for _ in range(count):
+        claims = {"jti": str(uuid.uuid4()), "htm": "GET", "htu": url.split("?")[0], "iat": int(time.time())}
+        if challenge:
+            claims["nonce"] = challenge
+        proof = jws.serialize_compact({"typ": "dpop+jwt", "alg": alg, "jwk": public}, json.dumps(claims).encode(), key, algorithms=[alg])
+        answer = requests.get(url, headers={"OAuth-Client-Attestation": attestation, "DPoP": proof}, timeout=10)
+        if answer.headers.get("OAuth-Client-Attestation-Challenge"):
+            challenge = answer.headers["OAuth-Client-Attestation-Challenge"]
+            seen += 1
+        body = answer.json() if answer.headers.get("Content-Type", "").startswith("application/problem+json") else {}
+        answers.append({"status": answer.status_code, "reason": body.get("reason"), "error": body.get("error")})
+    print(json.dumps({"answers": answers, "challenges": seen}))
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "verify":
@@ -84,5 +111,7 @@ if __name__ == "__main__":
         url, attestation, jwk_file, audience, count = args[:5]
         rest = args[5:] + [""] * (3 - len(args[5:]))
         client(url, attestation, jwk_file, audience, int(count), rest[0], rest[1], int(rest[2] or 0))
+    elif command == "combined":
+        combined(args[0], args[1], args[2], int(args[3]))
     else:
         raise SystemExit("unknown command " + command)

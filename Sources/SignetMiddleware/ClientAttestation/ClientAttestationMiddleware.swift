@@ -7,7 +7,8 @@ import SignetCore
 /// The `client-attestation` route policy: a Client Attestation and its PoP
 /// (draft-ietf-oauth-attestation-based-client-auth-10) in place of a signed request, checked on
 /// every request by ``ClientAttestationVerifier``, the attested device's identity put in the
-/// context (the client id as `Signet-App-Id`).
+/// context (the client id as `Signet-App-Id`). A `DPoP` proof by the attested key may stand in for
+/// the PoP (the draft's combined mode, §6).
 ///
 /// Refusals are `401` with the draft's OAuth error in the problem's `error` member and in a
 /// `WWW-Authenticate: OAuth-Client-Attestation error="…"` challenge (the draft registers no scheme;
@@ -42,7 +43,9 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
     }
 
     /// The fields that never reach the upstream unless the route forwards them.
-    static var carried: [HTTPField.Name] { [ClientAttestationVerifier.attestationField, ClientAttestationVerifier.proofField] }
+    static var carried: [HTTPField.Name] {
+        [ClientAttestationVerifier.attestationField, ClientAttestationVerifier.proofField, DPoPVerifier.proofField]
+    }
 
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let withheld = requirement.forward ? [] : Self.carried
@@ -50,7 +53,8 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
         do {
             guard let verifier else { throw SignetError(.clientAttestationInvalid, "this server issues no client attestations") }
             identity = try await verifier.identity(
-                for: request.headers,
+                for: request,
+                receivedTarget: context.signet.receivedTarget,
                 audience: requirement.audience,
                 requireChallenge: requirement.requireChallenge,
                 now: clock()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import Hummingbird
 import SignetCore
 import SignetStore
 
@@ -30,6 +31,8 @@ public struct ClientAttestationVerifier: Sendable {
     let nonces: any NonceStore
     let challengeKey: SharedServerKey
     let riskLimit: RiskLimit?
+    /// Checks the DPoP proof of a request in combined mode (§6); `nil` takes no such request.
+    let dpop: DPoPVerifier?
 
     /// The nonce-store namespace of PoP ids (no key id starts with `:`).
     static let claimNamespace = ":client-attestation"
@@ -44,6 +47,7 @@ public struct ClientAttestationVerifier: Sendable {
     ///   - devices: Resolves an attestation's `key_id` to the device, as for signatures.
     ///   - store: Where PoP ids are claimed and the challenge key is shared.
     ///   - riskLimit: The App Attest risk limit, as for signatures.
+    ///   - dpop: Checks a DPoP proof that stands in for the PoP (combined mode, §6).
     ///   - proofLifetime: How old a PoP may be.
     ///   - challengeLifetime: How long a server challenge is taken.
     ///   - clockSkew: Seconds an `exp` or `iat` may be off.
@@ -53,6 +57,7 @@ public struct ClientAttestationVerifier: Sendable {
         devices: any KeyResolver,
         store: any NonceStore & ServerSecretStore,
         riskLimit: RiskLimit? = nil,
+        dpop: DPoPVerifier? = nil,
         proofLifetime: TimeInterval = 60,
         challengeLifetime: TimeInterval = 300,
         clockSkew: TimeInterval = 30
@@ -64,6 +69,7 @@ public struct ClientAttestationVerifier: Sendable {
         self.nonces = store
         self.challengeKey = SharedServerKey(name: Self.challengeSecretName, store: store)
         self.riskLimit = riskLimit
+        self.dpop = dpop
         self.proofLifetime = proofLifetime
         self.challengeLifetime = challengeLifetime
         self.clockSkew = clockSkew
@@ -98,6 +104,47 @@ public struct ClientAttestationVerifier: Sendable {
         guard attestations.count == 1, proofs.count == 1 else {
             throw SignetError(.clientAttestationInvalid, "OAuth-Client-Attestation and its PoP are each given once")
         }
+        let (claims, key, record, trustLevel) = try await attested(attestation, now: now)
+        let proof = try await possession(of: key, proof: proofText, audience: audience, requireChallenge: requireChallenge, now: now)
+        return Self.identity(claims, record: record, trustLevel: trustLevel, jti: proof.jti, made: proof.issued)
+    }
+
+    /// The identity `request`'s attestation speaks for: with its PoP, or — where the request
+    /// carries no PoP but a `DPoP` proof and this verifier takes them — in combined mode (§6),
+    /// the DPoP proof checked as RFC 9449 says, by the attested key, carrying the challenge where
+    /// one is required, claimed once.
+    ///
+    /// - Throws: as ``identity(for:audience:requireChallenge:now:)``, and `dpop_*` codes in
+    ///   combined mode.
+    public func identity(
+        for request: Request,
+        receivedTarget: String?,
+        audience: String,
+        requireChallenge: Bool,
+        now: Date
+    ) async throws -> SignetIdentity {
+        let fields = request.headers
+        guard fields[values: Self.proofField].isEmpty, let dpop, !fields[values: DPoPVerifier.proofField].isEmpty else {
+            return try await identity(for: fields, audience: audience, requireChallenge: requireChallenge, now: now)
+        }
+        let attestations = fields[values: Self.attestationField]
+        guard let attestation = attestations.first else {
+            throw SignetError(.clientAttestationMissing, "this route needs OAuth-Client-Attestation with its PoP or DPoP proof")
+        }
+        guard attestations.count == 1 else { throw SignetError(.clientAttestationInvalid, "OAuth-Client-Attestation is given once") }
+        let (claims, key, record, trustLevel) = try await attested(attestation, now: now)
+        let proof = try dpop.proof(request, receivedTarget: receivedTarget, accessToken: nil, now: now)
+        guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(try key.jwk.thumbprint.utf8)) else {
+            throw SignetError(.clientAttestationPoPInvalid, "the DPoP proof is signed by another key than the attested one (cnf.jwk)")
+        }
+        if requireChallenge { try await requireCurrentChallenge(proof.nonce, now: now) }
+        try await dpop.claim(proof, now: now)
+        return Self.identity(claims, record: record, trustLevel: trustLevel, jti: proof.jti, made: proof.issued)
+    }
+
+    /// The claims, attested key and device of an attestation this gateway issued, every check of
+    /// §8.1 passed.
+    private func attested(_ attestation: String, now: Date) async throws -> (ClientAttestationClaims, VerificationKey, KeyRecord, TrustLevel) {
         let claims = try await keys.verify(
             attestation,
             as: ClientAttestationClaims.self,
@@ -123,19 +170,39 @@ public struct ClientAttestationVerifier: Sendable {
             throw SignetError(.clientAttestationInvalid, "the attested device is no longer registered or is revoked")
         }
         try riskLimit?.check(record.owner)
-        let proof = try await possession(of: key, proof: proofText, audience: audience, requireChallenge: requireChallenge, now: now)
+        return (claims, key, record, trustLevel)
+    }
+
+    /// Who a request whose attestation and proof passed is from: the attested device, the client
+    /// id as its app.
+    private static func identity(_ claims: ClientAttestationClaims, record: KeyRecord, trustLevel: TrustLevel, jti: String, made: Date) -> SignetIdentity {
         var identity = SignetIdentity(
             deviceID: claims.deviceID,
             keyID: claims.keyID,
             trustLevel: trustLevel,
             algorithm: "client-attestation",
-            nonce: proof.jti,
-            created: proof.issued,
+            nonce: jti,
+            created: made,
             user: record.owner?.user,
             appID: claims.sub
         )
         identity.riskMetric = record.owner?.riskMetric
         return identity
+    }
+
+    /// Refuses with a fresh challenge unless `challenge` is a current one of this gateway's.
+    private func requireCurrentChallenge(_ challenge: String?, now: Date) async throws {
+        let secret = try await challengeKey.key()
+        let current = challenge.map {
+            ServerNonce.isCurrent($0, .clientAttestationChallenge, secret: secret, lifetime: challengeLifetime, clockSkew: clockSkew, now: now)
+        }
+        guard current != true else { return }
+        var refusal = ChallengedRefusal(
+            SignetError(.clientAttestationChallengeRequired, "this route needs a current server challenge in the proof: use OAuth-Client-Attestation-Challenge of this answer"),
+            challenges: []
+        )
+        refusal.fields[Self.challengeField] = ServerNonce.mint(.clientAttestationChallenge, secret: secret, now: now).value
+        throw refusal
     }
 
     /// Checks that the holder of `key` made `proofText` for `audience` (`ClientAttestationPoP`),
@@ -159,20 +226,7 @@ public struct ClientAttestationVerifier: Sendable {
             lifetime: proofLifetime,
             clockSkew: clockSkew
         )
-        if requireChallenge {
-            let secret = try await challengeKey.key()
-            let current = proof.challenge.map {
-                ServerNonce.isCurrent($0, .clientAttestationChallenge, secret: secret, lifetime: challengeLifetime, clockSkew: clockSkew, now: now)
-            }
-            guard current == true else {
-                var refusal = ChallengedRefusal(
-                    SignetError(.clientAttestationChallengeRequired, "this route needs a current server challenge in the PoP: use OAuth-Client-Attestation-Challenge of this answer"),
-                    challenges: []
-                )
-                refusal.fields[Self.challengeField] = ServerNonce.mint(.clientAttestationChallenge, secret: secret, now: now).value
-                throw refusal
-            }
-        }
+        if requireChallenge { try await requireCurrentChallenge(proof.challenge, now: now) }
         let claimed = try await nonces.claim(
             keyID: Self.claimNamespace,
             nonce: (try key.jwk.thumbprint) + "." + proof.jti,

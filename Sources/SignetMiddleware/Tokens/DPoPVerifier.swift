@@ -75,6 +75,42 @@ public struct DPoPVerifier: Sendable {
         requireNonce: Bool,
         now: Date
     ) async throws -> (@Sendable (inout Response) async throws -> Void)? {
+        let proof = try self.proof(request, receivedTarget: receivedTarget, accessToken: accessToken, now: now)
+        guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
+            throw ChallengedRefusal(
+                SignetError(.dpopKeyMismatch, "the proof is signed by another key than the one the token is bound to"),
+                challenges: [Self.challenge(error: "invalid_token")]
+            )
+        }
+        var renewal: (@Sendable (inout Response) async throws -> Void)?
+        if requireNonce {
+            let key = try await nonceKey.key()
+            guard let nonce = proof.nonce,
+                let issued = ServerNonce.issued(verifying: nonce, .dpop, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
+            else {
+                var refusal = ChallengedRefusal(
+                    SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
+                    challenges: [Self.challenge(error: "use_dpop_nonce")]
+                )
+                refusal.fields[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
+                throw refusal
+            }
+            if now.timeIntervalSince(issued) > nonceLifetime / 2 {
+                let fresh = ServerNonce.mint(.dpop, secret: key, now: now).value
+                renewal = { response in response.headers[Self.nonceField] = fresh }
+            }
+        }
+        try await claim(proof, now: now)
+        return renewal
+    }
+
+    /// The request's one `DPoP` proof, checked for this request as RFC 9449 §4.3 says (``check``'s
+    /// first step; the key, nonce and claim are the caller's). A client attestation in combined
+    /// mode (draft-ietf-oauth-attestation-based-client-auth-10 §6) checks its own key and
+    /// challenge between this and ``claim(_:now:)``.
+    ///
+    /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
+    public func proof(_ request: Request, receivedTarget: String?, accessToken: String?, now: Date) throws -> DPoPProof {
         let values = request.headers[values: Self.proofField]
         guard let proofText = values.first else {
             throw ChallengedRefusal(SignetError(.dpopProofMissing, "this route's tokens need a DPoP proof"), challenges: [Self.challenge()])
@@ -102,30 +138,14 @@ public struct DPoPVerifier: Sendable {
         } catch let error as SignetError {
             throw refusal(error)
         }
-        guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
-            throw ChallengedRefusal(
-                SignetError(.dpopKeyMismatch, "the proof is signed by another key than the one the token is bound to"),
-                challenges: [Self.challenge(error: "invalid_token")]
-            )
-        }
-        var renewal: (@Sendable (inout Response) async throws -> Void)?
-        if requireNonce {
-            let key = try await nonceKey.key()
-            guard let nonce = proof.nonce,
-                let issued = ServerNonce.issued(verifying: nonce, .dpop, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
-            else {
-                var refusal = ChallengedRefusal(
-                    SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
-                    challenges: [Self.challenge(error: "use_dpop_nonce")]
-                )
-                refusal.fields[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
-                throw refusal
-            }
-            if now.timeIntervalSince(issued) > nonceLifetime / 2 {
-                let fresh = ServerNonce.mint(.dpop, secret: key, now: now).value
-                renewal = { response in response.headers[Self.nonceField] = fresh }
-            }
-        }
+        return proof
+    }
+
+    /// Claims `proof`'s `jti` once across instances, keyed by its key's thumbprint: the last step,
+    /// after every other check passed.
+    ///
+    /// - Throws: ``ChallengedRefusal`` with `dpop_proof_replayed`.
+    public func claim(_ proof: DPoPProof, now: Date) async throws {
         let claimed = try await nonces.claim(
             keyID: Self.claimNamespace,
             nonce: proof.thumbprint + "." + proof.jti,
@@ -133,7 +153,6 @@ public struct DPoPVerifier: Sendable {
             now: now
         )
         guard claimed else { throw refusal(SignetError(.dpopProofReplayed, "this DPoP proof was used before")) }
-        return renewal
     }
 
     private func refusal(_ error: SignetError) -> ChallengedRefusal {

@@ -112,5 +112,12 @@ import Testing
         let followed = try await Self.client(harness.base + "/echo/challenged/x", attestation, jwk, count: 2)
         #expect(followed.reasons == ["client_attestation_challenge_required", "-"], "\(followed.answers)")
         #expect(followed.errors.first == "use_attestation_challenge")
+
+        // Combined mode: DPoP proofs written with joserfc stand in for the PoP, the challenge in
+        // their nonce after the first refusal.
+        let output = try await PythonPeer.run("client_attestation_peer.py", ["combined", harness.base + "/echo/challenged/z", attestation, jwk.path, "3"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let answers = try #require(json["answers"] as? [[String: Any]])
+        #expect(answers.map { ($0["reason"] as? String) ?? "-" } == ["client_attestation_challenge_required", "-", "-"], "\(answers)")
     }
 }

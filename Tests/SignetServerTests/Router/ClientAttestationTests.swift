@@ -253,6 +253,42 @@ import Testing
         #expect(forged.reason == "client_attestation_challenge_required" && forged.headers["OAuth-Client-Attestation-Challenge"].first != nil)
     }
 
+    /// The draft's combined mode (§6): a DPoP proof by the attested key stands in for the PoP,
+    /// checked as RFC 9449 says, claimed once, carrying the challenge where the route asks for one.
+    @Test func aDPoPProofByTheAttestedKeyStandsInForThePoP() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.p256)
+        let jwt = try await Self.attestation(harness, device)
+        let url = harness.base + "/echo/attested/x"
+        func dpop(_ key: SigningKey, _ url: String, method: String = "GET", nonce: String? = nil) throws -> String {
+            try DPoPProof.make(key: key, method: method, url: url, accessToken: nil, nonce: nonce, now: Date())
+        }
+        let proof = try dpop(device.key, url)
+        let accepted = try await Self.send(url, [("OAuth-Client-Attestation", jwt), ("DPoP", proof)])
+        let seen = accepted.json["headers"] as? [String: String] ?? [:]
+        #expect(accepted.status == 200 && seen["signet-device"] == device.deviceID, "\(accepted.text)")
+        #expect(seen["dpop"] == nil && seen["oauth-client-attestation"] == nil, "\(seen)")
+        let cases: [(String, [(String, String)], String)] = [
+            ("the same proof again", [("OAuth-Client-Attestation", jwt), ("DPoP", proof)], "dpop_proof_replayed"),
+            ("a proof by another key", [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(try SigningKey.generate(.p256), url))], "client_attestation_pop_invalid"),
+            ("a proof for another URL", [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, url + "y"))], "dpop_proof_invalid"),
+            ("a proof for another method", [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, url, method: "POST"))], "dpop_proof_invalid"),
+            ("a proof without its attestation", [("DPoP", try dpop(device.key, url))], "client_attestation_missing"),
+        ]
+        for (name, fields, expected) in cases {
+            let answer = try await Self.send(url, fields)
+            #expect(answer.status == 401 && answer.reason == expected, "\(name): \(answer.text)")
+        }
+        // On a challenge route the proof's nonce is the challenge.
+        let challenged = harness.base + "/echo/challenged/x"
+        let first = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged))])
+        #expect(first.reason == "client_attestation_challenge_required", "\(first.text)")
+        let challenge = try #require(first.headers["OAuth-Client-Attestation-Challenge"].first)
+        let second = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged, nonce: challenge))])
+        #expect(second.status == 200, "\(second.text)")
+    }
+
     /// A monitored route forwards with the verdict, never with the attestation or its PoP, and
     /// never the challenge a refusal hands out.
     @Test func aMonitoredRouteForwardsWithTheVerdictAndWithoutTheAttestation() async throws {

@@ -41,7 +41,7 @@ struct ClientAttestationFeature: GatewayFeature {
     init?(_ context: FeatureContext) throws {
         let configuration = context.configuration
         guard let settings = configuration.clientAttestation else { return nil }
-        guard let tokens = context.feature(TokensFeature.self)?.issuer else {
+        guard let tokensFeature = context.feature(TokensFeature.self), let tokens = tokensFeature.issuer else {
             throw ConfigurationError.invalid("clientAttestation", "clientAttestation needs tokens: attestations are signed with the token keys")
         }
         let dependencies = context.dependencies
@@ -56,6 +56,7 @@ struct ClientAttestationFeature: GatewayFeature {
             devices: dependencies.keyCache,
             store: dependencies.store,
             riskLimit: configuration.appAttest?.riskLimit,
+            dpop: tokensFeature.dpop,
             proofLifetime: TimeInterval(settings.popLifetime ?? 60),
             challengeLifetime: TimeInterval(settings.challengeLifetime ?? 300),
             clockSkew: TimeInterval(configuration.policy.clockSkewSeconds)
