@@ -104,10 +104,11 @@ public struct DPoPVerifier: Sendable {
         return renewal
     }
 
-    /// The request's one `DPoP` proof, checked for this request as RFC 9449 §4.3 says (``check``'s
-    /// first step; the key, nonce and claim are the caller's). A client attestation in combined
-    /// mode (draft-ietf-oauth-attestation-based-client-auth-10 §6) checks its own key and
-    /// challenge between this and ``claim(_:now:)``.
+    /// The request's one `DPoP` proof, checked for this request as RFC 9449 §4.3 says: the first
+    /// step of ``check(_:receivedTarget:accessToken:boundTo:requireNonce:now:)``, the key, nonce
+    /// and claim left to the caller. A client attestation in combined mode
+    /// (draft-ietf-oauth-attestation-based-client-auth-10 §6) checks its own key and challenge
+    /// between this and ``claim(_:now:)``.
     ///
     /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
     public func proof(_ request: Request, receivedTarget: String?, accessToken: String?, now: Date) throws -> DPoPProof {
