@@ -46,6 +46,12 @@ def verify(attestation, jwks_url, issuer, client_id):
     print(json.dumps({"header": header, "claims": claims}))
 
 
+def outcome(answer):
+    """An answer's status, and a refusal's reason code and OAuth error."""
+    body = answer.json() if answer.headers.get("Content-Type", "").startswith("application/problem+json") else {}
+    return {"status": answer.status_code, "reason": body.get("reason"), "error": body.get("error")}
+
+
 def client(url, attestation, jwk_file, audience, count, fixed_jti="", challenge_url="", iat_offset=0):
     with open(jwk_file) as file:
         private = json.load(file)
@@ -72,11 +78,10 @@ def client(url, attestation, jwk_file, audience, count, fixed_jti="", challenge_
             headers={"OAuth-Client-Attestation": attestation, "OAuth-Client-Attestation-PoP": pop},
             timeout=10,
         )
+        answers.append(outcome(answer))
         if answer.headers.get("OAuth-Client-Attestation-Challenge"):
             challenge = answer.headers["OAuth-Client-Attestation-Challenge"]
             seen += 1
-        body = answer.json() if answer.headers.get("Content-Type", "").startswith("application/problem+json") else {}
-        answers.append({"status": answer.status_code, "reason": body.get("reason"), "error": body.get("error")})
     print(json.dumps({"answers": answers, "challenges": seen}))
 
 
@@ -95,11 +100,10 @@ def combined(url, attestation, jwk_file, count):
             claims["nonce"] = challenge
         proof = jws.serialize_compact({"typ": "dpop+jwt", "alg": alg, "jwk": public}, json.dumps(claims).encode(), key, algorithms=[alg])
         answer = requests.get(url, headers={"OAuth-Client-Attestation": attestation, "DPoP": proof}, timeout=10)
+        answers.append(outcome(answer))
         if answer.headers.get("OAuth-Client-Attestation-Challenge"):
             challenge = answer.headers["OAuth-Client-Attestation-Challenge"]
             seen += 1
-        body = answer.json() if answer.headers.get("Content-Type", "").startswith("application/problem+json") else {}
-        answers.append({"status": answer.status_code, "reason": body.get("reason"), "error": body.get("error")})
     print(json.dumps({"answers": answers, "challenges": seen}))
 
 

@@ -35,7 +35,7 @@ public struct DPoPProof: Sendable {
     /// The algorithms as a `WWW-Authenticate: DPoP algs="…"` parameter lists them.
     public static var algorithmNames: String { CompactJWS.algorithmNames }
 
-    private struct Header: Decodable {
+    private struct Header: ClientJWSHeader {
         var typ: String?
         var alg: String?
         var jwk: JWK?
@@ -75,13 +75,7 @@ public struct DPoPProof: Sendable {
         guard let jws = CompactJWS(proof, maximumBytes: Self.maximumBytes) else {
             throw Self.invalid("the proof is not a compact JWS of at most \(Self.maximumBytes) bytes")
         }
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(jws.header)) else {
-            throw Self.invalid("the proof's header is not a JSON object of the expected members")
-        }
-        guard header.crit == nil else { throw Self.invalid("the proof's header has critical extensions") }
-        guard header.typ?.lowercased() == Self.type else {
-            throw Self.invalid("the proof's typ is \(header.typ.map { $0.debugDescription } ?? "missing"), not \(Self.type)")
-        }
+        let header = try jws.header(Header.self, typ: Self.type, invalid: Self.invalid)
         guard let alg = header.alg, let algorithm = Self.algorithms[alg] else {
             throw Self.invalid("the proof's alg \(header.alg.map { $0.debugDescription } ?? "(none)") is not one of \(Self.algorithmNames)")
         }
@@ -98,9 +92,7 @@ public struct DPoPProof: Sendable {
             throw Self.invalid("the proof's jwk is a \(key.type.rawValue) key, which \(alg) does not use")
         }
         guard jws.isSigned(by: key, alg: alg) else { throw Self.invalid("the proof's signature does not verify with its jwk") }
-        guard let claims = try? JSONDecoder().decode(Claims.self, from: Data(jws.payload)) else {
-            throw Self.invalid("the proof's claims are not a JSON object of the expected members")
-        }
+        let claims = try jws.claims(Claims.self, invalid: Self.invalid)
         guard let jti = claims.jti, !jti.isEmpty, jti.utf8.count <= Self.maximumJTIBytes else {
             throw Self.invalid("the proof's jti is missing or longer than \(Self.maximumJTIBytes) bytes")
         }
@@ -110,12 +102,14 @@ public struct DPoPProof: Sendable {
         guard let htu = claims.htu, let proofURI = Self.normalizedURI(htu), proofURI == Self.normalizedURI(targetURI) else {
             throw Self.invalid("the proof's htu \(claims.htu.map { $0.debugDescription } ?? "(none)") is not this request's URI \(targetURI)")
         }
-        // A time past any real one (`1e300`) is refused here: it must never reach an integer conversion.
-        guard let iat = claims.iat, iat.isFinite, abs(iat) < 1e11 else { throw Self.invalid("the proof has no iat, or one past any real time") }
-        let issued = Date(timeIntervalSince1970: iat)
-        guard issued.timeIntervalSince(now) <= clockSkew, now.timeIntervalSince(issued) <= lifetime + clockSkew else {
-            throw SignetError(.dpopProofStale, "the proof was made at \(Int(iat)), outside the \(Int(lifetime)) s window around now")
-        }
+        let issued = try CompactJWS.issued(
+            claims.iat,
+            now: now,
+            lifetime: lifetime,
+            clockSkew: clockSkew,
+            invalid: Self.invalid,
+            stale: .dpopProofStale
+        )
         if let accessToken {
             let expected = Base64.urlEncode(SHA256.hash(data: Array(accessToken.utf8)))
             guard let ath = claims.ath, ConstantTime.equals(Array(ath.utf8), Array(expected.utf8)) else {

@@ -68,6 +68,65 @@ struct CompactJWS {
     }
 }
 
+/// The members of a client's JWS header that every proof is checked for.
+protocol ClientJWSHeader: Decodable {
+    var typ: String? { get }
+    var alg: String? { get }
+    var crit: [String]? { get }
+}
+
+extension CompactJWS {
+    /// The header as `Header`: a JSON object of its members, no `crit` (RFC 7515 §4.1.11), and the
+    /// JWT type `typ` (compared case-insensitively, RFC 7515 §4.1.9); `invalid` says why not.
+    func header<Header: ClientJWSHeader>(
+        _: Header.Type,
+        typ: String,
+        invalid: (String) -> SignetError
+    ) throws -> Header {
+        guard let decoded = try? JSONDecoder().decode(Header.self, from: Data(header)) else {
+            throw invalid("the proof's header is not a JSON object of the expected members")
+        }
+        guard decoded.crit == nil else { throw invalid("the proof's header has critical extensions") }
+        guard decoded.typ?.lowercased() == typ else {
+            throw invalid("the proof's typ is \(decoded.typ.map { $0.debugDescription } ?? "missing"), not \(typ)")
+        }
+        return decoded
+    }
+
+    /// The payload as `Claims`, a JSON object of its members; `invalid` says why not.
+    func claims<Claims: Decodable>(_: Claims.Type, invalid: (String) -> SignetError) throws -> Claims {
+        guard let decoded = try? JSONDecoder().decode(Claims.self, from: Data(payload)) else {
+            throw invalid("the proof's claims are not a JSON object of the expected members")
+        }
+        return decoded
+    }
+
+    /// Whether a NumericDate (RFC 7519 §2) is one a clock can show: finite, and short of `1e11`
+    /// seconds. A value past that (`1e300`) must never reach an integer conversion, which would
+    /// stop the process.
+    static func isRealTime(_ seconds: Double) -> Bool { seconds.isFinite && abs(seconds) < 1e11 }
+
+    /// When a proof was made: its `iat`, no later than `clockSkew` after `now` and no earlier than
+    /// `lifetime` and `clockSkew` before it.
+    ///
+    /// - Throws: `invalid`'s error without a real `iat`; `stale` outside the window.
+    static func issued(
+        _ iat: Double?,
+        now: Date,
+        lifetime: TimeInterval,
+        clockSkew: TimeInterval,
+        invalid: (String) -> SignetError,
+        stale: SignetError.Code
+    ) throws -> Date {
+        guard let iat, isRealTime(iat) else { throw invalid("the proof has no iat, or one past any real time") }
+        let issued = Date(timeIntervalSince1970: iat)
+        guard issued.timeIntervalSince(now) <= clockSkew, now.timeIntervalSince(issued) <= lifetime + clockSkew else {
+            throw SignetError(stale, "the proof was made at \(Int(iat)), outside the \(Int(lifetime)) s window around now")
+        }
+        return issued
+    }
+}
+
 extension JWK {
     /// Whether the key carries private members (`d`, RSA's primes, a symmetric `k`): a client that
     /// sends one has sent its secret, and the key is refused.

@@ -80,13 +80,8 @@ struct ClientAttestationFeature: GatewayFeature {
             clock: d.clock
         )
         routes.addChallenge(to: router)
-        let minimum: TrustLevel =
-            switch settings.issuance {
-            case .appAttest: .appAttest
-            case .androidKeyAttestation: .androidKeyAttestation
-            case .attested: .attested
-            default: .deviceKey
-            }
+        // Validation refuses `client-certificate`: a PoP needs a key the app holds.
+        let minimum = settings.issuance.minimumTrustLevel ?? .deviceKey
         routes.addIssuing(
             to: router.group().add(
                 middleware: SignetVerificationMiddleware(verifier: d.requestVerifier, requirement: .trustLevel(minimum), metrics: d.metrics, clock: d.clock)

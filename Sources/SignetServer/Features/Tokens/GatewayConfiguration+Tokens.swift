@@ -32,6 +32,17 @@ extension GatewayConfiguration {
             /// Devices attested by either platform.
             case attested
             case clientCertificate = "client-certificate"
+
+            /// The level a signature must meet to be issued to; `nil` for a client certificate.
+            var minimumTrustLevel: TrustLevel? {
+                switch self {
+                case .deviceKey: .deviceKey
+                case .appAttest: .appAttest
+                case .androidKeyAttestation: .androidKeyAttestation
+                case .attested: .attested
+                case .clientCertificate: nil
+                }
+            }
         }
 
         /// The `iss` of every token.

@@ -91,30 +91,22 @@ struct TokensFeature: GatewayFeature {
         let d = dependencies
         let routes = SignetTokenRoutes<SignetRequestContext>(issuer: issuer, devices: d.store, dpop: dpop, clock: d.clock)
         routes.addJWKS(to: router)
-        switch tokens.issuance {
-        case .clientCertificate:
+        guard let minimum = tokens.issuance.minimumTrustLevel else {
             routes.addIssuing(
                 to: router.group().add(middleware: ClientCertificateMiddleware(verifier: clientCertificates, metrics: d.metrics, clock: d.clock))
             )
-        case .deviceKey, .appAttest, .androidKeyAttestation, .attested:
-            let minimum: TrustLevel =
-                switch tokens.issuance {
-                case .appAttest: .appAttest
-                case .androidKeyAttestation: .androidKeyAttestation
-                case .attested: .attested
-                default: .deviceKey
-                }
-            routes.addIssuing(
-                to: router.group().add(
-                    middleware: SignetVerificationMiddleware(
-                        verifier: d.requestVerifier,
-                        requirement: .trustLevel(minimum),
-                        metrics: d.metrics,
-                        clock: d.clock
-                    )
+            return
+        }
+        routes.addIssuing(
+            to: router.group().add(
+                middleware: SignetVerificationMiddleware(
+                    verifier: d.requestVerifier,
+                    requirement: .trustLevel(minimum),
+                    metrics: d.metrics,
+                    clock: d.clock
                 )
             )
-        }
+        )
     }
 
     static let endpoints = ["/signet/v1/tokens", "/signet/v1/jwks"]
