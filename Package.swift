@@ -342,7 +342,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetCoreTests",
-            dependencies: ["SignetCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "SignetCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -358,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "SignetAppAttestTests",
             dependencies: [
-                "SignetCore", "SignetAppAttest", "SignetSimulator",
+                "SignetCore", "SignetAppAttest", "SignetSimulator", "SignetTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -11,13 +11,15 @@ venv=".build/python"
 # the package's Playwright half is not needed) checks each console page in that browser.
 # httpx and h2 speak HTTP/2 to the gateway (HTTP2Tests). grpcio with xds-protos (Envoy's own
 # protocol definitions) is Envoy's ext_authz client (ExtAuthzInteropTests). requests-oauth2client
-# is a DPoP client (RFC 9449) with its own proofs and nonce handling (DPoPInteropTests).
-if ! "$venv/bin/python" -c 'import http_message_signatures, requests, pyhpke, jwt, joserfc, selenium, schemathesis, httpx, h2, grpc, envoy.service.auth.v3.external_auth_pb2, requests_oauth2client, importlib.util, sys
+# is a DPoP client (RFC 9449) with its own proofs and nonce handling (DPoPInteropTests). cbor2
+# writes App Attest assertions as iOS 27 does, extensions and all (AppBuildTests).
+if ! "$venv/bin/python" -c 'import http_message_signatures, requests, pyhpke, jwt, joserfc, selenium, schemathesis, httpx, h2, grpc, envoy.service.auth.v3.external_auth_pb2, requests_oauth2client, cbor2, importlib.util, sys
 sys.exit(importlib.util.find_spec("axe_playwright_python") is None)' 2>/dev/null; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check 'http-message-signatures==3.0.0' requests 'pyhpke==0.6.5' \
     'PyJWT==2.15.1' 'joserfc==1.8.0' 'selenium==4.51.0' 'schemathesis==4.32.5' \
-    'httpx[http2]==0.28.1' 'grpcio==1.85.3' 'xds-protos==1.85.0' 'requests-oauth2client==1.8.0'
+    'httpx[http2]==0.28.1' 'grpcio==1.85.3' 'xds-protos==1.85.0' 'requests-oauth2client==1.8.0' \
+    'cbor2==6.3.0'
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps 'axe-playwright-python==0.1.8'
 fi
 export SIGNET_PYTHON="$PWD/$venv/bin/python"

@@ -21,11 +21,23 @@ public struct AppAttestAssertionVerifier: Sendable {
         publicKey: VerificationKey,
         previousCounter: UInt32? = nil
     ) throws -> UInt32 {
+        try verifyAssertion(assertion, clientData: clientData, publicKey: publicKey, previousCounter: previousCounter)
+            .signCount
+    }
+
+    /// Verifies and returns the assertion's authenticator data: its counter and the app build the
+    /// device signed into it (iOS 27).
+    public func verifyAssertion(
+        _ assertion: [UInt8],
+        clientData: [UInt8],
+        publicKey: VerificationKey,
+        previousCounter: UInt32? = nil
+    ) throws -> AuthenticatorData {
         let object = try CBORDecoder().decode(assertion)
         guard let signature = object[text: "signature"]?.bytes,
             let authDataBytes = object[text: "authenticatorData"]?.bytes
         else { throw SignetError(.malformedCBOR, "an assertion needs signature and authenticatorData") }
-        let authData = try AuthenticatorData(authDataBytes)
+        let authData = try AuthenticatorData(authDataBytes, assertion: true)
         guard let key = publicKey.p256PublicKey else { throw SignetError(.algMismatch, "App Attest keys are P-256") }
         let nonce = SHA256.hash(data: authDataBytes + Array(SHA256.hash(data: clientData)))
         guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
@@ -39,13 +51,14 @@ public struct AppAttestAssertionVerifier: Sendable {
         if let previousCounter, authData.signCount <= previousCounter {
             throw SignetError(.counterNotIncreasing, "counter \(authData.signCount) is not above \(previousCounter)")
         }
-        return authData.signCount
+        return authData
     }
 }
 
 /// `apple-app-attest` as an RFC 9421 algorithm: the client asks App Attest for an assertion with
 /// `clientData` = the signature base; the `Signature` value is the CBOR assertion. The counter it
-/// carries comes back as `AlgorithmEvidence/counter` for the store's atomic advance.
+/// carries comes back as `AlgorithmEvidence/counter` for the store's atomic advance, and the app
+/// build it declares as `AlgorithmEvidence/appBuild` for the route's policy.
 public struct AppAttestAlgorithm: SignatureAlgorithm {
     public let verifier: AppAttestAssertionVerifier
 
@@ -65,6 +78,7 @@ public struct AppAttestAlgorithm: SignatureAlgorithm {
 
     public func verify(_ signature: [UInt8], over base: [UInt8], with key: VerificationKey) throws -> AlgorithmEvidence
     {
-        AlgorithmEvidence(counter: UInt64(try verifier.verify(assertion: signature, clientData: base, publicKey: key)))
+        let authData = try verifier.verifyAssertion(signature, clientData: base, publicKey: key)
+        return AlgorithmEvidence(counter: UInt64(authData.signCount), appBuild: authData.appBuild)
     }
 }

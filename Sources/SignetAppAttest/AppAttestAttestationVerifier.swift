@@ -158,6 +158,10 @@ public struct AppAttestAttestationVerifier: Sendable {
                 if let receiptError { throw receiptError }
             }
         }
+        // Step 11 (iOS 27): the app build the device signed in is one the policy accepts.
+        if report.passed, let appBuild = policy.appBuild {
+            step("11. app build: \(Self.describe(authData.appBuild))") { try appBuild.check(authData.appBuild) }
+        }
         if report.passed, let appID, let environment, let key = try? VerificationKey(p256X963: point),
             let receipt = report.verifiedReceipt
         {
@@ -168,7 +172,8 @@ public struct AppAttestAttestationVerifier: Sendable {
                 appID: appID,
                 receipt: receipt,
                 leafNotAfter: leaf.notValidAfter,
-                osVersion: Self.osVersion(in: leaf)
+                osVersion: Self.osVersion(in: leaf),
+                appBuild: authData.appBuild
             )
         }
         return report
@@ -197,6 +202,12 @@ public struct AppAttestAttestationVerifier: Sendable {
         }
         if rest.count == 1, let intermediate = rest.first { intermediates.insert(intermediate) }
         return true
+    }
+
+    /// `app-store 42`, or `undeclared`.
+    static func describe(_ build: AppBuild) -> String {
+        build.isUndeclared
+            ? "undeclared" : "\(build.category?.name ?? "no category") \(build.bundleVersion ?? "no version")"
     }
 
     static let osVersionExtension: ASN1ObjectIdentifier = [1, 2, 840, 113_635, 100, 8, 7]

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import SignetCore
 import SwiftASN1
 import X509
 
@@ -26,14 +27,19 @@ public struct AppAttestPolicy: Sendable {
     /// Roots for receipts: Apple Root CA - G3 by default; the attestation roots when those are given
     /// and these are not (a simulator's one root signs both).
     public var receiptRoots: [Certificate]
+    /// Which app builds may register (iOS 27's validation category and bundle version): checked as
+    /// the last step, after everything Apple signed verified. Any when `nil`.
+    public var appBuild: AppBuildPolicy?
 
     public init(
         appIDs: Set<String>,
         allowDevelopment: Bool = false,
         clientDataHash: ClientDataHash = .sha256OfChallenge,
         roots: [Certificate]? = nil,
-        receiptRoots: [Certificate]? = nil
+        receiptRoots: [Certificate]? = nil,
+        appBuild: AppBuildPolicy? = nil
     ) throws {
+        self.appBuild = appBuild
         self.appIDs = appIDs
         self.allowDevelopment = allowDevelopment
         self.clientDataHash = clientDataHash

@@ -20,4 +20,6 @@ public struct VerifiedAttestation: Sendable {
     public var leafNotAfter: Date
     /// The OS version the leaf certificate states (extension 1.2.840.113635.100.8.7), where present.
     public var osVersion: String?
+    /// The app build the device signed into the attestation (iOS 27); undeclared before.
+    public var appBuild: AppBuild = AppBuild()
 }

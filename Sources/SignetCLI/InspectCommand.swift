@@ -100,6 +100,7 @@ struct InspectAttestation: AsyncParsableCommand {
             }
             if let credential = authData.credentialID { print("credentialId: \(Base64.encode(credential))") }
             if authData.extensions != nil { print("extensions: present") }
+            print(InspectAppBuild.line(authData.appBuild))
         }
         print("receipt: \(inspection.receipt.count) bytes")
         if let receipt = inspection.verifiedReceipt {
@@ -148,10 +149,11 @@ struct InspectAssertion: ParsableCommand {
     func run() throws {
         let assertion = try readInspectedObject(file)
         if let object = try? CBORDecoder().decode(assertion), let bytes = object[text: "authenticatorData"]?.bytes,
-            let authData = try? AuthenticatorData(bytes)
+            let authData = try? AuthenticatorData(bytes, assertion: true)
         {
             print("rpIdHash: \(Hex.encode(authData.rpIDHash))")
             print("flags: 0x\(String(authData.flags, radix: 16)), counter: \(authData.signCount)")
+            print(InspectAppBuild.line(authData.appBuild))
         }
         do {
             let counter = try AppAttestAssertionVerifier(appIDs: Set(appIDs)).verify(
@@ -166,5 +168,15 @@ struct InspectAssertion: ParsableCommand {
             print("reason: \(error.reason)")
             throw ExitCode(1)
         }
+    }
+}
+
+/// How `signet inspect` prints the app build a device declared (iOS 27).
+enum InspectAppBuild {
+    /// `app-build: category app-store (4), bundle version 42`, or `app-build: undeclared (iOS 26 and older)`.
+    static func line(_ build: AppBuild) -> String {
+        guard !build.isUndeclared else { return "app-build: undeclared (iOS 26 and older)" }
+        let category = build.category.map { "\($0.name) (\($0.rawValue))" } ?? "none"
+        return "app-build: category \(category), bundle version \(build.bundleVersion ?? "none")"
     }
 }

@@ -19,6 +19,9 @@ public struct SignetIdentity: Sendable, Hashable {
     public var riskMetric: Int?
     /// The app a Firebase App Check token was issued to (forwarded as `Signet-App-Id`).
     public var appID: String?
+    /// The app build an App Attest assertion declared (iOS 27; forwarded as `Signet-App-Category`
+    /// and `Signet-App-Version`); `nil` for other signatures.
+    public var appBuild: AppBuild?
 
     public init(
         deviceID: String?,
@@ -56,5 +59,6 @@ public struct SignetIdentity: Sendable, Hashable {
             user: verified.owner?.user
         )
         riskMetric = verified.owner?.riskMetric
+        appBuild = verified.evidence.appBuild
     }
 }

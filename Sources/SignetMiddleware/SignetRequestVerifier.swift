@@ -21,15 +21,20 @@ public struct SignetRequestVerifier: Sendable {
     public var maximumBodyBytes: Int
     /// Refuses (or only flags) App Attest devices whose risk metric is above a limit.
     public var riskLimit: RiskLimit?
+    /// Which app builds an App Attest assertion may declare (iOS 27), wherever a request is verified
+    /// and the route gives no policy of its own; any when `nil`.
+    public var appBuild: AppBuildPolicy?
 
     public init(
         verifier: MessageVerifier,
         publicScheme: String,
         publicAuthority: String? = nil,
         maximumBodyBytes: Int = 1 << 20,
-        riskLimit: RiskLimit? = nil
+        riskLimit: RiskLimit? = nil,
+        appBuild: AppBuildPolicy? = nil
     ) {
         self.riskLimit = riskLimit
+        self.appBuild = appBuild
         self.verifier = verifier
         self.publicScheme = publicScheme
         self.publicAuthority = publicAuthority
@@ -43,15 +48,17 @@ public struct SignetRequestVerifier: Sendable {
     ///   - receivedTarget: The target as the client sent it, when routing normalised it
     ///     (``SignetRequestState/receivedTarget``): the signature covers what the client sent.
     ///   - requirement: What the route asks of the key, checked before any cryptography.
+    ///   - appBuild: The route's app-build policy, in place of ``appBuild``.
     ///   - now: The verifier's time.
     public func verify(
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
+        appBuild: AppBuildPolicy? = nil,
         now: Date
     ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
         let message = try await message(for: &request, receivedTarget: receivedTarget)
-        return (try await verify(message: message, requirement: requirement, now: now), message)
+        return (try await verify(message: message, requirement: requirement, appBuild: appBuild, now: now), message)
     }
 
     /// Verifies `request` at the moment its body is complete: the body is read first (bounded), then
@@ -64,6 +71,7 @@ public struct SignetRequestVerifier: Sendable {
     ///   - receivedTarget: The target as the client sent it, when routing normalised it
     ///     (``SignetRequestState/receivedTarget``).
     ///   - requirement: What the route asks of the key, checked before any cryptography.
+    ///   - appBuild: The route's app-build policy, in place of ``appBuild``.
     ///   - screened: The head was screened and the body read already (the gateway does both
     ///     before routing): nothing is screened twice.
     ///   - clock: Read once for the screen and again when the body is complete.
@@ -71,39 +79,58 @@ public struct SignetRequestVerifier: Sendable {
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
+        appBuild: AppBuildPolicy? = nil,
         screened: Bool = false,
         clock: @Sendable () -> Date
     ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
         if !screened { try await screen(request, receivedTarget: receivedTarget, requirement: requirement, now: clock()) }
         let message = try await message(for: &request, receivedTarget: receivedTarget)
-        return (try await verify(message: message, requirement: requirement, now: clock()), message)
+        return (try await verify(message: message, requirement: requirement, appBuild: appBuild, now: clock()), message)
     }
 
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
-    /// cryptography and before a nonce is claimed or a counter advanced.
+    /// cryptography, and an App Attest assertion whose app build the policy refuses once its
+    /// signature verified — both before a nonce is claimed or a counter advanced.
     public func verify(
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
+        appBuild: AppBuildPolicy? = nil,
         now: Date
     ) async throws -> SignetIdentity {
-        SignetIdentity(try await verifySignature(message: message, requirement: requirement, now: now))
+        SignetIdentity(try await verifySignature(message: message, requirement: requirement, appBuild: appBuild, now: now))
     }
 
-    /// ``verify(message:requirement:now:)``, returning all that verified (the signature base among
-    /// it, for checks bound to it).
+    /// ``verify(message:requirement:appBuild:now:)``, returning all that verified (the signature
+    /// base among it, for checks bound to it).
     public func verifySignature(
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
+        appBuild: AppBuildPolicy? = nil,
         now: Date
     ) async throws -> VerifiedSignature {
+        let buildPolicy = appBuild ?? self.appBuild
         do {
-            return try await verifier.verify(message, now: now) { record in
-                try requirement.authorize(record.owner)
-                try riskLimit?.check(record.owner)
-            }
+            return try await verifier.verify(
+                message,
+                now: now,
+                authorize: { record in
+                    try requirement.authorize(record.owner)
+                    try riskLimit?.check(record.owner)
+                },
+                admit: { evidence, owner in try Self.admit(evidence, of: owner, under: buildPolicy) }
+            )
         } catch let error as SignetError where error.code == .signatureInvalid {
             throw Self.namingTheURL(error, of: message)
         }
+    }
+
+    /// Checks the app build a verified signature declares against `policy`: every App Attest
+    /// signature is judged, one that declares nothing as undeclared (fail closed: an App Attest key
+    /// whose signature carried no build is judged as one that declared none); other keys (Android,
+    /// device keys) declare no build and pass.
+    static func admit(_ evidence: AlgorithmEvidence, of owner: KeyOwner?, under policy: AppBuildPolicy?) throws {
+        guard let policy, evidence.appBuild != nil || owner?.trustLevel == .appAttest else { return }
+        try policy.check(evidence.appBuild ?? AppBuild())
     }
 
     /// `signature_invalid` saying which URL the gateway verified: public facts about the gateway, and

@@ -22,17 +22,22 @@ import SignetCore
 public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol>: RouterMiddleware, RequestAuthenticator {
     public let verifier: SignetRequestVerifier
     public let requirement: AccessRequirement
+    /// The route's app-build policy for App Attest assertions, in place of the verifier's own
+    /// (``SignetRequestVerifier/appBuild``).
+    public let appBuild: AppBuildPolicy?
     public let metrics: SignetMetrics?
     private let clock: @Sendable () -> Date
 
     public init(
         verifier: SignetRequestVerifier,
         requirement: AccessRequirement = .verified,
+        appBuild: AppBuildPolicy? = nil,
         metrics: SignetMetrics? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.verifier = verifier
         self.requirement = requirement
+        self.appBuild = appBuild
         self.metrics = metrics
         self.clock = clock
     }
@@ -47,6 +52,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
                 &request,
                 receivedTarget: context.signet.receivedTarget,
                 requirement: requirement,
+                appBuild: appBuild,
                 screened: context.signet.isComplete,
                 clock: clock
             )

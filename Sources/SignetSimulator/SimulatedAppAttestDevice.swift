@@ -15,12 +15,40 @@ public final class SimulatedAppAttestDevice: Sendable {
     private let ca: DevelopmentAttestationCA
     private let privateKey: P256.Signing.PrivateKey
     private let counter = Locked<UInt32>(0)
+    private let declared = Locked<AppBuild?>(nil)
 
-    public init(appID: String, environment: AppAttestPolicy.Environment = .development, ca: DevelopmentAttestationCA) {
+    /// - Parameter appBuild: The app build the device declares in its attestation and assertions,
+    ///   as iOS 27 does; `nil` declares none, as iOS 26 and older.
+    public init(
+        appID: String,
+        environment: AppAttestPolicy.Environment = .development,
+        ca: DevelopmentAttestationCA,
+        appBuild: AppBuild? = nil
+    ) {
         self.appID = appID
         self.environment = environment
         self.ca = ca
         self.privateKey = P256.Signing.PrivateKey()
+        declared.withLock { $0 = appBuild }
+    }
+
+    /// The app build written from now on (an update, or a re-signed binary on the same key).
+    public var appBuild: AppBuild? {
+        get { declared.withLock { $0 } }
+        set { declared.withLock { $0 = newValue } }
+    }
+
+    /// iOS 27's extension map as Apple's 2026 sample writes it (flags unchanged, version first, the
+    /// category as four little-endian bytes); nothing when no build is declared.
+    private var extensions: [UInt8] {
+        guard let build = appBuild, !build.isUndeclared else { return [] }
+        var entries: [(key: CBORValue, value: CBORValue)] = []
+        if let version = build.bundleVersion { entries.append((.text("apple_bundle_version_01"), .text(version))) }
+        if let category = build.category {
+            let value = category.rawValue
+            entries.append((.text("apple_validation_category_01"), .bytes((0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })))
+        }
+        return CBOREncoder.encode(.map(entries))
     }
 
     /// A device kept from an earlier launch: its key and the last counter it used.
@@ -59,6 +87,7 @@ public final class SimulatedAppAttestDevice: Sendable {
         )
         let authData =
             Array(SHA256.hash(data: Array(appID.utf8))) + [0x40, 0, 0, 0, 0] + aaguid + [0, 32] + keyIDBytes + cose
+            + extensions
         let nonce = Array(SHA256.hash(data: authData + clientDataHash))
         let leaf = try ca.issueLeaf(publicKey: privateKey.publicKey, nonce: nonce, now: now)
         var leafDER = DER.Serializer()
@@ -122,6 +151,7 @@ public final class SimulatedAppAttestDevice: Sendable {
     private func assertion(clientDataHash: [UInt8], counter: UInt32) throws -> [UInt8] {
         let authData =
             Array(SHA256.hash(data: Array(appID.utf8))) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+            + extensions
         let nonce = Array(SHA256.hash(data: authData + clientDataHash))
         let signature = try privateKey.signature(for: Data(nonce)).derRepresentation
         return CBOREncoder.encode(

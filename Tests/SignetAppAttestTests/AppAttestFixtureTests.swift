@@ -26,6 +26,9 @@ import X509
             ISO8601DateFormatter().date(from: json["valid_at"] ?? "") ?? Date(timeIntervalSince1970: 0)
         }
         var development: Bool { json["environment"] == "development" }
+        /// Apple's own sample passes the challenge's bytes as `clientDataHash`, not their SHA-256.
+        var raw: Bool { json["client_data_hash"] == "raw" }
+        var clientDataHash: [UInt8] { raw ? challenge : Array(SHA256.hash(data: challenge)) }
     }
 
     static func load(_ kind: String) -> [Fixture] {
@@ -54,8 +57,9 @@ import X509
         _ fixture: Fixture,
         appID: String? = nil,
         development: Bool? = nil,
-        raw: Bool = false,
-        roots: [Certificate]? = nil
+        raw: Bool? = nil,
+        roots: [Certificate]? = nil,
+        appBuild: AppBuildPolicy? = nil
     ) throws
         -> AppAttestAttestationVerifier
     {
@@ -63,20 +67,16 @@ import X509
             policy: try AppAttestPolicy(
                 appIDs: [appID ?? fixture.json["app_id"]!],
                 allowDevelopment: development ?? fixture.development,
-                clientDataHash: raw ? .rawChallenge : .sha256OfChallenge,
-                roots: roots
+                clientDataHash: raw ?? fixture.raw ? .rawChallenge : .sha256OfChallenge,
+                roots: roots,
+                appBuild: appBuild
             )
         )
     }
 
-    @Test func allFixturesAreLoaded() {
-        #expect(Self.attestations.count == 6)
-        #expect(Self.assertions.count == 4)
-    }
-
     /// Fixtures that failed to load would make the tables below run no case at all.
     @Test func everyRealFixtureIsLoaded() {
-        #expect(Self.attestations.count == 6)
+        #expect(Self.attestations.count == 7)
         #expect(Self.assertions.count == 4)
     }
 
@@ -94,10 +94,13 @@ import X509
         // Step 10: the receipt is Apple's, for this app, key and client data hash.
         #expect(verified.receipt.kind == .attest)
         #expect(verified.receipt.appID == fixture.json["app_id"])
-        #expect(verified.receipt.clientHash == Array(SHA256.hash(data: fixture.challenge)))
+        #expect(verified.receipt.clientHash == fixture.clientDataHash)
         if let version = fixture.json["expected_ios_version"] {
             #expect(verified.osVersion == version)
         }
+        // iOS 27 declares the app build; every earlier fixture declares none.
+        #expect(verified.appBuild.category?.rawValue == fixture.json["expected_validation_category"].flatMap { UInt32($0) })
+        #expect(verified.appBuild.bundleVersion == fixture.json["expected_bundle_version"])
         if let pem = fixture.json["expected_public_key_pem"] {
             #expect(verified.publicKey.jwk == (try VerificationKey(pem: pem)).jwk)
         }
@@ -130,7 +133,7 @@ import X509
         }
         let verifier = try Self.verifier(fixture)
         #expect(await code(verifier, challenge: fixture.challenge + [0x21]) == "attestation_nonce_mismatch")
-        #expect(await code(try Self.verifier(fixture, raw: true)) == "attestation_nonce_mismatch")
+        #expect(await code(try Self.verifier(fixture, raw: !fixture.raw)) == "attestation_nonce_mismatch")
         #expect(await code(try Self.verifier(fixture, appID: "ABCDE12345.com.example.other")) == "app_id_mismatch")
         if fixture.development {
             #expect(await code(try Self.verifier(fixture, development: false)) == "environment_mismatch")

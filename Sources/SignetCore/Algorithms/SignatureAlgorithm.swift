@@ -22,8 +22,14 @@ public protocol SignatureAlgorithm: Sendable {
 public struct AlgorithmEvidence: Sendable, Hashable {
     /// A monotonic counter carried inside the signature, when the algorithm has one.
     public var counter: UInt64?
+    /// The app build the signature declares, when the algorithm carries one (an App Attest
+    /// assertion always does, possibly undeclared; other algorithms never do).
+    public var appBuild: AppBuild?
 
-    public init(counter: UInt64? = nil) { self.counter = counter }
+    public init(counter: UInt64? = nil, appBuild: AppBuild? = nil) {
+        self.counter = counter
+        self.appBuild = appBuild
+    }
 
     public static let none = AlgorithmEvidence()
 }

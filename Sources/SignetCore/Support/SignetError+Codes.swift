@@ -103,6 +103,14 @@ extension SignetError.Code {
     public static let receiptNotYetValid = Self("receipt_not_yet_valid", 401)
     public static let receiptStale = Self("receipt_stale", 401)
     public static let riskMetricExceeded = Self("risk_metric_exceeded", 403)
+    // App Attest's app build (iOS 27): how the binary was signed and its bundle version.
+    /// The device's app is signed in a validation category the route does not accept.
+    public static let appCategoryRefused = Self("app_category_refused", 403)
+    /// The app's bundle version is below the route's minimum, or not numbers to compare.
+    public static let appVersionRefused = Self("app_version_refused", 403)
+    /// The device wrote no validation category or bundle version (iOS 26 and older), and the route
+    /// requires them.
+    public static let appBuildUndeclared = Self("app_build_undeclared", 403)
     // App tokens (the gateway's JWTs) and Firebase App Check tokens.
     public static let tokenMissing = Self("token_missing", 401)
     public static let tokenInvalid = Self("token_invalid", 401)
@@ -252,7 +260,7 @@ extension SignetError.Code {
         .attestationStatusUnavailable, .integrityVerdictInsufficient,
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
-        .riskMetricExceeded, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
+        .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable, .dpopProofMissing, .dpopProofInvalid, .dpopProofStale, .dpopProofReplayed, .dpopNonceRequired,
         .dpopKeyMismatch, .clientAttestationMissing, .clientAttestationInvalid, .clientAttestationExpired,
         .clientAttestationPoPInvalid, .clientAttestationPoPStale, .clientAttestationPoPReplayed, .clientAttestationChallengeRequired,

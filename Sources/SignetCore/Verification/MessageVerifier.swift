@@ -6,8 +6,9 @@ import Foundation
 /// Order of checks: parse and select the signature, check its parameters and time window, look the
 /// key up (its record fixes the algorithm and names the owner), authorise the owner for what is
 /// asked, build the signature base, check `Content-Digest` against the bytes received, check the
-/// signature, and only then claim `(keyid, nonce)` and advance a signed counter — so traffic that
-/// fails verification, or is not allowed where it goes, never writes to a store.
+/// signature, admit what it established, and only then claim `(keyid, nonce)` and advance a signed
+/// counter — so traffic that fails verification, or is not allowed where it goes, never writes to a
+/// store.
 ///
 /// ```swift
 /// let verifier = MessageVerifier(keys: ring, nonces: MemoryNonceStore())
@@ -54,13 +55,17 @@ public struct MessageVerifier: Sendable {
     ///   - now: The verifier's current time.
     ///   - authorize: Called with each usable key record as soon as the key is known, before any
     ///     cryptography and before a store is written; throw to refuse (`trust_level_insufficient`).
+    ///   - admit: Called once the signature verified, with what the algorithm established and the
+    ///     key's owner, before the nonce is claimed or a counter advanced; throw to refuse what only
+    ///     the signature tells (an App Attest assertion's app build).
     /// - Returns: What was verified.
     /// - Throws: ``SignetError`` with the reason code; past base construction it carries the base.
     public func verify(
         _ message: some HTTPMessageView,
         relatedRequest: (any HTTPMessageView)? = nil,
         now: Date,
-        authorize: (KeyRecord) throws -> Void = { _ in }
+        authorize: (KeyRecord) throws -> Void = { _ in },
+        admit: (AlgorithmEvidence, KeyOwner?) throws -> Void = { _, _ in }
     ) async throws -> VerifiedSignature {
         let fields = try SignatureFields(
             of: message,
@@ -83,6 +88,7 @@ public struct MessageVerifier: Sendable {
         do {
             try checkDigest(message, components: entry.parameters.components)
             let (evidence, algorithmName, owner) = try firstVerifying(entry.signature, over: base.bytes, records, algorithms)
+            try admit(evidence, owner)
             try await claimNonce(entry.parameters, keyID: keyID, now: now)
             if let counter = evidence.counter {
                 try await advanceCounter(counter, deviceID: owner?.deviceID ?? keyID)

@@ -259,6 +259,10 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
             "leaf_not_after": JSONResponse.rfc3339(verified.leafNotAfter),
         ]
         if let osVersion = verified.osVersion { attributes["os_version"] = osVersion }
+        // What the device declared of its app at registration (iOS 27), for the console and audits;
+        // each request's assertion declares it again and is judged on its own.
+        if let category = verified.appBuild.category { attributes["app_category"] = category.name }
+        if let version = verified.appBuild.bundleVersion { attributes["app_version"] = version }
         var jwk = verified.publicKey.jwk
         jwk.kid = verified.keyID
         jwk.alg = "apple-app-attest"

@@ -32,7 +32,8 @@ enum ExternalAuthorization {
 
     /// The fields an allowed answer carries for the upstream.
     static let identityNames: [HTTPField.Name] = [
-        .signetKeyID, .signetTrustLevel, .signetDevice, .signetUser, .signetRiskMetric, .signetAppID, .signetVerdict,
+        .signetKeyID, .signetTrustLevel, .signetDevice, .signetUser, .signetRiskMetric, .signetAppID,
+        .signetAppCategory, .signetAppVersion, .signetVerdict,
     ]
 }
 

@@ -151,7 +151,7 @@ public struct SignetGateway: Sendable {
             ),
             lifetime: .milliseconds(configuration.deviceCacheMilliseconds)
         )
-        let requestVerifier = SignetRequestVerifier(
+        let requestVerifier = try SignetRequestVerifier(
             configuration,
             store: store,
             metrics: metrics,

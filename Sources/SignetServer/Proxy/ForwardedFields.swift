@@ -8,8 +8,9 @@ import SignetMiddleware
 /// the gateway, plus the gateway's own identity and forwarding fields — one `HTTPFields`, filtered
 /// in place, from the client's request to the upstream's (and back, for the response).
 ///
-/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`, `Signet-Risk-Metric` and `Signet-App-Id`
-/// where they apply; on a `monitor` route, `Signet-Verdict`.
+/// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`,
+/// `Signet-Risk-Metric`, `Signet-App-Id`, `Signet-App-Category` and `Signet-App-Version` where they
+/// apply; on a `monitor` route, `Signet-Verdict`.
 ///
 /// Removed from what the client sent:
 /// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
@@ -68,6 +69,12 @@ enum ForwardedFields {
             if let user = identity.user { fields.append(HTTPField(name: .signetUser, value: fieldText(user))) }
             if let risk = identity.riskMetric { fields.append(HTTPField(name: .signetRiskMetric, value: String(risk))) }
             if let app = identity.appID { fields.append(HTTPField(name: .signetAppID, value: fieldText(app))) }
+            if let category = identity.appBuild?.category {
+                fields.append(HTTPField(name: .signetAppCategory, value: category.name))
+            }
+            if let version = identity.appBuild?.bundleVersion {
+                fields.append(HTTPField(name: .signetAppVersion, value: fieldText(version)))
+            }
         }
         if let verdict { fields.append(HTTPField(name: .signetVerdict, value: verdict)) }
     }
@@ -143,6 +150,8 @@ extension HTTPField.Name {
     static let signetUser = Self("Signet-User")!
     static let signetRiskMetric = Self("Signet-Risk-Metric")!
     static let signetAppID = Self("Signet-App-Id")!
+    static let signetAppCategory = Self("Signet-App-Category")!
+    static let signetAppVersion = Self("Signet-App-Version")!
     static let signetVerdict = Self("Signet-Verdict")!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xForwardedProto = Self("X-Forwarded-Proto")!

@@ -27,7 +27,8 @@ struct AppAttestFeature: GatewayFeature {
             appIDs: Set(settings.appIDs),
             allowDevelopment: settings.developmentAllowed,
             clientDataHash: settings.clientDataHash == .raw ? .rawChallenge : .sha256OfChallenge,
-            roots: roots
+            roots: roots,
+            appBuild: try settings.appBuildPolicy(at: "appAttest")
         )
         developerKey = try settings.receiptExchange.map { exchange in
             guard let text = FileManager.default.contents(atPath: exchange.keyFile) else {

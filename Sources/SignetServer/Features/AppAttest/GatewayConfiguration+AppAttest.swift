@@ -30,6 +30,17 @@ extension GatewayConfiguration {
         public var riskAction: RiskAction?
         /// Exchanging receipts with Apple for the risk metric; off when absent.
         public var receiptExchange: ReceiptExchange?
+        /// The app builds accepted (iOS 27's `apple_validation_category_01`): validation categories
+        /// by name (`app-store`, `testflight`, `development`, `enterprise`, `developer-id`,
+        /// `platform`, …) or number. Checked at registration and on every App Attest assertion
+        /// wherever no route says otherwise; any when absent.
+        public var appCategories: [String]?
+        /// The lowest `CFBundleVersion` accepted (`apple_bundle_version_01`), as numbers (`42`,
+        /// `2.1.0`); likewise checked at registration and on every assertion. Any when absent.
+        public var minimumAppVersion: String?
+        /// Whether a device that declares no app build (iOS 26 and older write none) is refused
+        /// (`app_build_undeclared`); off when absent: such devices pass the checks they give no fact for.
+        public var requireAppBuild: Bool?
         public init(
             appIDs: [String],
             allowDevelopment: Bool? = nil,
@@ -116,6 +127,7 @@ extension GatewayConfiguration.AppAttest {
         if let maximum = maxRiskMetric, maximum < 1 {
             throw ConfigurationError.invalid("appAttest.maxRiskMetric", "appAttest.maxRiskMetric is at least 1 (a device that attested once has 1)")
         }
+        _ = try appBuildPolicy(at: "appAttest")
         if let exchange = receiptExchange {
             for (name, url) in [("url", exchange.url), ("developmentUrl", exchange.developmentUrl)] {
                 guard let url else { continue }

@@ -6,16 +6,32 @@ import SignetMiddleware
 /// `device-key`, `app-attest`, `android-key-attestation` and `attested`. One family: the request
 /// verifier (``FeatureDependencies/requestVerifier``) authorises the key's trust level before any
 /// cryptography, and the gateway screens the signature as soon as a request's head arrives.
+///
+/// The modes that admit App Attest devices take an app-build policy of their own
+/// (`appCategories`, `minimumAppVersion`, `requireAppBuild`), in place of `appAttest`'s.
 struct RequestSignaturesFeature: GatewayFeature {
-    static let accessModes: [AccessMode] = [
-        AccessMode(name: "verified", signature: .verified),
-        AccessMode(name: "shared-secret", signature: .trustLevel(.sharedSecret)),
-        AccessMode(name: "device-key", signature: .trustLevel(.deviceKey)),
-        AccessMode(name: "app-attest", signature: .trustLevel(.appAttest)),
-        AccessMode(name: "android-key-attestation", signature: .trustLevel(.androidKeyAttestation)),
-        // An attested device of either platform.
-        AccessMode(name: "attested", signature: .trustLevel(.attested)),
-    ]
+    static let accessModes: [AccessMode] = {
+        let build = GatewayConfiguration.appBuildOptions
+        let check: @Sendable (GatewayConfiguration.Route, GatewayConfiguration, String) throws -> Void = { route, configuration, at in
+            guard build.contains(where: { route.access.options[$0.name] != nil }) else { return }
+            guard configuration.appAttest != nil else {
+                throw ConfigurationError.invalid(
+                    "\(at).access",
+                    "\(at): appCategories, minimumAppVersion and requireAppBuild judge App Attest devices, and appAttest is not configured"
+                )
+            }
+            _ = try GatewayConfiguration.appBuildPolicy(for: route.access, configuration, at: at)
+        }
+        return [
+            AccessMode(name: "verified", options: build, signature: .verified, check: check),
+            AccessMode(name: "shared-secret", options: build, signature: .trustLevel(.sharedSecret), check: check),
+            AccessMode(name: "device-key", options: build, signature: .trustLevel(.deviceKey), check: check),
+            AccessMode(name: "app-attest", options: build, signature: .trustLevel(.appAttest), check: check),
+            AccessMode(name: "android-key-attestation", signature: .trustLevel(.androidKeyAttestation)),
+            // An attested device of either platform.
+            AccessMode(name: "attested", options: build, signature: .trustLevel(.attested), check: check),
+        ]
+    }()
 
     let dependencies: FeatureDependencies
 
@@ -30,6 +46,7 @@ struct RequestSignaturesFeature: GatewayFeature {
         return SignetVerificationMiddleware<SignetRequestContext>(
             verifier: dependencies.requestVerifier,
             requirement: requirement,
+            appBuild: try GatewayConfiguration.appBuildPolicy(for: access, dependencies.configuration, at: "routes"),
             metrics: dependencies.metrics,
             clock: dependencies.clock
         )

@@ -5,14 +5,15 @@ import SignetStore
 
 extension SignetRequestVerifier {
     /// RFC 9421 verification as configured: the policy, the standard algorithms and those the
-    /// features add (App Attest's assertions), nonces and App Attest counters in the store.
+    /// features add (App Attest's assertions), nonces and App Attest counters in the store, and
+    /// `appAttest`'s app-build policy wherever a route gives none.
     init(
         _ configuration: GatewayConfiguration,
         store: any SignetStorage,
         metrics: SignetMetrics,
         keyCache: DeviceKeyCache,
         algorithms added: [any SignatureAlgorithm]
-    ) {
+    ) throws {
         var policy = VerificationPolicy.standard
         policy.maximumAge = configuration.policy.maxAgeSeconds
         policy.clockSkew = configuration.policy.clockSkewSeconds
@@ -37,7 +38,8 @@ extension SignetRequestVerifier {
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
             maximumBodyBytes: configuration.maxBodyBytes,
-            riskLimit: configuration.appAttest?.riskLimit
+            riskLimit: configuration.appAttest?.riskLimit,
+            appBuild: try configuration.appAttest?.appBuildPolicy(at: "appAttest")
         )
     }
 }
