@@ -39,14 +39,14 @@ import Testing
     /// Against a model: a build passes exactly when it declares what a `requireDeclared` policy
     /// needs, its category (where declared) is allowed, and its version (where declared) is at least
     /// the minimum; a refusal names the first check it fails.
-    @Test func aPolicyAcceptsExactlyWhatItsModelAccepts() {
+    @Test func aPolicyAcceptsExactlyWhatItsModelAccepts() async {
         let category = Gen.int(in: 0...6).map { $0 == 0 ? nil : AppValidationCategory(rawValue: UInt32($0)) }
         let version = Gen.int(in: 0...4).map { $0 == 0 ? nil : "\($0).\($0 % 2)" }
         let allowed = Gen.int(in: 0...63).map { bits -> Set<AppValidationCategory>? in
             bits == 0 ? nil : Set((1...6).filter { bits & (1 << ($0 - 1)) != 0 }.map { AppValidationCategory(rawValue: UInt32($0)) })
         }
         let minimum = Gen.int(in: 0...4).map { $0 == 0 ? nil : BundleVersion("\($0)") }
-        propertyCheck(count: 400, input: category, version, allowed, minimum, Gen.bool) { category, version, allowed, minimum, required in
+        await propertyCheck(count: 400, input: category, version, allowed, minimum, Gen.bool) { category, version, allowed, minimum, required in
             let build = AppBuild(category: category, bundleVersion: version)
             let policy = AppBuildPolicy(categories: allowed, minimumBundleVersion: minimum, requireDeclared: required)
             let expected: SignetError.Code? =
