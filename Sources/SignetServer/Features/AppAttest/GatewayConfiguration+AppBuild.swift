@@ -68,7 +68,7 @@ extension GatewayConfiguration {
         guard categories != nil || minimum != nil || required != nil else { return nil }
         let app = configuration.appAttest
         return try appBuildPolicy(
-            categories: categories.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            categories: categories.map { $0.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } }
                 ?? app?.appCategories,
             minimumVersion: minimum ?? app?.minimumAppVersion,
             requireDeclared: required ?? app?.requireAppBuild,
