@@ -63,8 +63,38 @@ struct InspectAttestation: AsyncParsableCommand {
     @Option(help: "PEM file of roots to trust instead of Apple's (the simulator's, in development).")
     var trustedRoots: String?
 
+    @Option(name: .customLong("app-category"), help: "A validation category the app build may declare (iOS 27; repeatable): app-store, testflight, development, enterprise, … or a number.")
+    var appCategories: [String] = []
+
+    @Option(help: "The lowest CFBundleVersion the app build may declare (iOS 27).")
+    var minimumAppVersion: String?
+
+    @Flag(help: "Refuse an attestation that declares no app build (iOS 26 and older).")
+    var requireAppBuild = false
+
     @Argument(help: "The attestation (base64 or CBOR); stdin when absent.")
     var file: String?
+
+    /// The app-build policy the options name; `nil` when they name none.
+    func appBuildPolicy() throws -> AppBuildPolicy? {
+        guard !appCategories.isEmpty || minimumAppVersion != nil || requireAppBuild else { return nil }
+        var policy = AppBuildPolicy(requireDeclared: requireAppBuild)
+        if !appCategories.isEmpty {
+            policy.categories = Set(try appCategories.map { name in
+                guard let category = AppValidationCategory(name: name) else {
+                    throw ValidationError("--app-category \(name) is not a validation category")
+                }
+                return category
+            })
+        }
+        if let minimumAppVersion {
+            guard let version = BundleVersion(minimumAppVersion) else {
+                throw ValidationError("--minimum-app-version is numbers and periods (42, 2.1.0)")
+            }
+            policy.minimumBundleVersion = version
+        }
+        return policy
+    }
 
     func run() async throws {
         guard let time = ISO8601DateFormatter().date(from: at) else { throw ValidationError("--at is RFC 3339") }
@@ -79,7 +109,8 @@ struct InspectAttestation: AsyncParsableCommand {
                 appIDs: Set(appIDs),
                 allowDevelopment: allowDevelopment,
                 clientDataHash: rawClientDataHash ? .rawChallenge : .sha256OfChallenge,
-                roots: roots
+                roots: roots,
+                appBuild: try appBuildPolicy()
             )
         )
         let inspection = await verifier.inspect(

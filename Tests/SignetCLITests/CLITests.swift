@@ -394,6 +394,28 @@ extension Array where Element == String {
         #expect(other.lines.contains("invalid: attestation_nonce_mismatch"))
     }
 
+    /// Apple's 2026 sample (iOS 27): every step passes with the raw challenge, the app build it
+    /// declares is printed, and a registration policy is judged as step 11.
+    @Test func inspectAttestationPrintsAndJudgesTheAppBuild() async throws {
+        let fixture = try Self.fixture("apple-docs-2026_attestation_production.json")
+        let object = Array((fixture["attestation_b64"] as! String).utf8)
+        let arguments = [
+            "inspect", "attestation", "--app-id", fixture["app_id"] as! String, "--challenge-utf8", "example_server_challenge",
+            "--key-id", fixture["key_id_b64"] as! String, "--at", fixture["valid_at"] as! String, "--raw-client-data-hash",
+        ]
+        let good = try await SignetProcess.signet(arguments + ["--app-category", "platform", "--require-app-build"], stdin: object)
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+        #expect(good.lines.contains("app-build: category platform (1), bundle version 1"))
+        #expect(good.stdout.contains("pass 11. app build: platform 1"))
+        let store = try await SignetProcess.signet(arguments + ["--app-category", "app-store", "--app-category", "testflight"], stdin: object)
+        #expect(store.status == 1)
+        #expect(store.lines.contains("invalid: app_category_refused"), "\(store.stdout)")
+        let newer = try await SignetProcess.signet(arguments + ["--minimum-app-version", "2"], stdin: object)
+        #expect(newer.lines.contains("invalid: app_version_refused"), "\(newer.stdout)")
+        let misspelt = try await SignetProcess.signet(arguments + ["--app-category", "appstore"], stdin: object)
+        #expect(misspelt.status != 0 && misspelt.stderr.contains("appstore"))
+    }
+
     /// The receipt inside a real attestation, as `signet inspect receipt` reads it from a file and stdin.
     @Test func inspectReceiptPrintsTheFieldsOrTheReason() async throws {
         let fixture = try Self.fixture("uebelack-node-app-attest_attestation_production.json")
