@@ -125,11 +125,12 @@ public struct SignetRequestVerifier: Sendable {
     }
 
     /// Checks the app build a verified signature declares against `policy`: every App Attest
-    /// signature is judged, one that declares nothing as undeclared (fail closed: an App Attest key
-    /// whose signature carried no build is judged as one that declared none); other keys (Android,
-    /// device keys) declare no build and pass.
+    /// signature is judged, and a debug device's (which stands in for an attested device) — one
+    /// that carried no build as undeclared, so it fails closed where a build is required. Android
+    /// keys (whose app identity their attestation proves) and device keys declare none and pass.
     static func admit(_ evidence: AlgorithmEvidence, of owner: KeyOwner?, under policy: AppBuildPolicy?) throws {
-        guard let policy, evidence.appBuild != nil || owner?.trustLevel == .appAttest else { return }
+        guard let policy, evidence.appBuild != nil || owner?.trustLevel == .appAttest || owner?.trustLevel == .debug
+        else { return }
         try policy.check(evidence.appBuild ?? AppBuild())
     }
 

@@ -17,8 +17,12 @@ public final class SimulatedAppAttestDevice: Sendable {
     private let counter = Locked<UInt32>(0)
     private let declared = Locked<AppBuild?>(nil)
 
-    /// - Parameter appBuild: The app build the device declares in its attestation and assertions,
-    ///   as iOS 27 does; `nil` declares none, as iOS 26 and older.
+    /// - Parameters:
+    ///   - appID: `TEAMID.bundle.id`, whose hash the authenticator data carries.
+    ///   - environment: `development` (the default) or `production`: the AAGUID written.
+    ///   - ca: The development CA that signs the attestation.
+    ///   - appBuild: The app build the device declares in its attestation and assertions, as iOS 27
+    ///     does; `nil` declares none, as iOS 26 and older.
     public init(
         appID: String,
         environment: AppAttestPolicy.Environment = .development,
@@ -46,7 +50,8 @@ public final class SimulatedAppAttestDevice: Sendable {
         if let version = build.bundleVersion { entries.append((.text("apple_bundle_version_01"), .text(version))) }
         if let category = build.category {
             let value = category.rawValue
-            entries.append((.text("apple_validation_category_01"), .bytes((0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })))
+            let littleEndian = (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+            entries.append((.text("apple_validation_category_01"), .bytes(littleEndian)))
         }
         return CBOREncoder.encode(.map(entries))
     }

@@ -115,7 +115,7 @@ public struct MessageVerifier: Sendable {
     /// fields are present and parse within the policy's limits, a signature is selected, it names a
     /// key, that key is usable and its owner authorised. A server calls it when the head arrives, so
     /// an unsigned or unknown sender costs no buffered body; the request is still judged in every
-    /// respect by ``verify(_:relatedRequest:now:authorize:)`` once it is complete.
+    /// respect by ``verify(_:relatedRequest:now:authorize:admit:)`` once it is complete.
     ///
     /// Nothing time-bound is decided here (window, expiry): those belong to the moment the request
     /// is complete.
@@ -123,7 +123,7 @@ public struct MessageVerifier: Sendable {
     /// - Parameters:
     ///   - message: The request's head; its body is not read.
     ///   - now: For the key's validity only.
-    ///   - authorize: As in ``verify(_:relatedRequest:now:authorize:)``.
+    ///   - authorize: As in ``verify(_:relatedRequest:now:authorize:admit:)``.
     public func screen(
         _ message: some HTTPMessageView,
         now: Date,

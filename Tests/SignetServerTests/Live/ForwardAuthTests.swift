@@ -5,6 +5,7 @@ import NIOHTTP1
 import PropertyBased
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -92,6 +93,32 @@ import Testing
         let open = try await Self.forwardAuth(harness, nil, method: "GET", target: "/scores/top")
         // Every identity field is there, empty where none applies (Caddy copies by name).
         #expect(open.status == 200 && open.headers["Signet-Key-Id"] == [""] && open.headers["Signet-Verdict"] == [""])
+    }
+
+    /// An App Attest assertion's app build (iOS 27) is judged by the route's policy and reported in
+    /// the identity fields, as Signet's own proxy would.
+    @Test func theAppBuildIsJudgedAndReportedForAnotherProxy() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.authorizationListener = .init(listen: .init(host: "127.0.0.1", port: 0))
+            $0.routes.insert(.init(prefix: "/store", access: .init(mode: "app-attest", options: ["appCategories": .string("app-store")])), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let device = SimulatedAppAttestDevice(
+            appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA, appBuild: AppBuild(category: .appStore, bundleVersion: "42"))
+        #expect(try await harness.attest(device).status == 201)
+        let signer = SimulatedAppAttestSigner(device: device)
+        func ask() async throws -> GatewayHarness.Answer {
+            // This gateway serves plain HTTP: its public scheme is `http`.
+            let request = try HTTPMessage.request(method: "GET", uri: "http://\(Self.host)/store/1")
+            return try await Self.forwardAuth(harness, try signer.sign(request, created: Date(), nonce: Nonce.random()))
+        }
+        let accepted = try await ask()
+        #expect(accepted.status == 200, "\(accepted.text)")
+        #expect(accepted.headers["Signet-App-Category"] == ["app-store"] && accepted.headers["Signet-App-Version"] == ["42"])
+        device.appBuild = AppBuild(category: .development, bundleVersion: "42")
+        let refused = try await ask()
+        #expect(refused.status == 403 && refused.headers["Signet-Reason"] == ["app_category_refused"], "\(refused.text)")
+        #expect(refused.headers["Signet-App-Category"].isEmpty, "no identity on a refusal")
     }
 
     @Test func aBodyIsCheckedOrTheRequestRefused() async throws {

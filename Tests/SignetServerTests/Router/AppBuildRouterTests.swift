@@ -164,4 +164,47 @@ import Testing
         }
         #expect(passed > 0, "some request passed")
     }
+
+    /// `appAttest`'s policy holds wherever an App Attest device signs, the token endpoint included
+    /// (a refused build gets no token); a debug device standing in for an attested one is judged as
+    /// undeclared, and a device key cannot be given build options at all (configuration tests).
+    @Test func tokenIssuanceAndDebugDevicesAreJudgedToo() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-build-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let harness = try await Self.harness { configuration in
+            configuration.allowDebugDevices = true
+            configuration.tokens = GatewayConfiguration.Tokens(
+                issuer: "https://gateway.example.com",
+                audience: ["scores"],
+                keyFile: folder.appendingPathComponent("tokens.pem").path
+            )
+        }
+        Cleanup.after { try await harness.stop() }
+        let device = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA, appBuild: Self.appStore42)
+        #expect(try await harness.attest(device).status == 201)
+        let signer = SimulatedAppAttestSigner(device: device)
+        func issue() async throws -> GatewayHarness.Answer {
+            let request = try HTTPMessage.request(method: "POST", uri: harness.base + "/signet/v1/tokens")
+            return try await GatewayHarness.send(try signer.sign(request, created: Date(), nonce: Nonce.random()))
+        }
+        device.appBuild = AppBuild(category: .enterprise, bundleVersion: "42")
+        let refused = try await issue()
+        #expect(refused.status == 403 && refused.reason == "app_category_refused", "\(refused.text)")
+        device.appBuild = Self.appStore42
+        let issued = try await issue()
+        #expect(issued.status == 201, "\(issued.text)")
+
+        let debugKey = try SigningKey.generate(.p256)
+        let debug = try await TrustLevelRouterTests.registerDebug(debugKey, named: "CI runner", harness)
+        try #require(debug.status == 201, "\(debug.text)")
+        let debugSigner = MessageSigner(key: debugKey, keyID: try #require(debug.json["keyid"] as? String), algorithm: ECDSAP256SHA256())
+        func debugGet(_ path: String) async throws -> GatewayHarness.Answer {
+            let request = try HTTPMessage.request(method: "GET", uri: harness.base + path)
+            return try await GatewayHarness.send(try debugSigner.sign(request, created: Date(), nonce: Nonce.random()))
+        }
+        let required = try await debugGet("/echo/declared")
+        #expect(required.status == 403 && required.reason == "app_build_undeclared", "\(required.text)")
+        // Where no build is required, an undeclared one passes the category check.
+        #expect(try await debugGet("/echo/anything").status == 200)
+    }
 }

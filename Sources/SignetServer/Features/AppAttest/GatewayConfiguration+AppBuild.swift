@@ -5,8 +5,8 @@ import SignetCore
 /// The app-build policy (iOS 27's validation category and bundle version), as `appAttest` gives it
 /// for the whole gateway and as a route's options replace it.
 extension GatewayConfiguration {
-    /// The route options that name an app-build policy, on the signature modes that admit App
-    /// Attest devices.
+    /// The route options that name an app-build policy, on the signature modes that admit only
+    /// attested devices (`app-attest`, `attested`).
     static let appBuildOptions: [AccessMode.Option] = [
         AccessMode.Option(name: "appCategories", kind: .string),
         AccessMode.Option(name: "minimumAppVersion", kind: .string),

@@ -7,8 +7,8 @@ import SignetMiddleware
 /// verifier (``FeatureDependencies/requestVerifier``) authorises the key's trust level before any
 /// cryptography, and the gateway screens the signature as soon as a request's head arrives.
 ///
-/// The modes that admit App Attest devices take an app-build policy of their own
-/// (`appCategories`, `minimumAppVersion`, `requireAppBuild`), in place of `appAttest`'s.
+/// `app-attest` and `attested` routes take an app-build policy of their own (`appCategories`,
+/// `minimumAppVersion`, `requireAppBuild`), in place of `appAttest`'s.
 struct RequestSignaturesFeature: GatewayFeature {
     static let accessModes: [AccessMode] = {
         let build = GatewayConfiguration.appBuildOptions
@@ -23,9 +23,11 @@ struct RequestSignaturesFeature: GatewayFeature {
             _ = try GatewayConfiguration.appBuildPolicy(for: route.access, configuration, at: at)
         }
         return [
-            AccessMode(name: "verified", options: build, signature: .verified, check: check),
-            AccessMode(name: "shared-secret", options: build, signature: .trustLevel(.sharedSecret), check: check),
-            AccessMode(name: "device-key", options: build, signature: .trustLevel(.deviceKey), check: check),
+            // Not on routes a plain device key passes: a re-signed binary would register one, declare
+            // no build, and make the options a promise the route does not keep.
+            AccessMode(name: "verified", signature: .verified),
+            AccessMode(name: "shared-secret", signature: .trustLevel(.sharedSecret)),
+            AccessMode(name: "device-key", signature: .trustLevel(.deviceKey)),
             AccessMode(name: "app-attest", options: build, signature: .trustLevel(.appAttest), check: check),
             AccessMode(name: "android-key-attestation", signature: .trustLevel(.androidKeyAttestation)),
             // An attested device of either platform.
