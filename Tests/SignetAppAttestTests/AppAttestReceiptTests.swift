@@ -34,6 +34,9 @@ import X509
         "webauthn4j_attestation_production.json": (
             "2020-09-28T20:28:19.942Z", "2020-12-27T20:28:19.942Z", "production"
         ),
+        "apple-docs-2026_attestation_production.json": (
+            "2026-04-21T18:13:12.153Z", "2026-07-20T18:13:12.153Z", "production"
+        ),
     ]
 
     static func parts(_ fixture: Fixture) throws -> (receipt: [UInt8], leaf: Certificate) {
@@ -72,7 +75,7 @@ import X509
             expecting: .init(
                 appIDs: [fixture.json["app_id"]!],
                 publicKey: Self.point(leaf),
-                clientHash: Array(SHA256.hash(data: fixture.challenge))
+                clientHash: fixture.clientDataHash
             )
         )
         let expected = try #require(Self.expected[fixture.name])
@@ -101,7 +104,7 @@ import X509
         let expectation = AppAttestReceiptVerifier.Expectation(
             appIDs: [fixture.json["app_id"]!],
             publicKey: Self.point(leaf),
-            clientHash: Array(SHA256.hash(data: fixture.challenge))
+            clientHash: fixture.clientDataHash
         )
         func code(_ receipt: [UInt8], at time: Date? = nil, _ expecting: AppAttestReceiptVerifier.Expectation? = nil)
             async -> String?
