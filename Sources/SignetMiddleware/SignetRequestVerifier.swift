@@ -49,16 +49,20 @@ public struct SignetRequestVerifier: Sendable {
     ///     (``SignetRequestState/receivedTarget``): the signature covers what the client sent.
     ///   - requirement: What the route asks of the key, checked before any cryptography.
     ///   - appBuild: The route's app-build policy, in place of ``appBuild``.
+    ///   - signatureKeys: The keys the route takes in `Signature-Key`; none when `nil`.
     ///   - now: The verifier's time.
     public func verify(
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         now: Date
     ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
         let message = try await message(for: &request, receivedTarget: receivedTarget)
-        return (try await verify(message: message, requirement: requirement, appBuild: appBuild, now: now), message)
+        let identity = try await verify(
+            message: message, requirement: requirement, appBuild: appBuild, signatureKeys: signatureKeys, now: now)
+        return (identity, message)
     }
 
     /// Verifies `request` at the moment its body is complete: the body is read first (bounded), then
@@ -72,6 +76,7 @@ public struct SignetRequestVerifier: Sendable {
     ///     (``SignetRequestState/receivedTarget``).
     ///   - requirement: What the route asks of the key, checked before any cryptography.
     ///   - appBuild: The route's app-build policy, in place of ``appBuild``.
+    ///   - signatureKeys: The keys the route takes in `Signature-Key`; none when `nil`.
     ///   - screened: The head was screened and the body read already (the gateway does both
     ///     before routing): nothing is screened twice.
     ///   - clock: Read once for the screen and again when the body is complete.
@@ -80,12 +85,17 @@ public struct SignetRequestVerifier: Sendable {
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         screened: Bool = false,
         clock: @Sendable () -> Date
     ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
-        if !screened { try await screen(request, receivedTarget: receivedTarget, requirement: requirement, now: clock()) }
+        if !screened {
+            try await screen(request, receivedTarget: receivedTarget, requirement: requirement, signatureKeys: signatureKeys, now: clock())
+        }
         let message = try await message(for: &request, receivedTarget: receivedTarget)
-        return (try await verify(message: message, requirement: requirement, appBuild: appBuild, now: clock()), message)
+        let identity = try await verify(
+            message: message, requirement: requirement, appBuild: appBuild, signatureKeys: signatureKeys, now: clock())
+        return (identity, message)
     }
 
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
@@ -95,20 +105,26 @@ public struct SignetRequestVerifier: Sendable {
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         now: Date
     ) async throws -> SignetIdentity {
-        SignetIdentity(try await verifySignature(message: message, requirement: requirement, appBuild: appBuild, now: now))
+        SignetIdentity(
+            try await verifySignature(
+                message: message, requirement: requirement, appBuild: appBuild, signatureKeys: signatureKeys, now: now)
+        )
     }
 
-    /// ``verify(message:requirement:appBuild:now:)``, returning all that verified (the signature
-    /// base among it, for checks bound to it).
+    /// ``verify(message:requirement:appBuild:signatureKeys:now:)``, returning all that verified (the
+    /// signature base among it, for checks bound to it).
     public func verifySignature(
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         now: Date
     ) async throws -> VerifiedSignature {
         let buildPolicy = appBuild ?? self.appBuild
+        let verifier = try await verifier(for: message, signatureKeys: signatureKeys, now: now)
         do {
             return try await verifier.verify(
                 message,
@@ -156,15 +172,32 @@ public struct SignetRequestVerifier: Sendable {
         _ request: Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         now: Date
     ) async throws {
         var head = request.head
         if let receivedTarget { head.path = receivedTarget }
         let message = try ServerMessage(request: head, body: ByteBuffer(), scheme: publicScheme, authority: publicAuthority)
-        try await verifier.screen(message, now: now) { record in
+        try await verifier(for: message, signatureKeys: signatureKeys, now: now).screen(message, now: now) { record in
             try requirement.authorize(record.owner)
             try riskLimit?.check(record.owner)
         }
+    }
+
+    /// The message verifier for `message`: this one, or — where the route takes keys in
+    /// `Signature-Key` and the message delivers one — this one with the delivered key found under
+    /// its thumbprint, which a signature without `keyid` names.
+    func verifier(for message: some HTTPMessageView, signatureKeys: SignatureKeyAcceptance?, now: Date) async throws
+        -> MessageVerifier
+    {
+        guard let signatureKeys, let delivered = try await signatureKeys.record(for: message, policy: verifier.policy, now: now)
+        else { return verifier }
+        var verifier = self.verifier
+        verifier.keys = DeliveredKeyResolver(delivered: delivered, others: verifier.keys)
+        verifier.fallbackKeyID = delivered.keyID
+        // The key is the one delivered: a keyid may name it (its thumbprint), none is required (§4.3).
+        verifier.policy.requireKeyID = false
+        return verifier
     }
 
     /// The refusals a client can put right by signing otherwise: answered with `Accept-Signature`.
@@ -187,11 +220,36 @@ public struct SignetRequestVerifier: Sendable {
     }
 
     /// `error` as the client should see it: with `Accept-Signature` where signing otherwise would
-    /// put it right, as it is otherwise.
-    public func refusal(_ error: SignetError, for request: Request) -> any Error {
-        guard let fields = acceptSignature(refusing: error, request) else { return error }
-        return ChallengedRefusal(error, challenges: ["Signature"], fields: fields)
+    /// put it right, and — on a route that takes keys in `Signature-Key` — the draft's
+    /// `Signature-Error` (with `Accept-Signature-Scheme` or `Accept-Signature-Alg` where a scheme or
+    /// algorithm was refused); as it is otherwise. A 403 carries none of the draft's fields (§5).
+    public func refusal(_ error: SignetError, for request: Request, signatureKeys: SignatureKeyAcceptance? = nil) -> any Error {
+        var fields = acceptSignature(refusing: error, request) ?? HTTPFields()
+        if let signatureKeys, let signatureError = SignatureErrorField(for: error.code, requiredInput: requiredInput(for: request)) {
+            fields[Self.signatureErrorField] = signatureError.fieldValue
+            if error.code == .signatureKeyUnsupported || error.code == .signatureMissing {
+                fields[Self.acceptSignatureSchemeField] = signatureKeys.acceptSignatureScheme
+            }
+            if error.code == .algUnsupported {
+                fields[Self.acceptSignatureAlgField] = JOSESignatureAlgorithm.names.joined(separator: ", ")
+            }
+        }
+        guard !fields.isEmpty else { return error }
+        return ChallengedRefusal(error, challenges: error.code.httpStatus == 401 ? ["Signature"] : [], fields: fields)
     }
+
+    /// What a signature with a delivered key must cover on `request`: the policy's components and
+    /// `signature-key` (§7.8), for `Signature-Error`'s `required_input`.
+    func requiredInput(for request: Request) -> [String] {
+        let hasBody = request.headers[.contentLength].map { $0 != "0" }
+            ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
+        let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
+        return asked.components.map(\.name) + ["signature-key"]
+    }
+
+    public static var signatureErrorField: HTTPField.Name { HTTPField.Name(SignatureErrorField.fieldName)! }
+    public static var acceptSignatureSchemeField: HTTPField.Name { HTTPField.Name("Accept-Signature-Scheme")! }
+    public static var acceptSignatureAlgField: HTTPField.Name { HTTPField.Name("Accept-Signature-Alg")! }
 
     public static var acceptSignatureField: HTTPField.Name { HTTPField.Name("Accept-Signature")! }
 

@@ -25,6 +25,8 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     /// The route's app-build policy for App Attest assertions, in place of the verifier's own
     /// (``SignetRequestVerifier/appBuild``).
     public let appBuild: AppBuildPolicy?
+    /// The keys the route takes in the request's `Signature-Key`; none when `nil`.
+    public let signatureKeys: SignatureKeyAcceptance?
     public let metrics: SignetMetrics?
     private let clock: @Sendable () -> Date
 
@@ -32,12 +34,14 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         verifier: SignetRequestVerifier,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil,
         metrics: SignetMetrics? = nil,
         clock: @escaping @Sendable () -> Date = Date.init
     ) {
         self.verifier = verifier
         self.requirement = requirement
         self.appBuild = appBuild
+        self.signatureKeys = signatureKeys
         self.metrics = metrics
         self.clock = clock
     }
@@ -53,11 +57,12 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
                 receivedTarget: context.signet.receivedTarget,
                 requirement: requirement,
                 appBuild: appBuild,
+                signatureKeys: signatureKeys,
                 screened: context.signet.isComplete,
                 clock: clock
             )
         } catch let error as SignetError {
-            throw verifier.refusal(error, for: request)
+            throw verifier.refusal(error, for: request, signatureKeys: signatureKeys)
         }
         metrics?.recordVerification(ContinuousClock.now - started)
         context.signet.verifiedMessage = message

@@ -3,6 +3,10 @@
 /// How a client proved who it is — for keys, how the key reached the server — from weakest to
 /// strongest. Signature routes ask for a minimum.
 public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
+    /// A key the request delivered itself, in `Signature-Key` (`hwk`), that nobody vouches for: the
+    /// same key signs again, nothing more is known. Below every other level; only `verified` routes
+    /// that take such keys admit it.
+    case pseudonymous
     /// A user's password (HTTP Basic or Digest): no key at all, so below every key.
     case password
     /// A configured HMAC secret.
@@ -26,6 +30,7 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
 
     private var rank: Int {
         switch self {
+        case .pseudonymous: -2
         case .password: -1
         case .sharedSecret: 0
         case .deviceKey: 1

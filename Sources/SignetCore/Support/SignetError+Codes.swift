@@ -111,6 +111,11 @@ extension SignetError.Code {
     /// The device wrote no validation category or bundle version (iOS 26 and older), and the route
     /// requires them.
     public static let appBuildUndeclared = Self("app_build_undeclared", 403)
+    // Keys delivered in the request (draft-hardt-httpbis-signature-key-08).
+    /// `Signature-Key` does not parse, or its member lacks what its scheme requires.
+    public static let signatureKeyInvalid = Self("signature_key_invalid", 401)
+    /// The route does not take keys of the member's scheme (or any delivered key).
+    public static let signatureKeyUnsupported = Self("signature_key_unsupported", 401)
     // App tokens (the gateway's JWTs) and Firebase App Check tokens.
     public static let tokenMissing = Self("token_missing", 401)
     public static let tokenInvalid = Self("token_invalid", 401)
@@ -260,7 +265,7 @@ extension SignetError.Code {
         .attestationStatusUnavailable, .integrityVerdictInsufficient,
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
-        .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
+        .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .signatureKeyInvalid, .signatureKeyUnsupported, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable, .dpopProofMissing, .dpopProofInvalid, .dpopProofStale, .dpopProofReplayed, .dpopNonceRequired,
         .dpopKeyMismatch, .clientAttestationMissing, .clientAttestationInvalid, .clientAttestationExpired,
         .clientAttestationPoPInvalid, .clientAttestationPoPStale, .clientAttestationPoPReplayed, .clientAttestationChallengeRequired,

@@ -173,6 +173,15 @@ public struct ClientAttestationVerifier: Sendable {
         return (claims, key, record, trustLevel)
     }
 
+    /// The key an attestation this gateway issued attests (`cnf.jwk`) and its device's record, every
+    /// check of §8.1 passed: how a `Signature-Key` `jwt` member delivers a signing key.
+    ///
+    /// - Throws: `client_attestation_invalid`, `client_attestation_expired`, `risk_metric_exceeded`.
+    public func attestedKey(_ attestation: String, now: Date) async throws -> (key: VerificationKey, device: KeyRecord) {
+        let (_, key, record, _) = try await attested(attestation, now: now)
+        return (key, record)
+    }
+
     /// Who a request whose attestation and proof passed is from: the attested device, the client
     /// id as its app.
     private static func identity(_ claims: ClientAttestationClaims, record: KeyRecord, trustLevel: TrustLevel, jti: String, made: Date) -> SignetIdentity {

@@ -9,7 +9,6 @@
 enum FeatureRegistry {
     static let types: [any GatewayFeature.Type] = [
         OpenAccessFeature.self,
-        RequestSignaturesFeature.self,
         SharedSecretsFeature.self,
         ClientCertificatesFeature.self,
         PasswordsFeature.self,
@@ -19,6 +18,8 @@ enum FeatureRegistry {
         RegistrationFeature.self,
         TokensFeature.self,
         ClientAttestationFeature.self,
+        // After client attestations: its routes take their JWTs as delivered keys (`signatureKey`).
+        RequestSignaturesFeature.self,
         LegacyEnvelopeFeature.self,
         TrustDocumentFeature.self,
         PinReportsFeature.self,

@@ -40,7 +40,9 @@ struct RouteTable: Sendable {
                 methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
                 access: $0.access,
                 mode: $0.mode,
-                signature: AccessModeRegistry.mode(named: $0.access.mode)?.signature
+                // A route that takes keys in `Signature-Key` resolves them only with the request
+                // whole: its head is not screened.
+                signature: $0.access.options["signatureKey"] == nil ? AccessModeRegistry.mode(named: $0.access.mode)?.signature : nil
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }

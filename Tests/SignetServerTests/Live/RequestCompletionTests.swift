@@ -167,7 +167,8 @@ import Testing
         // Each holds a request open, as a slow client would.
         for connection in open { try await connection.send(Array("POST /scores/top HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n".utf8)) }
         let fifth = try await RawConnection.open(port: harness.port)
-        #expect(await fifth.isClosed(within: .seconds(2)))
+        // Closed at once; the bound leaves room for a loaded machine (it failed at 2 s under the full suite).
+        #expect(await fifth.isClosed(within: .seconds(5)))
         // One closes: the client may open another.
         await open.removeFirst().close()
         try await Task.sleep(for: .milliseconds(200))

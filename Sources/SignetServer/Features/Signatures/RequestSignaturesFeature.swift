@@ -8,11 +8,14 @@ import SignetMiddleware
 /// cryptography, and the gateway screens the signature as soon as a request's head arrives.
 ///
 /// `app-attest` and `attested` routes take an app-build policy of their own (`appCategories`,
-/// `minimumAppVersion`, `requireAppBuild`), in place of `appAttest`'s.
+/// `minimumAppVersion`, `requireAppBuild`), in place of `appAttest`'s; every one may take keys
+/// delivered in `Signature-Key` (`signatureKey`: `hwk` on `verified` routes, `jwt`).
 struct RequestSignaturesFeature: GatewayFeature {
     static let accessModes: [AccessMode] = {
         let build = GatewayConfiguration.appBuildOptions
+        let keys = GatewayConfiguration.signatureKeyOption
         let check: @Sendable (GatewayConfiguration.Route, GatewayConfiguration, String) throws -> Void = { route, configuration, at in
+            _ = try GatewayConfiguration.signatureKeySchemes(for: route.access, configuration, at: at)
             guard build.contains(where: { route.access.options[$0.name] != nil }) else { return }
             guard configuration.appAttest != nil else {
                 throw ConfigurationError.invalid(
@@ -25,20 +28,23 @@ struct RequestSignaturesFeature: GatewayFeature {
         return [
             // Not on routes a plain device key passes: a re-signed binary would register one, declare
             // no build, and make the options a promise the route does not keep.
-            AccessMode(name: "verified", signature: .verified),
-            AccessMode(name: "shared-secret", signature: .trustLevel(.sharedSecret)),
-            AccessMode(name: "device-key", signature: .trustLevel(.deviceKey)),
-            AccessMode(name: "app-attest", options: build, signature: .trustLevel(.appAttest), check: check),
-            AccessMode(name: "android-key-attestation", signature: .trustLevel(.androidKeyAttestation)),
+            AccessMode(name: "verified", options: [keys], signature: .verified, check: check),
+            AccessMode(name: "shared-secret", options: [keys], signature: .trustLevel(.sharedSecret), check: check),
+            AccessMode(name: "device-key", options: [keys], signature: .trustLevel(.deviceKey), check: check),
+            AccessMode(name: "app-attest", options: build + [keys], signature: .trustLevel(.appAttest), check: check),
+            AccessMode(name: "android-key-attestation", options: [keys], signature: .trustLevel(.androidKeyAttestation), check: check),
             // An attested device of either platform.
-            AccessMode(name: "attested", options: build, signature: .trustLevel(.attested), check: check),
+            AccessMode(name: "attested", options: build + [keys], signature: .trustLevel(.attested), check: check),
         ]
     }()
 
     let dependencies: FeatureDependencies
+    /// Checks the client attestations `jwt` keys deliver, where `clientAttestation` is configured.
+    let attestations: ClientAttestationVerifier?
 
     init?(_ context: FeatureContext) throws {
         dependencies = context.dependencies
+        attestations = context.feature(ClientAttestationFeature.self)?.verifier
     }
 
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
@@ -49,6 +55,9 @@ struct RequestSignaturesFeature: GatewayFeature {
             verifier: dependencies.requestVerifier,
             requirement: requirement,
             appBuild: try GatewayConfiguration.appBuildPolicy(for: access, dependencies.configuration, at: "routes"),
+            signatureKeys: try GatewayConfiguration.signatureKeySchemes(for: access, dependencies.configuration, at: "routes").map {
+                SignatureKeyAcceptance(schemes: $0, attestations: attestations)
+            },
             metrics: dependencies.metrics,
             clock: dependencies.clock
         )
