@@ -45,6 +45,7 @@ public struct FuzzTarget: Sendable {
         structuredFields, signatureFields, contentDigest, http1Message, routingPath, cbor, authenticatorData,
         appAttestReceipt, keyDescription, keyText, binaryHTTP, obliviousHTTP, httpAuthentication,
         proxyProtocol, forwarded, trustDocument, playIntegrity, configuration, authorizationQuestion, dpopProof, clientAttestationPoP,
+        signatureKey,
     ]
 
     public static func named(_ name: String) -> FuzzTarget? {
