@@ -147,6 +147,15 @@ public struct SignetRequestVerifier: Sendable {
     static func admit(_ evidence: AlgorithmEvidence, of owner: KeyOwner?, under policy: AppBuildPolicy?) throws {
         guard let policy, evidence.appBuild != nil || owner?.trustLevel == .appAttest || owner?.trustLevel == .debug
         else { return }
+        // An App Attest device's key that signed without an assertion (a key its client attestation
+        // names, delivered in `Signature-Key`) declares no build and cannot: where the policy asks
+        // anything of a build, it is refused rather than let past checks it gives no fact for.
+        if evidence.appBuild == nil, owner?.trustLevel == .appAttest, !policy.isEmpty {
+            throw SignetError(
+                .appBuildUndeclared,
+                "the App Attest device signed without an assertion, which alone declares the app build this route judges"
+            )
+        }
         try policy.check(evidence.appBuild ?? AppBuild())
     }
 

@@ -166,7 +166,7 @@ public struct ClientAttestationVerifier: Sendable {
             throw SignetError(.clientAttestationInvalid, "the client attestation's cnf.jwk is not a public key")
         }
         let records = try await devices.records(for: claims.keyID)
-        guard let record = records.first(where: { $0.owner?.deviceID == claims.deviceID }), !record.revoked else {
+        guard let record = records.first(where: { $0.owner?.deviceID == claims.deviceID }), record.isUsable(at: now) else {
             throw SignetError(.clientAttestationInvalid, "the attested device is no longer registered or is revoked")
         }
         try riskLimit?.check(record.owner)

@@ -74,8 +74,16 @@ public struct SignatureKeyAcceptance: Sendable {
                 throw SignetError(.invalidKey, "the hwk key is not a usable public key")
             }
             guard key.type != .symmetric else { throw SignetError(.algUnsupported, "an hwk key is never symmetric") }
+            if key.type == .rsa {
+                // Anyone may deliver one: its size, and so its cost, is bounded here.
+                let modulus = (jwk.n.flatMap(Base64.urlDecode) ?? []).drop { $0 == 0 }
+                guard (256...512).contains(modulus.count) else {
+                    throw SignetError(.invalidKey, "an hwk RSA key is 2048 to 4096 bits")
+                }
+            }
             record = KeyRecord(
-                keyID: try jwk.thumbprint,
+                // The thumbprint of the key as parsed: one pseudonym per key, whatever its encoding.
+                keyID: try key.jwk.thumbprint,
                 algorithm: try JOSESignatureAlgorithm.rfc9421Algorithm(for: key, alg: jwk.alg),
                 key: key,
                 owner: KeyOwner(trustLevel: .pseudonymous)
@@ -85,11 +93,9 @@ public struct SignatureKeyAcceptance: Sendable {
             let (key, device) = try await attestations.attestedKey(token, now: now)
             record = KeyRecord(
                 keyID: try key.jwk.thumbprint,
-                algorithm: try JOSESignatureAlgorithm.rfc9421Algorithm(
-                    for: key,
-                    alg: key.jwk.alg.flatMap { alg in JOSESignatureAlgorithm.names.contains(alg) ? alg : nil }
-                        ?? JOSESignatureAlgorithm.name(for: key.type)
-                ),
+                // This gateway's attestations name no alg: the key's type decides (no RSA, whose
+                // padding a key does not tell).
+                algorithm: try JOSESignatureAlgorithm.rfc9421Algorithm(for: key, alg: JOSESignatureAlgorithm.name(for: key.type)),
                 key: key,
                 owner: device.owner
             )

@@ -61,9 +61,18 @@ struct MonitoredGate: RouterMiddleware {
                 forwarded = Request(head: head, body: request.body)
             }
             var response = try await next(forwarded, context)
-            // What the refusal would have told the client (a fresh `DPoP-Nonce`) it is told here.
-            if let fields = refusal?.fields { response.headers.append(contentsOf: fields) }
+            // What the refusal would have told the client for its next request (a fresh
+            // `DPoP-Nonce`) it is told here; not what would say this one failed.
+            if let fields = refusal?.fields {
+                response.headers.append(contentsOf: fields.filter { !Self.refusalOnly.contains($0.name) })
+            }
             return response
         }
     }
+
+    /// Fields that describe a refusal, never sent on the upstream's answer to a monitored request.
+    static let refusalOnly: Set<HTTPField.Name> = [
+        SignetRequestVerifier.signatureErrorField, SignetRequestVerifier.acceptSignatureSchemeField,
+        SignetRequestVerifier.acceptSignatureAlgField,
+    ]
 }

@@ -91,7 +91,10 @@ struct RequestCompletionResponder: HTTPResponder {
             let hasBody = request.headers[.contentLength].map { $0 != "0" }
                 ?? (request.headers.contains(.transferEncoding)
                     || (context.channel?.isHTTP2Stream == true && [.post, .put, .patch].contains(request.method)))
-            if hasBody, let routes, let requirement = routes.signature(method: request.method.rawValue, path: routed) {
+            let deliversKey = request.headers[Self.signatureKeyField] != nil
+            if hasBody, let routes,
+                let requirement = routes.signature(method: request.method.rawValue, path: routed, deliversKey: deliversKey)
+            {
                 try await StoreBudget.within(storeTimeout) {
                     try await verifier.screen(
                         request,
@@ -147,4 +150,6 @@ struct RequestCompletionResponder: HTTPResponder {
         }
         return response
     }
+
+    static let signatureKeyField = HTTPField.Name(SignatureKey.fieldName)!
 }

@@ -17,6 +17,8 @@ struct RouteTable: Sendable {
         /// What a request's signature must meet, for modes that take one (``AccessMode/signature``),
         /// looked up once here rather than per request.
         var signature: AccessRequirement?
+        /// Whether the route takes keys delivered in `Signature-Key`.
+        var takesDeliveredKeys = false
     }
 
     /// One Hummingbird route: a path (`/a/b` or `/a/b/**`), a method and what it demands.
@@ -40,9 +42,8 @@ struct RouteTable: Sendable {
                 methods: $0.methods.map { Self.withHead(Set($0.map { $0.uppercased() })) },
                 access: $0.access,
                 mode: $0.mode,
-                // A route that takes keys in `Signature-Key` resolves them only with the request
-                // whole: its head is not screened.
-                signature: $0.access.options["signatureKey"] == nil ? AccessModeRegistry.mode(named: $0.access.mode)?.signature : nil
+                signature: AccessModeRegistry.mode(named: $0.access.mode)?.signature,
+                takesDeliveredKeys: $0.access.options["signatureKey"] != nil
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
@@ -69,8 +70,13 @@ struct RouteTable: Sendable {
     /// What a request's signature must meet before its body is read, for routes that take one;
     /// any signature when nothing matches (the route is `verified`). None on a `monitor` route:
     /// there a request is forwarded whatever its verdict, so nothing is refused from its head.
-    func signature(method: String, path: String) -> AccessRequirement? {
+    ///
+    /// A request that delivers its key in `Signature-Key` (`deliversKey`) to a route that takes such
+    /// keys is not screened: its key is resolved from the whole `Signature-Input` (and, for a client
+    /// attestation, the store), once the request is complete. Every other request is.
+    func signature(method: String, path: String, deliversKey: Bool = false) -> AccessRequirement? {
         guard let entry = entry(method: method, path: path) else { return .verified }
+        if deliversKey && entry.takesDeliveredKeys { return nil }
         return entry.mode == .monitor ? nil : entry.signature
     }
 

@@ -4,6 +4,7 @@ import NIOHTTP1
 import SignetCore
 import SignetMiddleware
 import SignetServer
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -12,8 +13,9 @@ import Testing
 /// `cnf.jwk` signs for the attested device; every refusal with its code, the draft's
 /// `Signature-Error`, and what the route takes.
 @Suite(.awaitsCleanups) struct SignatureKeyTests {
-    static func start() async throws -> GatewayHarness {
+    static func start(_ adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayHarness {
         try await ClientAttestationTests.start { configuration in
+            adjust(&configuration)
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/open-keys", access: .init(mode: "verified", options: ["signatureKey": .string("hwk, jwt")])),
                 .init(prefix: "/echo/devices", access: .init(mode: "device-key", options: ["signatureKey": .string("jwt")])),
@@ -158,5 +160,37 @@ import Testing
         #expect(revoked.status == 200 || revoked.status == 204, "\(revoked.text)")
         let after = try await Self.get(harness, "/echo/devices", key: device.key, signatureKey: member, keyID: nil)
         #expect(after.reason == "client_attestation_invalid", "\(after.text)")
+    }
+
+    /// An App Attest device's client attestation of a key it names delivers that key: the request is
+    /// the device's, but signed without an assertion it declares no app build, so wherever an
+    /// app-build policy asks anything it is refused rather than let past it.
+    @Test func anAppAttestDevicesNamedKeyDeclaresNoBuildAndFailsClosed() async throws {
+        for policy in [false, true] {
+            let harness = try await Self.start { if policy { $0.appAttest?.appCategories = ["app-store"] } }
+            Cleanup.after { try await harness.stop() }
+            let iPhone = SimulatedAppAttestDevice(
+                appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA, appBuild: AppBuild(category: .appStore, bundleVersion: "1"))
+            try #require(try await harness.attest(iPhone).status == 201)
+            let named = try SigningKey.generate(.p256)
+            let request = try HTTPMessage.request(
+                method: "POST",
+                uri: harness.base + "/signet/v1/client-attestations",
+                fields: [
+                    ("Content-Type", "application/json"),
+                    ("OAuth-Client-Attestation-PoP", try ClientAttestationTests.pop(named, audience: ClientAttestationTests.consent)),
+                ],
+                body: Array(#"{"jwk":\#(named.verificationKey.jwk.jsonString)}"#.utf8)
+            )
+            let issued = try await GatewayHarness.send(try SimulatedAppAttestSigner(device: iPhone).sign(request, created: Date(), nonce: Nonce.random()))
+            let jwt = try #require(issued.json["attestation"] as? String, "\(issued.text)")
+            let answer = try await Self.get(harness, "/echo/devices", key: named, signatureKey: "sig1=jwt;jwt=\"\(jwt)\"", keyID: nil)
+            if policy {
+                #expect(answer.status == 403 && answer.reason == "app_build_undeclared", "\(answer.text)")
+                #expect(answer.headers["Signature-Error"].isEmpty, "a policy refusal carries no Signature-Error")
+            } else {
+                #expect(answer.status == 200 && Self.echoed(answer)["signet-trust-level"] == "app-attest", "\(answer.text)")
+            }
+        }
     }
 }
