@@ -7,7 +7,7 @@ import Foundation
 /// (``SignetGateway/checkRouteOwners(_:)``): no route is ever left without its gate.
 enum AccessModeRegistry {
     /// The modes, in the registry's order (the order errors list them).
-    static let modes: [AccessMode] = FeatureRegistry.types.flatMap { $0.accessModes }
+    static let modes: [AccessMode] = FeatureRegistry.listed.flatMap { $0.accessModes }
 
     /// Each mode's owner.
     private static let owners: [String: (mode: AccessMode, owner: any GatewayFeature.Type)] = {

@@ -27,4 +27,12 @@ enum FeatureRegistry {
         // Last: the console lists every feature's keys.
         OperatorFeature.self,
     ]
+
+    /// The order access modes are listed in (the configuration's errors, the docs): the signature
+    /// modes right after `open`, wherever their feature is built.
+    static let listed: [any GatewayFeature.Type] = {
+        let first: [any GatewayFeature.Type] = [OpenAccessFeature.self, RequestSignaturesFeature.self]
+        let firstIDs = Set(first.map { ObjectIdentifier($0) })
+        return first + types.filter { !firstIDs.contains(ObjectIdentifier($0)) }
+    }()
 }
