@@ -22,6 +22,9 @@ public struct SignetIdentity: Sendable, Hashable {
     /// The app build an App Attest assertion declared (iOS 27; forwarded as `Signet-App-Category`
     /// and `Signet-App-Version`); `nil` for other signatures.
     public var appBuild: AppBuild?
+    /// The known agent (Web Bot Auth) whose published key signed, by its configured name
+    /// (forwarded as `Signet-Agent`).
+    public var agent: String?
 
     public init(
         deviceID: String?,
@@ -60,5 +63,6 @@ public struct SignetIdentity: Sendable, Hashable {
         )
         riskMetric = verified.owner?.riskMetric
         appBuild = verified.evidence.appBuild
+        agent = verified.owner?.agent
     }
 }

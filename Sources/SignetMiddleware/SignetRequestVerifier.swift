@@ -234,7 +234,9 @@ public struct SignetRequestVerifier: Sendable {
     /// algorithm was refused); as it is otherwise. A 403 carries none of the draft's fields (§5).
     public func refusal(_ error: SignetError, for request: Request, signatureKeys: SignatureKeyAcceptance? = nil) -> any Error {
         var fields = acceptSignature(refusing: error, request) ?? HTTPFields()
-        if let signatureKeys, let signatureError = SignatureErrorField(for: error.code, requiredInput: requiredInput(for: request)) {
+        if let signatureKeys, !signatureKeys.schemes.isEmpty,
+            let signatureError = SignatureErrorField(for: error.code, requiredInput: requiredInput(for: request))
+        {
             fields[Self.signatureErrorField] = signatureError.fieldValue
             if error.code == .signatureKeyUnsupported || error.code == .signatureMissing {
                 fields[Self.acceptSignatureSchemeField] = signatureKeys.acceptSignatureScheme

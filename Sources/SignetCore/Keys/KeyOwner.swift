@@ -11,11 +11,14 @@ public struct KeyOwner: Sendable, Hashable {
     public var user: String?
     /// Apple's App Attest risk metric for the device, once an exchanged receipt gave one.
     public var riskMetric: Int?
+    /// The known agent a Web Bot Auth key belongs to, by its configured name.
+    public var agent: String?
 
-    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil, riskMetric: Int? = nil) {
+    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil, riskMetric: Int? = nil, agent: String? = nil) {
         self.deviceID = deviceID
         self.trustLevel = trustLevel
         self.user = user
         self.riskMetric = riskMetric
+        self.agent = agent
     }
 }

@@ -7,6 +7,10 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
     /// same key signs again, nothing more is known. Below every other level; only `verified` routes
     /// that take such keys admit it.
     case pseudonymous
+    /// A known automated agent (Web Bot Auth): its key from the directory the agent publishes and
+    /// the gateway is configured to trust. Beside the other levels rather than above them: only
+    /// routes that take agents admit it.
+    case agent
     /// A user's password (HTTP Basic or Digest): no key at all, so below every key.
     case password
     /// A configured HMAC secret.
@@ -30,7 +34,7 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
 
     private var rank: Int {
         switch self {
-        case .pseudonymous: -2
+        case .pseudonymous, .agent: -2
         case .password: -1
         case .sharedSecret: 0
         case .deviceKey: 1
@@ -44,7 +48,7 @@ public enum TrustLevel: String, Sendable, Codable, CaseIterable, Comparable {
     /// or anything stronger.
     public func satisfies(_ required: TrustLevel) -> Bool {
         switch required {
-        case .appAttest, .androidKeyAttestation: self == required
+        case .appAttest, .androidKeyAttestation, .agent: self == required
         default: self >= required
         }
     }

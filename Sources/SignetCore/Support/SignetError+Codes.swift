@@ -116,6 +116,12 @@ extension SignetError.Code {
     public static let signatureKeyInvalid = Self("signature_key_invalid", 401)
     /// The route does not take keys of the member's scheme (or any delivered key).
     public static let signatureKeyUnsupported = Self("signature_key_unsupported", 401)
+    // Known agents (Web Bot Auth).
+    /// `Signature-Agent` names a directory no configured agent publishes, or an agent the route does
+    /// not take.
+    public static let agentUnknown = Self("agent_unknown", 401)
+    /// A known agent's key directory cannot be fetched and no copy is cached.
+    public static let agentDirectoryUnavailable = Self("agent_directory_unavailable", 503)
     // App tokens (the gateway's JWTs) and Firebase App Check tokens.
     public static let tokenMissing = Self("token_missing", 401)
     public static let tokenInvalid = Self("token_invalid", 401)
@@ -265,7 +271,7 @@ extension SignetError.Code {
         .attestationStatusUnavailable, .integrityVerdictInsufficient,
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
-        .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .signatureKeyInvalid, .signatureKeyUnsupported, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
+        .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .signatureKeyInvalid, .signatureKeyUnsupported, .agentUnknown, .agentDirectoryUnavailable, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,
         .tokenKeysUnavailable, .dpopProofMissing, .dpopProofInvalid, .dpopProofStale, .dpopProofReplayed, .dpopNonceRequired,
         .dpopKeyMismatch, .clientAttestationMissing, .clientAttestationInvalid, .clientAttestationExpired,
         .clientAttestationPoPInvalid, .clientAttestationPoPStale, .clientAttestationPoPReplayed, .clientAttestationChallengeRequired,

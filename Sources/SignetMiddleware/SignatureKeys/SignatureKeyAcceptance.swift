@@ -23,11 +23,17 @@ public struct SignatureKeyAcceptance: Sendable {
     public let schemes: Set<Scheme>
     /// Checks `jwt` members; without it a `jwt` member is refused `signature_key_unsupported`.
     let attestations: ClientAttestationVerifier?
+    /// The known agents the route takes (Web Bot Auth), whose keys `Signature-Agent` points to.
+    public let agents: AgentAcceptance?
 
-    public init(schemes: Set<Scheme>, attestations: ClientAttestationVerifier? = nil) {
+    public init(schemes: Set<Scheme>, attestations: ClientAttestationVerifier? = nil, agents: AgentAcceptance? = nil) {
         self.schemes = schemes
         self.attestations = attestations
+        self.agents = agents
     }
+
+    /// Whether the route takes keys of any kind this way.
+    public var isEmpty: Bool { schemes.isEmpty && agents == nil }
 
     /// `Accept-Signature-Scheme`, in preference order.
     public var acceptSignatureScheme: String { Scheme.allCases.filter(schemes.contains).map(\.rawValue).joined(separator: ", ") }
@@ -45,12 +51,21 @@ public struct SignatureKeyAcceptance: Sendable {
         now: Date
     ) async throws -> KeyRecord? {
         let values = message.fieldValues("signature-key")
-        guard !values.isEmpty, !message.fieldValues("signature-input").isEmpty else { return nil }
+        let agentValues = agents == nil ? [] : message.fieldValues("signature-agent")
+        guard !values.isEmpty || !agentValues.isEmpty, !message.fieldValues("signature-input").isEmpty else { return nil }
         let fields = try SignatureFields(
             of: message,
             maximumBytes: policy.maximumSignatureHeaderBytes,
             limits: policy.signatureLimits
         )
+        if let agents, !agentValues.isEmpty, let entry = fields.entries.first {
+            // One signature, as for a delivered key: no other label verified with the agent's key.
+            guard fields.entries.count == 1 else {
+                throw SignetError(.ambiguousSignature, "a request signed by an agent carries one signature")
+            }
+            if let record = try await agents.record(for: entry, agentField: agentValues, now: now) { return record }
+        }
+        guard !values.isEmpty else { return nil }
         var delivered: [(SignatureFields.Entry, SignatureKey)] = []
         for entry in fields.entries {
             if let key = try SignatureKey.member(for: entry.label, in: values) { delivered.append((entry, key)) }

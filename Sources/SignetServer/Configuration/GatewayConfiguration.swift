@@ -182,6 +182,9 @@ public struct GatewayConfiguration: Codable, Sendable, Equatable {
     public var firebaseAppCheck: FirebaseAppCheck?
     /// The gateway as an OAuth Client Attester, and `client-attestation` routes; off when absent.
     public var clientAttestation: ClientAttestation?
+    /// Known agents that sign with keys they publish (Web Bot Auth), for `agent` routes and a
+    /// `verified` route's `agents`; off when absent. See ``WebBotAuth``.
+    public var webBotAuth: WebBotAuth?
 
     public init(upstream: String) {
         self.upstream = upstream

@@ -18,7 +18,9 @@ enum FeatureRegistry {
         RegistrationFeature.self,
         TokensFeature.self,
         ClientAttestationFeature.self,
-        // After client attestations: its routes take their JWTs as delivered keys (`signatureKey`).
+        WebBotAuthFeature.self,
+        // After client attestations and known agents: its routes take attestations as delivered
+        // keys (`signatureKey`) and agents (`agents`).
         RequestSignaturesFeature.self,
         LegacyEnvelopeFeature.self,
         TrustDocumentFeature.self,

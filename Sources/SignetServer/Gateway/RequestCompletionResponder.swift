@@ -91,7 +91,7 @@ struct RequestCompletionResponder: HTTPResponder {
             let hasBody = request.headers[.contentLength].map { $0 != "0" }
                 ?? (request.headers.contains(.transferEncoding)
                     || (context.channel?.isHTTP2Stream == true && [.post, .put, .patch].contains(request.method)))
-            let deliversKey = request.headers[Self.signatureKeyField] != nil
+            let deliversKey = request.headers[Self.signatureKeyField] != nil || request.headers[Self.signatureAgentField] != nil
             if hasBody, let routes,
                 let requirement = routes.signature(method: request.method.rawValue, path: routed, deliversKey: deliversKey)
             {
@@ -152,4 +152,5 @@ struct RequestCompletionResponder: HTTPResponder {
     }
 
     static let signatureKeyField = HTTPField.Name(SignatureKey.fieldName)!
+    static let signatureAgentField = HTTPField.Name(SignatureAgent.fieldName)!
 }

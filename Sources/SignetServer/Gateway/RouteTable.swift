@@ -17,7 +17,8 @@ struct RouteTable: Sendable {
         /// What a request's signature must meet, for modes that take one (``AccessMode/signature``),
         /// looked up once here rather than per request.
         var signature: AccessRequirement?
-        /// Whether the route takes keys delivered in `Signature-Key`.
+        /// Whether the route takes keys the request delivers (`Signature-Key`) or points to
+        /// (`Signature-Agent`).
         var takesDeliveredKeys = false
     }
 
@@ -43,7 +44,8 @@ struct RouteTable: Sendable {
                 access: $0.access,
                 mode: $0.mode,
                 signature: AccessModeRegistry.mode(named: $0.access.mode)?.signature,
-                takesDeliveredKeys: $0.access.options["signatureKey"] != nil
+                takesDeliveredKeys: $0.access.options["signatureKey"] != nil || $0.access.options["agents"] != nil
+                    || $0.access.mode == "agent"
             )
         }
         .sorted { $0.prefix.count > $1.prefix.count }
@@ -71,8 +73,8 @@ struct RouteTable: Sendable {
     /// any signature when nothing matches (the route is `verified`). None on a `monitor` route:
     /// there a request is forwarded whatever its verdict, so nothing is refused from its head.
     ///
-    /// A request that delivers its key in `Signature-Key` (`deliversKey`) to a route that takes such
-    /// keys is not screened: its key is resolved from the whole `Signature-Input` (and, for a client
+    /// A request that delivers its key in `Signature-Key` or names an agent in `Signature-Agent`
+    /// (`deliversKey`) to a route that takes such keys is not screened: its key is resolved from the whole `Signature-Input` (and, for a client
     /// attestation, the store), once the request is complete. Every other request is.
     func signature(method: String, path: String, deliversKey: Bool = false) -> AccessRequirement? {
         guard let entry = entry(method: method, path: path) else { return .verified }

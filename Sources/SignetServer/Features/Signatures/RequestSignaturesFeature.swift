@@ -16,6 +16,12 @@ struct RequestSignaturesFeature: GatewayFeature {
         let keys = GatewayConfiguration.signatureKeyOption
         let check: @Sendable (GatewayConfiguration.Route, GatewayConfiguration, String) throws -> Void = { route, configuration, at in
             _ = try GatewayConfiguration.signatureKeySchemes(for: route.access, configuration, at: at)
+            if route.access.options[WebBotAuthFeature.agentsOption.name] != nil {
+                guard configuration.webBotAuth != nil else {
+                    throw ConfigurationError.invalid("\(at).agents", "\(at).agents: known agents need webBotAuth")
+                }
+                _ = try WebBotAuthFeature.names(for: route.access, configuration, at: at)
+            }
             guard build.contains(where: { route.access.options[$0.name] != nil }) else { return }
             guard configuration.appAttest != nil else {
                 throw ConfigurationError.invalid(
@@ -28,7 +34,8 @@ struct RequestSignaturesFeature: GatewayFeature {
         return [
             // Not on routes a plain device key passes: a re-signed binary would register one, declare
             // no build, and make the options a promise the route does not keep.
-            AccessMode(name: "verified", options: [keys], signature: .verified, check: check),
+            // Registered clients and, with `agents`, known agents (Web Bot Auth) beside them.
+            AccessMode(name: "verified", options: [keys, WebBotAuthFeature.agentsOption], signature: .verified, check: check),
             AccessMode(name: "shared-secret", options: [keys], signature: .trustLevel(.sharedSecret), check: check),
             AccessMode(name: "device-key", options: [keys], signature: .trustLevel(.deviceKey), check: check),
             AccessMode(name: "app-attest", options: build + [keys], signature: .trustLevel(.appAttest), check: check),
@@ -41,10 +48,13 @@ struct RequestSignaturesFeature: GatewayFeature {
     let dependencies: FeatureDependencies
     /// Checks the client attestations `jwt` keys deliver, where `clientAttestation` is configured.
     let attestations: ClientAttestationVerifier?
+    /// The known agents a `verified` route's `agents` takes, where `webBotAuth` is configured.
+    let agents: WebBotAuthFeature?
 
     init?(_ context: FeatureContext) throws {
         dependencies = context.dependencies
         attestations = context.feature(ClientAttestationFeature.self)?.verifier
+        agents = context.feature(WebBotAuthFeature.self)
     }
 
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
@@ -55,11 +65,21 @@ struct RequestSignaturesFeature: GatewayFeature {
             verifier: dependencies.requestVerifier,
             requirement: requirement,
             appBuild: try GatewayConfiguration.appBuildPolicy(for: access, dependencies.configuration, at: "routes"),
-            signatureKeys: try GatewayConfiguration.signatureKeySchemes(for: access, dependencies.configuration, at: "routes").map {
-                SignatureKeyAcceptance(schemes: $0, attestations: attestations)
-            },
+            signatureKeys: try deliveredKeys(for: access),
             metrics: dependencies.metrics,
             clock: dependencies.clock
         )
+    }
+
+    /// The keys `access` takes from the request itself: `Signature-Key` schemes, and known agents.
+    private func deliveredKeys(for access: GatewayConfiguration.Route.Access) throws -> SignatureKeyAcceptance? {
+        let configuration = dependencies.configuration
+        let schemes = try GatewayConfiguration.signatureKeySchemes(for: access, configuration, at: "routes")
+        var agentAcceptance: AgentAcceptance?
+        if access.options[WebBotAuthFeature.agentsOption.name] != nil, let agents {
+            agentAcceptance = agents.acceptance(names: try WebBotAuthFeature.names(for: access, configuration, at: "routes"))
+        }
+        guard schemes != nil || agentAcceptance != nil else { return nil }
+        return SignatureKeyAcceptance(schemes: schemes ?? [], attestations: attestations, agents: agentAcceptance)
     }
 }

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+import SignetCore
+import SignetMiddleware
+
+/// Known agents' key directories, fetched when first needed and kept as their answers say, shared
+/// by concurrent requests: one fetch per directory at a time, at most one a minute.
+///
+/// Only configured directories are fetched (the URL a request names must be one of them), so no
+/// client can make the gateway fetch an address of its choosing. Each fetch: `GET`, no redirect
+/// followed, 5 s, a 200 with at most 64 KiB. A failed fetch keeps the keys fetched before (§6.10: a
+/// failure never evicts) for up to a day past their time; with none, the request is refused
+/// `agent_directory_unavailable`.
+actor AgentDirectoryCache: AgentDirectorySource {
+    struct Entry {
+        var directory: AgentKeyDirectory?
+        var expires = Date.distantPast
+        var lastFetch = Date.distantPast
+    }
+
+    let client: HTTPClient
+    let logger: Logger
+    let refresh: TimeInterval
+    private var entries: [String: Entry] = [:]
+    private var inFlight: [String: Task<Void, any Error>] = [:]
+    private(set) var fetches = 0
+
+    /// How long a failing directory's last keys are still used past their time.
+    static let staleAllowance: TimeInterval = 86_400
+    /// At most one fetch a minute per directory, whatever requests ask.
+    static let minimumInterval: TimeInterval = 60
+
+    /// The process's client for directories: as `HTTPClient.shared` (never shut down, for the
+    /// process's life), but following no redirect (§5.5: a redirect is a discovery failure), so a
+    /// configured agent cannot send the gateway elsewhere.
+    static let withoutRedirects = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
+    )
+
+    init(client: HTTPClient = AgentDirectoryCache.withoutRedirects, logger: Logger, refresh: TimeInterval) {
+        self.client = client
+        self.logger = logger
+        self.refresh = refresh
+    }
+
+    func directory(at url: String, now: Date) async throws -> AgentKeyDirectory {
+        let entry = entries[url] ?? Entry()
+        if now >= entry.expires, now.timeIntervalSince(entry.lastFetch) >= Self.minimumInterval {
+            await fetchOnce(url, now: now)
+        }
+        guard let current = entries[url], let directory = current.directory,
+            now < current.expires.addingTimeInterval(Self.staleAllowance)
+        else {
+            throw SignetError(.agentDirectoryUnavailable, "the agent's key directory cannot be fetched")
+        }
+        return directory
+    }
+
+    private func fetchOnce(_ url: String, now: Date) async {
+        if let running = inFlight[url] {
+            _ = try? await running.value
+            return
+        }
+        let task = Task { try await fetch(url, now: now) }
+        inFlight[url] = task
+        defer { inFlight[url] = nil }
+        do {
+            try await task.value
+        } catch {
+            logger.warning("cannot fetch an agent's key directory", metadata: ["url": "\(url)", "error": "\(error)"])
+        }
+    }
+
+    private func fetch(_ url: String, now: Date) async throws {
+        entries[url, default: Entry()].lastFetch = now
+        fetches += 1
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/http-message-signatures-directory+json, application/json")
+        let response = try await client.execute(request, timeout: .seconds(5))
+        guard response.status == .ok else {
+            throw SignetError(.agentDirectoryUnavailable, "the directory answered \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: AgentKeyDirectory.maximumBytes)
+        let directory = try AgentKeyDirectory(json: Array(body.readableBytesView))
+        var lifetime = refresh
+        if let maxAge = FirebaseJWKSCache.maxAge(response.headers["Cache-Control"]) {
+            lifetime = max(Self.minimumInterval, min(86_400, maxAge))
+        }
+        entries[url, default: Entry()].directory = directory
+        entries[url, default: Entry()].expires = now.addingTimeInterval(lifetime)
+    }
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOHTTP1
+import SignetCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// Known agents (Web Bot Auth): a signature whose `Signature-Agent` names a configured agent's
+/// directory — served by Python's http.server — is verified with the key that directory publishes,
+/// and the upstream learns the agent's name; every way it can be wrong is refused with its code;
+/// the directory is fetched once for many requests, kept when its server fails, fetched again when
+/// it expires, and never followed through a redirect.
+@Suite(.awaitsCleanups) struct WebBotAuthTests {
+    struct Setup {
+        let harness: GatewayHarness
+        let directory: PythonServer
+        let file: URL
+        let clock: ManualClock
+        var origin: String { "http://127.0.0.1:\(directory.port)" }
+    }
+
+    static func directoryJSON(_ keys: [SigningKey]) throws -> Data {
+        let entries = try keys.map { key -> [String: Any] in
+            var jwk = try JSONSerialization.jsonObject(with: Data(key.verificationKey.jwk.jsonString.utf8)) as! [String: Any]
+            jwk["kid"] = try key.verificationKey.jwk.thumbprint
+            jwk["use"] = "sig"
+            return jwk
+        }
+        return try JSONSerialization.data(withJSONObject: ["keys": entries])
+    }
+
+    static func start(publishing keys: [SigningKey], directory path: String = "") async throws -> Setup {
+        let folder = try SignetProcess.temporaryDirectory()
+        let file = folder.appendingPathComponent("directory.json")
+        try Self.directoryJSON(keys).write(to: file)
+        let server = try await PythonServer("agent_directory_peer.py", [file.path])
+        let clock = ManualClock()
+        let harness = try await GatewayHarness.start(store: .memory, transport: .router, clock: clock) { configuration in
+            configuration.webBotAuth = .init(
+                agents: [.init(name: "example-bot", directory: "http://127.0.0.1:\(server.port)\(path)")],
+                tags: ["web-bot-auth", "agent-browser-auth"]
+            )
+            configuration.routes.insert(contentsOf: [
+                .init(prefix: "/echo/agents", access: .init(mode: "agent")),
+                .init(prefix: "/echo/mixed", access: .init(mode: "verified", options: ["agents": .string("*")])),
+            ], at: 0)
+        }
+        return Setup(harness: harness, directory: server, file: file, clock: clock)
+    }
+
+    /// `key` signs a GET of `path` as an agent whose directory is at `agent`.
+    static func get(
+        _ setup: Setup,
+        _ path: String,
+        key: SigningKey,
+        agent: String? = nil,
+        tag: String = "web-bot-auth",
+        validity: Int64 = 3600,
+        coverAgent: Bool = true,
+        nonce: String = Nonce.random()
+    ) async throws -> GatewayHarness.Answer {
+        let request = try HTTPMessage.request(
+            method: "GET",
+            uri: setup.harness.base + path,
+            fields: [("Signature-Agent", "sig1=\"\(agent ?? setup.origin)\"")]
+        )
+        // What the gateway asks of every signer: the method and the whole target.
+        var components: [ComponentIdentifier] = ["@method", "@target-uri"]
+        if coverAgent { components.append(ComponentIdentifier("signature-agent", parameters: SFParameters([("key", .string("sig1"))]))) }
+        let created = Int64(setup.clock.now.timeIntervalSince1970)
+        let parameters = SignatureParameters(
+            components: components, created: created, expires: created + validity, nonce: nonce,
+            keyID: try key.verificationKey.jwk.thumbprint, tag: tag)
+        let base = try SignatureBase(message: request, parameters: parameters)
+        let signature = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm).sign(base.bytes, with: key)
+        var signed = request
+        signed.fields.append(name: "Signature-Input", value: "sig1=" + (try parameters.serialized))
+        signed.fields.append(name: "Signature", value: "sig1=:\(Base64.encode(signature)):")
+        return try await GatewayHarness.send(signed)
+    }
+
+    static func fetches(_ setup: Setup) async throws -> Int {
+        Int(try await GatewayHarness.send(method: "GET", url: setup.origin + "/fetches").text) ?? -1
+    }
+
+    @Test func aKnownAgentSignsWithTheKeyItPublishes() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let nonce = Nonce.random()
+        let accepted = try await Self.get(setup, "/echo/agents", key: key, nonce: nonce)
+        #expect(accepted.status == 200, "\(accepted.text)")
+        let seen = accepted.json["headers"] as? [String: String] ?? [:]
+        #expect(seen["signet-agent"] == "example-bot" && seen["signet-trust-level"] == "agent", "\(seen)")
+        #expect(seen["signet-key-id"] == (try key.verificationKey.jwk.thumbprint))
+        #expect(try await Self.get(setup, "/echo/agents", key: key, nonce: nonce).reason == "nonce_replayed")
+        // Visa's browsing tag is configured too; a tag not configured is not taken.
+        #expect(try await Self.get(setup, "/echo/agents", key: key, tag: "agent-browser-auth").status == 200)
+        #expect(try await Self.get(setup, "/echo/agents", key: key, tag: "agent-payer-auth").reason == "tag_mismatch")
+        // A route that takes registered clients and agents takes both.
+        #expect(try await Self.get(setup, "/echo/mixed", key: key).status == 200)
+        let device = try await setup.harness.register(.p256)
+        let signed = try device.signer.sign(
+            try HTTPMessage.request(method: "GET", uri: setup.harness.base + "/echo/mixed"), created: setup.clock.now, nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(signed).status == 200)
+        // An agent's key passes no route that asks for a registered client's trust level.
+        #expect(try await Self.get(setup, "/echo/elsewhere", key: key).status == 401)
+        // Many requests, one fetch.
+        #expect(try await Self.fetches(setup) == 1)
+    }
+
+    @Test func everyWayAnAgentsSignatureCanBeWrongIsRefused() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let stranger = try SigningKey.generate(.ed25519)
+        let unknown = try await Self.get(setup, "/echo/agents", key: stranger)
+        #expect(unknown.status == 401 && unknown.reason == "unknown_key", "\(unknown.text)")
+        let elsewhere = try await Self.get(setup, "/echo/agents", key: key, agent: "https://other-agent.example")
+        #expect(elsewhere.status == 401 && elsewhere.reason == "agent_unknown", "\(elsewhere.text)")
+        let uncovered = try await Self.get(setup, "/echo/agents", key: key, coverAgent: false)
+        #expect(uncovered.reason == "component_not_covered", "\(uncovered.text)")
+        let long = try await Self.get(setup, "/echo/agents", key: key, validity: 2 * 86_400)
+        #expect(long.reason == "expired", "\(long.text)")
+        let notHTTPS = try await Self.get(setup, "/echo/agents", key: key, agent: "ftp://127.0.0.1")
+        #expect(notHTTPS.reason == "malformed_header", "\(notHTTPS.text)")
+        // A request with no agent at all, to an agents-only route: no key to find.
+        let plain = try await setup.harness.register(.p256)
+        let signed = try plain.signer.sign(
+            try HTTPMessage.request(method: "GET", uri: setup.harness.base + "/echo/agents"), created: setup.clock.now, nonce: Nonce.random())
+        #expect(try await GatewayHarness.send(signed).reason == "trust_level_insufficient")
+    }
+
+    @Test func theDirectoryIsKeptThroughAFailureAndFetchedAgainWhenItExpires() async throws {
+        let first = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [first])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        #expect(try await Self.get(setup, "/echo/agents", key: first).status == 200)
+        // The server fails: the keys fetched before still serve, past their time (§6.10).
+        try FileManager.default.removeItem(at: setup.file)
+        setup.clock.advance(by: 120)
+        #expect(try await Self.get(setup, "/echo/agents", key: first).status == 200)
+        #expect(try await Self.fetches(setup) == 2, "fetched again once it expired, and failed")
+        // The agent rotates its key: fetched again a minute later, the new key is taken.
+        let second = try SigningKey.generate(.p256)
+        try Self.directoryJSON([second]).write(to: setup.file)
+        #expect(try await Self.get(setup, "/echo/agents", key: second).reason == "unknown_key", "not fetched again within the minute")
+        setup.clock.advance(by: 61)
+        #expect(try await Self.get(setup, "/echo/agents", key: second).status == 200)
+        #expect(try await Self.get(setup, "/echo/agents", key: first).reason == "unknown_key", "the new directory replaced the old")
+    }
+
+    @Test func aRedirectIsNotFollowed() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key], directory: "/moved")
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let answer = try await Self.get(setup, "/echo/agents", key: key, agent: setup.origin + "/moved")
+        #expect(answer.status == 503 && answer.reason == "agent_directory_unavailable", "\(answer.text)")
+    }
+}
