@@ -210,7 +210,7 @@ import Testing
     @Test(arguments: [
         (
             "{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/\", \"access\": \"open\"}, {\"prefix\": \"/a\", \"access\": \"open\"}, {\"prefix\": \"/b\", \"access\": \"device_key\"}]}",
-            "routes[2].access: \"device_key\" is not one of open, verified, shared-secret, device-key, app-attest, android-key-attestation, attested, legacy-query-hmac, client-certificate, password, password-or-device, play-integrity, app-token, firebase-app-check, app-token-or-firebase-app-check, client-attestation, legacy-envelope"
+            "routes[2].access: \"device_key\" is not one of open, verified, shared-secret, device-key, app-attest, android-key-attestation, attested, legacy-query-hmac, client-certificate, password, password-or-device, play-integrity, app-token, firebase-app-check, app-token-or-firebase-app-check, client-attestation, agent, legacy-envelope"
         ),
         ("{\"upstream\": \"http://x\", \"routes\": [{\"prefix\": \"/a//b\", \"access\": \"open\"}]}", "routes[0].prefix: \"/a//b\""),
         ("{\"upstream\": \"http://x\", \"maxBodyBytes\": \"big\"}", "maxBodyBytes: expected a number"),

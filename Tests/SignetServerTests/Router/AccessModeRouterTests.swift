@@ -30,6 +30,7 @@ import Testing
             configuration.tokens = .init(issuer: "https://signet.test", audience: ["scores"], keyFile: folder.appendingPathComponent("tokens.pem").path)
             configuration.firebaseAppCheck = .init(projectNumber: "123456", jwksUrl: "http://127.0.0.1:9/jwks")
             configuration.clientAttestation = .init(clientId: "com.example.scores", audience: "https://api.example.com")
+            configuration.webBotAuth = .init(agents: [.init(name: "example-bot", directory: "http://127.0.0.1:9/keys")])
             configuration.legacyEnvelope = .init(format: .json, keys: [.init(version: "1", secretBase64: Base64.encode([UInt8](repeating: 7, count: 64)))])
         }
         Cleanup.after { try await harness.stop() }

@@ -92,6 +92,8 @@ enum RefusalAdvice {
         "app_version_refused": "App Attest devices on an app version below minimumAppVersion: users who have not updated yet; raise it only as the new build ships.",
         "signature_key_invalid": "Signature-Key members that do not parse or lack what their scheme needs: a client built against another draft of Signature-Key.",
         "signature_key_unsupported": "Keys delivered in a scheme the route does not take: widen the route's signatureKey, or the client should register its key.",
+        "agent_unknown": "Agents naming a key directory no configured agent has: a new bot to add to webBotAuth.agents, or one pretending to be another.",
+        "agent_directory_unavailable": "A known agent's key directory cannot be fetched: check the agent's directory URL and the gateway's outbound network.",
         "app_build_undeclared": "App Attest devices on iOS 26 or older (no app build declared) on a route with requireAppBuild: expected until they update.",
         "body_too_large": "Bodies over maxBodyBytes: a client sending uploads to a signed route, or an attack.",
         "body_not_forwarded": "Bodies the proxy in front did not send with its authorization request: forward the body (Traefik forwardBody, Envoy with_request_body), or put signet serve in the path of that route.",
