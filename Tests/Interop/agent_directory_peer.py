@@ -7,7 +7,8 @@
 Prints its port, then serves DIRECTORY.json (read at each request: a test rewrites or removes it to
 rotate the keys or fail the fetch) at /.well-known/http-message-signatures-directory as
 application/http-message-signatures-directory+json with Cache-Control: max-age=60; a missing file is a
-503. /fetches answers how many directory requests arrived; /moved redirects to the directory.
+503. /fetches answers how many directory requests arrived; /moved redirects to the directory; /slow
+sends its head and one byte of its body, then nothing for 30 s.
 """
 import http.server
 import sys
@@ -33,6 +34,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Location", PATH)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if self.path == "/slow":
+            # The head at once, the body never: a directory that trickles.
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"{")
+            self.wfile.flush()
+            import time
+            time.sleep(30)
             return
         if self.path != PATH:
             self.send_response(404)

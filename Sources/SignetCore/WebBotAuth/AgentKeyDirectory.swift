@@ -39,9 +39,16 @@ public struct AgentKeyDirectory: Sendable {
                 !jwk.hasPrivateMembers, let key = try? VerificationKey(jwk: jwk), key.type != .symmetric,
                 let thumbprint = try? key.jwk.thumbprint, jwk.kid == nil || jwk.kid == thumbprint
             else { continue }
-            // The directory's `alg` is an RFC 9421 name; without one the key's type decides.
-            let algorithm = jwk.alg ?? key.type.defaultAlgorithm
+            // The directory's `alg` is an RFC 9421 name (a JOSE one is read too); without one the
+            // key's type decides.
+            let algorithm = jwk.alg.map { alg in (try? JOSESignatureAlgorithm.rfc9421Algorithm(for: key, alg: alg)) ?? alg }
+                ?? key.type.defaultAlgorithm
             guard SignatureAlgorithms.standard.names.contains(algorithm), algorithm != "hmac-sha256" else { continue }
+            if key.type == .rsa {
+                // As for keys a request delivers: bounded, as anyone may publish one.
+                let modulus = (jwk.n.flatMap(Base64.urlDecode) ?? []).drop { $0 == 0 }
+                guard (256...512).contains(modulus.count) else { continue }
+            }
             keys[thumbprint] = Key(
                 key: key,
                 algorithm: algorithm,

@@ -28,7 +28,7 @@ public enum SignatureAgent {
         }
         let dictionary: SFDictionary
         do {
-            dictionary = try StructuredFieldParser.parseDictionary(value, limits: .init(members: 8, innerListItems: 0, parameters: 0))
+            dictionary = try StructuredFieldParser.parseDictionary(value, limits: .init(members: 8, innerListItems: 0, parameters: 8))
         } catch {
             throw SignetError(.malformedHeader, "Signature-Agent is neither a dictionary of URIs nor one URI")
         }

@@ -38,6 +38,8 @@ import Testing
         "app-attest": [.appAttest],
         "android-key-attestation": [.android],
         "attested": [.appAttest, .android, .debug],
+        // Known agents only (Web Bot Auth): no registered key (WebBotAuthTests for agents).
+        "agent": [],
     ]
 
     /// Signs a message at a time with a nonce.
@@ -54,6 +56,7 @@ import Testing
     {
         let harness = try await GatewayHarness.start(store: .memory, transport: .router, clock: clock) { configuration in
             configuration.allowDebugDevices = true
+            configuration.webBotAuth = .init(agents: [.init(name: "example-bot", directory: "http://127.0.0.1:9/keys")])
             configuration.routes.insert(contentsOf: takes.keys.sorted().map { .init(prefix: "/echo/mode/\($0)", access: .init(mode: $0)) }, at: 0)
             adjust(&configuration)
         }

@@ -170,4 +170,31 @@ import Testing
         let answer = try await Self.get(setup, "/echo/agents", key: key, agent: setup.origin + "/moved")
         #expect(answer.status == 503 && answer.reason == "agent_directory_unavailable", "\(answer.text)")
     }
+
+    /// A directory that sends its head and then trickles is given up after 5 s for the whole
+    /// answer, and requests that arrive together while the first fetch runs wait for it.
+    @Test func aTricklingDirectoryIsGivenUpAndConcurrentRequestsShareOneFetch() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let slow = try await Self.start(publishing: [key], directory: "/slow")
+        Cleanup.after {
+            try await slow.harness.stop()
+            slow.directory.stop()
+        }
+        let started = ContinuousClock.now
+        let answer = try await Self.get(slow, "/echo/agents", key: key, agent: slow.origin + "/slow")
+        #expect(answer.status == 503 && answer.reason == "agent_directory_unavailable", "\(answer.text)")
+        #expect(ContinuousClock.now - started < .seconds(15), "given up, not held for the directory's 30 s")
+
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 { group.addTask { try await Self.get(setup, "/echo/agents", key: key).status } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == [200, 200, 200, 200], "\(statuses)")
+        #expect(try await Self.fetches(setup) == 1)
+    }
 }

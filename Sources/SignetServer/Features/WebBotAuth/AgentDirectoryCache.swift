@@ -33,6 +33,25 @@ actor AgentDirectoryCache: AgentDirectorySource {
     static let staleAllowance: TimeInterval = 86_400
     /// At most one fetch a minute per directory, whatever requests ask.
     static let minimumInterval: TimeInterval = 60
+    /// The whole fetch, body included: AsyncHTTPClient's own timeout ends once the head arrives,
+    /// and a directory that trickles its body would hold every request naming it.
+    static let fetchLimit: TimeAmount = .seconds(5)
+
+    /// `body`'s result, or `agent_directory_unavailable` once `limit` passed (`body` is cancelled).
+    static func within<T: Sendable>(_ limit: TimeAmount, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(nanoseconds: UInt64(limit.nanoseconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw SignetError(.agentDirectoryUnavailable, "the directory did not answer in full within \(limit.nanoseconds / 1_000_000_000) s")
+            }
+            return value
+        }
+    }
 
     /// The process's client for directories: as `HTTPClient.shared` (never shut down, for the
     /// process's life), but following no redirect (§5.5: a redirect is a discovery failure), so a
@@ -50,7 +69,10 @@ actor AgentDirectoryCache: AgentDirectorySource {
 
     func directory(at url: String, now: Date) async throws -> AgentKeyDirectory {
         let entry = entries[url] ?? Entry()
-        if now >= entry.expires, now.timeIntervalSince(entry.lastFetch) >= Self.minimumInterval {
+        if let running = inFlight[url] {
+            // A fetch under way (the first one, say): wait for it rather than answer without keys.
+            _ = try? await running.value
+        } else if now >= entry.expires, now.timeIntervalSince(entry.lastFetch) >= Self.minimumInterval {
             await fetchOnce(url, now: now)
         }
         guard let current = entries[url], let directory = current.directory,
@@ -79,16 +101,18 @@ actor AgentDirectoryCache: AgentDirectorySource {
     private func fetch(_ url: String, now: Date) async throws {
         entries[url, default: Entry()].lastFetch = now
         fetches += 1
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Accept", value: "application/http-message-signatures-directory+json, application/json")
-        let response = try await client.execute(request, timeout: .seconds(5))
-        guard response.status == .ok else {
-            throw SignetError(.agentDirectoryUnavailable, "the directory answered \(response.status.code)")
+        let (directory, cacheControl) = try await Self.within(Self.fetchLimit) { [client] in
+            var request = HTTPClientRequest(url: url)
+            request.headers.add(name: "Accept", value: "application/http-message-signatures-directory+json, application/json")
+            let response = try await client.execute(request, timeout: Self.fetchLimit)
+            guard response.status == .ok else {
+                throw SignetError(.agentDirectoryUnavailable, "the directory answered \(response.status.code)")
+            }
+            let body = try await response.body.collect(upTo: AgentKeyDirectory.maximumBytes)
+            return (try AgentKeyDirectory(json: Array(body.readableBytesView)), response.headers["Cache-Control"])
         }
-        let body = try await response.body.collect(upTo: AgentKeyDirectory.maximumBytes)
-        let directory = try AgentKeyDirectory(json: Array(body.readableBytesView))
         var lifetime = refresh
-        if let maxAge = FirebaseJWKSCache.maxAge(response.headers["Cache-Control"]) {
+        if let maxAge = FirebaseJWKSCache.maxAge(cacheControl) {
             lifetime = max(Self.minimumInterval, min(86_400, maxAge))
         }
         entries[url, default: Entry()].directory = directory

@@ -35,9 +35,13 @@ struct WebBotAuthFeature: GatewayFeature {
         self.settings = settings
         dependencies = context.dependencies
         directories = try settings.directories()
-        // A reload keeps what was fetched: the directories are the same agents' until they say otherwise.
-        cache = context.previous(WebBotAuthFeature.self)?.cache
-            ?? AgentDirectoryCache(logger: context.dependencies.logger, refresh: TimeInterval(settings.refresh))
+        // A reload keeps what was fetched (the directories are the same agents' until they say
+        // otherwise), unless it changes how long a directory is kept.
+        if let previous = context.previous(WebBotAuthFeature.self), previous.settings.refresh == settings.refresh {
+            cache = previous.cache
+        } else {
+            cache = AgentDirectoryCache(logger: context.dependencies.logger, refresh: TimeInterval(settings.refresh))
+        }
     }
 
     /// The agents a route's `agents` option names (comma-separated; `*` or absent: every one).
