@@ -68,7 +68,7 @@ public struct SignetRequestVerifier: Sendable {
     /// Verifies `request` at the moment its body is complete: the body is read first (bounded), then
     /// `clock` is read, so a request held open is judged — window, nonce claim, counter — when it
     /// ends, never when it began. A sender whose head cannot verify is refused before the body is
-    /// read (``screen(_:receivedTarget:requirement:now:)``).
+    /// read (``screen(_:receivedTarget:requirement:signatureKeys:now:)``).
     ///
     /// - Parameters:
     ///   - request: The request; its body is read (bounded) and left in it.

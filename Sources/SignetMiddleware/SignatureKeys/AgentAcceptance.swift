@@ -13,10 +13,10 @@ public protocol AgentDirectorySource: Sendable {
 /// The known agents a route takes (Web Bot Auth, draft-ietf-webbotauth-httpsig-protocol after -01):
 /// a request whose signature carries one of ``tags`` and whose `Signature-Agent` names the
 /// directory of a configured agent is verified with the key that directory publishes under the
-/// signature's `keyid` (its RFC 7638 thumbprint). Its owner is ``TrustLevel/agent``, named by the
+/// signature's `keyid` (its RFC 7638 thumbprint). Its owner is `TrustLevel.agent`, named by the
 /// configuration's name for it, which the upstream reads as `Signet-Agent`.
 public struct AgentAcceptance: Sendable {
-    /// Directory URL (as ``SignatureAgent/directoryURL(_:)`` writes it) → the agent's name.
+    /// Directory URL (as `SignatureAgent.directoryURL(_:)` writes it) → the agent's name.
     public let agents: [String: String]
     /// The `tag` values taken: `web-bot-auth`, and profiles of it such as Visa's
     /// `agent-browser-auth` and `agent-payer-auth`.

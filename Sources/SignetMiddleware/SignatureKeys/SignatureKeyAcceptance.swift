@@ -5,7 +5,7 @@ import SignetCore
 /// Which keys a route takes in the request itself, in `Signature-Key`
 /// (draft-hardt-httpbis-signature-key-08), besides those it looks up by `keyid`:
 ///
-/// - `hwk`: a bare public key. Nobody vouches for it, so its owner is ``TrustLevel/pseudonymous``,
+/// - `hwk`: a bare public key. Nobody vouches for it, so its owner is `TrustLevel.pseudonymous`,
 ///   below every registered key: only a `verified` route takes it, and the upstream learns its
 ///   thumbprint as `Signet-Key-Id` — a pseudonym the client keeps or drops.
 /// - `jwt`: a Client Attestation JWT this gateway issued; its `cnf.jwk` signs the request. An
