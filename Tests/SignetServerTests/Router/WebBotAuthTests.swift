@@ -197,4 +197,30 @@ import Testing
         #expect(statuses == [200, 200, 200, 200], "\(statuses)")
         #expect(try await Self.fetches(setup) == 1)
     }
+
+    /// pyauth's http-message-signatures signs as a known agent, with the Web Bot Auth tag and the
+    /// dictionary form of `Signature-Agent`: the gateway takes it once.
+    @Test func pyauthSignsAsAKnownAgent() async throws {
+        guard PythonPeer.available("http_message_signatures, cryptography") else { return }
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let folder = try SignetProcess.temporaryDirectory()
+        try Data(try #require(key.pemRepresentation).utf8).write(to: folder.appendingPathComponent("key.pem"))
+        let output = try await PythonPeer.run(
+            "web_bot_auth_peer.py", ["key.pem", setup.origin, "web-bot-auth", setup.harness.base + "/echo/agents"], in: folder)
+        let wire = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(wire["keyid"] as? String == (try key.verificationKey.jwk.thumbprint), "Python and Signet agree on the thumbprint")
+        let headers = (wire["headers"] as? [[String]] ?? []).filter { !["host", "content-length"].contains($0[0].lowercased()) }
+        func send() async throws -> GatewayHarness.Answer {
+            try await GatewayHarness.send(method: "GET", url: wire["url"] as! String, headers: headers.map { ($0[0], $0[1]) })
+        }
+        let accepted = try await send()
+        #expect(accepted.status == 200, "\(accepted.text)")
+        #expect((accepted.json["headers"] as? [String: String])?["signet-agent"] == "example-bot")
+        #expect(try await send().reason == "nonce_replayed")
+    }
 }
