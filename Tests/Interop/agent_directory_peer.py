@@ -8,7 +8,8 @@ Prints its port, then serves DIRECTORY.json (read at each request: a test rewrit
 rotate the keys or fail the fetch) at /.well-known/http-message-signatures-directory as
 application/http-message-signatures-directory+json with Cache-Control: max-age=60; a missing file is a
 503. /fetches answers how many directory requests arrived; /moved redirects to the directory; /slow
-sends its head and one byte of its body, then nothing for 30 s.
+sends its head and one byte of its body, then nothing for 30 s. DIRECTORY.json.headers, when
+present, is a JSON list of [name, value] fields added to the directory's answer (its signature).
 """
 import http.server
 import sys
@@ -62,6 +63,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/http-message-signatures-directory+json")
         self.send_header("Cache-Control", "max-age=60")
+        # Fields a test wrote beside the directory (its signature), as given.
+        try:
+            import json
+            for name, value in json.load(open(sys.argv[1] + ".headers")):
+                self.send_header(name, value)
+        except OSError:
+            pass
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

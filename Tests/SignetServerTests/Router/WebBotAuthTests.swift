@@ -30,7 +30,7 @@ import Testing
         return try JSONSerialization.data(withJSONObject: ["keys": entries])
     }
 
-    static func start(publishing keys: [SigningKey], directory path: String = "") async throws -> Setup {
+    static func start(publishing keys: [SigningKey], directory path: String = "", requireSigned: Bool = false) async throws -> Setup {
         let folder = try SignetProcess.temporaryDirectory()
         let file = folder.appendingPathComponent("directory.json")
         try Self.directoryJSON(keys).write(to: file)
@@ -41,6 +41,7 @@ import Testing
                 agents: [.init(name: "example-bot", directory: "http://127.0.0.1:\(server.port)\(path)")],
                 tags: ["web-bot-auth", "agent-browser-auth"]
             )
+            configuration.webBotAuth?.requireSignedDirectory = requireSigned
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/agents", access: .init(mode: "agent")),
                 .init(prefix: "/echo/mixed", access: .init(mode: "verified", options: ["agents": .string("*")])),
@@ -222,5 +223,54 @@ import Testing
         #expect(accepted.status == 200, "\(accepted.text)")
         #expect((accepted.json["headers"] as? [String: String])?["signet-agent"] == "example-bot")
         #expect(try await send().reason == "nonce_replayed")
+    }
+
+    /// A directory signed by its key (§5.5, as the draft's E.2.3 vector is) is taken; unsigned, it is
+    /// refused where `requireSignedDirectory`; signed by a key it does not publish, or with its body
+    /// changed after signing, it is refused everywhere.
+    @Test func aSignedDirectoryIsCheckedAndCanBeRequired() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key], requireSigned: true)
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let unsigned = try await Self.get(setup, "/echo/agents", key: key)
+        #expect(unsigned.status == 503 && unsigned.reason == "agent_directory_unavailable", "\(unsigned.text)")
+
+        func sign(_ body: Data, by signer: SigningKey, published: SigningKey) throws {
+            let request = try HTTPMessage.request(method: "GET", uri: setup.origin + "/.well-known/http-message-signatures-directory")
+            let response = HTTPMessage.response(status: 200, body: Array(body))
+            let messageSigner = MessageSigner(key: signer, keyID: try published.verificationKey.jwk.thumbprint, algorithm: Ed25519Algorithm())
+            let signed = try messageSigner.sign(
+                response,
+                label: "binding0",
+                components: [ComponentIdentifier("@authority", parameters: SFParameters([("req", .boolean(true))])), "content-digest"],
+                created: setup.clock.now,
+                expires: setup.clock.now.addingTimeInterval(86_400),
+                tag: "http-message-signatures-directory",
+                relatedRequest: request
+            )
+            // The body as signed (JSONSerialization need not write a dictionary the same way twice).
+            try body.write(to: setup.file)
+            let fields = signed.fields.lines.filter { ["content-digest", "signature-input", "signature"].contains($0.name.lowercased()) }
+            try JSONSerialization.data(withJSONObject: fields.map { [$0.name, $0.value] })
+                .write(to: URL(fileURLWithPath: setup.file.path + ".headers"))
+        }
+        // Signed by the published key: taken (after the minute the failed fetch waits).
+        try sign(try Self.directoryJSON([key]), by: key, published: key)
+        setup.clock.advance(by: 61)
+        #expect(try await Self.get(setup, "/echo/agents", key: key).status == 200)
+        // Another key signs in the published key's name, or the body changes: refused, the keys kept
+        // from before still serve until they expire and fail for a day.
+        let other = try SigningKey.generate(.ed25519)
+        try sign(try Self.directoryJSON([key]), by: other, published: key)
+        setup.clock.advance(by: 61)
+        #expect(try await Self.get(setup, "/echo/agents", key: key).status == 200, "the last good directory still serves")
+        #expect(try await Self.fetches(setup) == 3)
+        try sign(try Self.directoryJSON([key]), by: key, published: key)
+        try Self.directoryJSON([key, other]).write(to: setup.file)
+        setup.clock.advance(by: 61)
+        #expect(try await Self.get(setup, "/echo/agents", key: other).reason == "unknown_key", "a changed body's keys are not taken")
     }
 }

@@ -25,6 +25,9 @@ actor AgentDirectoryCache: AgentDirectorySource {
     let client: HTTPClient
     let logger: Logger
     let refresh: TimeInterval
+    /// Whether a directory must come signed (§5.5: a signature per key, `tag`
+    /// `http-message-signatures-directory`); a signature it carries is checked either way.
+    let requireSigned: Bool
     private var entries: [String: Entry] = [:]
     private var inFlight: [String: Task<Void, any Error>] = [:]
     private(set) var fetches = 0
@@ -36,6 +39,45 @@ actor AgentDirectoryCache: AgentDirectorySource {
     /// The whole fetch, body included: AsyncHTTPClient's own timeout ends once the head arrives,
     /// and a directory that trickles its body would hold every request naming it.
     static let fetchLimit: TimeAmount = .seconds(5)
+
+    /// Every signature a directory's answer carries verifies with a key it publishes (§5.5: tag
+    /// `http-message-signatures-directory`, covering `"@authority";req` and `content-digest`,
+    /// `created` not in the future); none at all is taken only where not `required`.
+    ///
+    /// - Throws: `agent_directory_unavailable` naming what failed: the keys are not taken.
+    static func checkSignatures(
+        of response: HTTPMessage,
+        answering request: HTTPMessage,
+        with directory: AgentKeyDirectory,
+        required: Bool,
+        now: Date
+    ) async throws {
+        let labels: [String]
+        do {
+            labels = try SignatureFields(of: response).entries.map(\.label)
+        } catch let error as SignetError where error.code == .signatureMissing {
+            labels = []
+        }
+        guard !labels.isEmpty else {
+            if required { throw SignetError(.agentDirectoryUnavailable, "the directory is not signed, and webBotAuth asks it to be") }
+            return
+        }
+        let ring = KeyRing(directory.keys.map { KeyRecord(keyID: $0.key, algorithm: $0.value.algorithm, key: $0.value.key) })
+        for label in labels {
+            let policy = VerificationPolicy(
+                selection: .label(label),
+                componentRules: [.init(forRequests: false, all: [ComponentIdentifier("@authority", parameters: SFParameters([("req", .boolean(true))])), "content-digest"])],
+                requireNonce: false,
+                requiredTag: "http-message-signatures-directory",
+                maximumAge: nil
+            )
+            do {
+                _ = try await MessageVerifier(keys: ring, policy: policy, nonces: nil).verify(response, relatedRequest: request, now: now)
+            } catch let error as SignetError {
+                throw SignetError(.agentDirectoryUnavailable, "the directory's signature \(label) does not verify (\(error.code))")
+            }
+        }
+    }
 
     /// `body`'s result, or `agent_directory_unavailable` once `limit` passed (`body` is cancelled).
     static func within<T: Sendable>(_ limit: TimeAmount, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
@@ -61,7 +103,8 @@ actor AgentDirectoryCache: AgentDirectorySource {
         configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
     )
 
-    init(client: HTTPClient = AgentDirectoryCache.withoutRedirects, logger: Logger, refresh: TimeInterval) {
+    init(client: HTTPClient = AgentDirectoryCache.withoutRedirects, logger: Logger, refresh: TimeInterval, requireSigned: Bool = false) {
+        self.requireSigned = requireSigned
         self.client = client
         self.logger = logger
         self.refresh = refresh
@@ -101,15 +144,25 @@ actor AgentDirectoryCache: AgentDirectorySource {
     private func fetch(_ url: String, now: Date) async throws {
         entries[url, default: Entry()].lastFetch = now
         fetches += 1
-        let (directory, cacheControl) = try await Self.within(Self.fetchLimit) { [client] in
+        let (directory, cacheControl) = try await Self.within(Self.fetchLimit) { [client, requireSigned] in
             var request = HTTPClientRequest(url: url)
             request.headers.add(name: "Accept", value: "application/http-message-signatures-directory+json, application/json")
             let response = try await client.execute(request, timeout: Self.fetchLimit)
             guard response.status == .ok else {
                 throw SignetError(.agentDirectoryUnavailable, "the directory answered \(response.status.code)")
             }
-            let body = try await response.body.collect(upTo: AgentKeyDirectory.maximumBytes)
-            return (try AgentKeyDirectory(json: Array(body.readableBytesView)), response.headers["Cache-Control"])
+            let body = Array(try await response.body.collect(upTo: AgentKeyDirectory.maximumBytes).readableBytesView)
+            let directory = try AgentKeyDirectory(json: body)
+            var fields = MessageFields()
+            for header in response.headers { fields.append(name: header.name, value: header.value) }
+            try await Self.checkSignatures(
+                of: HTTPMessage.response(status: 200, fields: fields, body: body),
+                answering: try HTTPMessage.request(method: "GET", uri: url),
+                with: directory,
+                required: requireSigned,
+                now: now
+            )
+            return (directory, response.headers["Cache-Control"])
         }
         var lifetime = refresh
         if let maxAge = FirebaseJWKSCache.maxAge(cacheControl) {

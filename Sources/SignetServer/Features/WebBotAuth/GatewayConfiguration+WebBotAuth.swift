@@ -20,6 +20,9 @@ extension GatewayConfiguration {
         /// hours) when absent, 60 to 86400.
         public var maxValiditySeconds: Int?
         var maxValidity: Int { maxValiditySeconds ?? 86_400 }
+        /// Whether a directory must come signed by its keys (§5.5); off when absent: a signature a
+        /// directory carries is checked either way.
+        public var requireSignedDirectory: Bool?
 
         /// One known agent.
         public struct Agent: Codable, Sendable, Equatable {

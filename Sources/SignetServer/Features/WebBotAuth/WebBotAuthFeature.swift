@@ -37,10 +37,16 @@ struct WebBotAuthFeature: GatewayFeature {
         directories = try settings.directories()
         // A reload keeps what was fetched (the directories are the same agents' until they say
         // otherwise), unless it changes how long a directory is kept.
-        if let previous = context.previous(WebBotAuthFeature.self), previous.settings.refresh == settings.refresh {
+        if let previous = context.previous(WebBotAuthFeature.self), previous.settings.refresh == settings.refresh,
+            previous.settings.requireSignedDirectory == settings.requireSignedDirectory
+        {
             cache = previous.cache
         } else {
-            cache = AgentDirectoryCache(logger: context.dependencies.logger, refresh: TimeInterval(settings.refresh))
+            cache = AgentDirectoryCache(
+                logger: context.dependencies.logger,
+                refresh: TimeInterval(settings.refresh),
+                requireSigned: settings.requireSignedDirectory ?? false
+            )
         }
     }
 
