@@ -91,9 +91,12 @@ struct RequestCompletionResponder: HTTPResponder {
             let hasBody = request.headers[.contentLength].map { $0 != "0" }
                 ?? (request.headers.contains(.transferEncoding)
                     || (context.channel?.isHTTP2Stream == true && [.post, .put, .patch].contains(request.method)))
-            let deliversKey = request.headers[Self.signatureKeyField] != nil || request.headers[Self.signatureAgentField] != nil
             if hasBody, let routes,
-                let requirement = routes.signature(method: request.method.rawValue, path: routed, deliversKey: deliversKey)
+                let requirement = routes.signature(
+                    method: request.method.rawValue,
+                    path: routed,
+                    deliversKey: request.headers[Self.signatureKeyField] != nil || request.headers[Self.signatureAgentField] != nil
+                )
             {
                 try await StoreBudget.within(storeTimeout) {
                     try await verifier.screen(

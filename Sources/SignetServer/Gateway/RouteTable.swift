@@ -76,9 +76,10 @@ struct RouteTable: Sendable {
     /// A request that delivers its key in `Signature-Key` or names an agent in `Signature-Agent`
     /// (`deliversKey`) to a route that takes such keys is not screened: its key is resolved from the whole `Signature-Input` (and, for a client
     /// attestation, the store), once the request is complete. Every other request is.
-    func signature(method: String, path: String, deliversKey: Bool = false) -> AccessRequirement? {
+    func signature(method: String, path: String, deliversKey: @autoclosure () -> Bool = false) -> AccessRequirement? {
         guard let entry = entry(method: method, path: path) else { return .verified }
-        if deliversKey && entry.takesDeliveredKeys { return nil }
+        // The request's fields are looked at only for a route that takes delivered keys.
+        if entry.takesDeliveredKeys && deliversKey() { return nil }
         return entry.mode == .monitor ? nil : entry.signature
     }
 

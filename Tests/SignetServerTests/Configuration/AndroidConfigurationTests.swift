@@ -16,14 +16,7 @@ import Testing
         var android = Android(packageNames: ["com.example.scores"])
         change(&android)
         configuration.androidAttestation = android
-        do {
-            try configuration.validate()
-            return nil
-        } catch let error as ConfigurationError {
-            return error.path
-        } catch {
-            return "\(error)"
-        }
+        return configuration.refusalPath
     }
 
     @Test func eachBadSettingIsRefusedAtItsPath() {

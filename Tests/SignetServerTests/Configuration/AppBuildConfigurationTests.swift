@@ -15,14 +15,7 @@ import Testing
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9000")
         if appAttest { configuration.appAttest = .init(appIDs: ["ABCDE12345.com.example.scores"]) }
         change(&configuration)
-        do {
-            try configuration.validate()
-            return nil
-        } catch let error as ConfigurationError {
-            return error.path
-        } catch {
-            return "\(error)"
-        }
+        return configuration.refusalPath
     }
 
     static func route(_ mode: String, _ options: [String: GatewayConfiguration.Route.Access.Option]) -> GatewayConfiguration.Route {

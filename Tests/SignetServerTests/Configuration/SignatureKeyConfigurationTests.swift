@@ -13,14 +13,7 @@ import Testing
             configuration.clientAttestation = .init(clientId: "com.example.scores", audience: "https://api.example.com")
         }
         configuration.routes = [.init(prefix: "/api", access: .init(mode: mode, options: ["signatureKey": .string(schemes)]))]
-        do {
-            try configuration.validate()
-            return nil
-        } catch let error as ConfigurationError {
-            return error.path
-        } catch {
-            return "\(error)"
-        }
+        return configuration.refusalPath
     }
 
     @Test func eachSchemeGoesOnlyWhereItCanPass() {

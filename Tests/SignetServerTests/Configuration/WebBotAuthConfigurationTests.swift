@@ -11,14 +11,7 @@ import Testing
         var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9000")
         configuration.webBotAuth = .init(agents: [.init(name: "example-bot", directory: "https://bot.example")])
         change(&configuration)
-        do {
-            try configuration.validate()
-            return nil
-        } catch let error as ConfigurationError {
-            return error.path
-        } catch {
-            return "\(error)"
-        }
+        return configuration.refusalPath
     }
 
     @Test func eachBadSettingIsRefusedAtItsPath() {

@@ -42,7 +42,8 @@ import Testing
         signatureKey: String?,
         keyID: String?,
         cover: Bool = true,
-        nonce: String = Nonce.random()
+        nonce: String = Nonce.random(),
+        twice: Bool = false
     ) async throws -> GatewayHarness.Answer {
         var fields: MessageFields = []
         if let signatureKey { fields.append(name: "Signature-Key", value: signatureKey) }
@@ -56,6 +57,11 @@ import Testing
         var signed = request
         signed.fields.append(name: "Signature-Input", value: "sig1=" + (try parameters.serialized))
         signed.fields.append(name: "Signature", value: "sig1=:\(Base64.encode(signature)):")
+        if twice {
+            // A second label with the same parameters and signature, which covers no key of its own.
+            signed.fields.append(name: "Signature-Input", value: "sig2=" + (try parameters.serialized))
+            signed.fields.append(name: "Signature", value: "sig2=:\(Base64.encode(signature)):")
+        }
         return try await GatewayHarness.send(signed)
     }
 
@@ -100,6 +106,9 @@ import Testing
         func refused(_ signatureKey: String?, cover: Bool = true, path: String = "/echo/open-keys") async throws -> GatewayHarness.Answer {
             try await Self.get(harness, path, key: key, signatureKey: signatureKey, keyID: nil, cover: cover)
         }
+        let twice = try await Self.get(harness, "/echo/open-keys", key: key, signatureKey: member, keyID: nil, twice: true)
+        #expect(twice.status == 401 && twice.reason == "ambiguous_signature", "\(twice.text)")
+        #expect(twice.headers["Signature-Error"] == ["error=invalid_request"])
         let uncovered = try await refused(member, cover: false)
         #expect(uncovered.status == 401 && uncovered.reason == "component_not_covered", "\(uncovered.text)")
         let required = try #require(uncovered.headers["Signature-Error"].first)

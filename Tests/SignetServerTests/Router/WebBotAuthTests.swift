@@ -69,15 +69,15 @@ import Testing
         // What the gateway asks of every signer: the method and the whole target.
         var components: [ComponentIdentifier] = ["@method", "@target-uri"]
         if coverAgent { components.append(ComponentIdentifier("signature-agent", parameters: SFParameters([("key", .string("sig1"))]))) }
-        let created = Int64(setup.clock.now.timeIntervalSince1970)
-        let parameters = SignatureParameters(
-            components: components, created: created, expires: created + validity, nonce: nonce,
-            keyID: try key.verificationKey.jwk.thumbprint, tag: tag)
-        let base = try SignatureBase(message: request, parameters: parameters)
-        let signature = try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm).sign(base.bytes, with: key)
-        var signed = request
-        signed.fields.append(name: "Signature-Input", value: "sig1=" + (try parameters.serialized))
-        signed.fields.append(name: "Signature", value: "sig1=:\(Base64.encode(signature)):")
+        let signer = MessageSigner(key: key, keyID: try key.verificationKey.jwk.thumbprint, algorithm: try SignatureAlgorithms.standard.require(key.type.defaultAlgorithm))
+        let signed = try signer.sign(
+            request,
+            components: components,
+            created: setup.clock.now,
+            expires: setup.clock.now.addingTimeInterval(TimeInterval(validity)),
+            nonce: nonce,
+            tag: tag
+        )
         return try await GatewayHarness.send(signed)
     }
 
