@@ -24,8 +24,10 @@ client never sends (the floods of 2023 and oversized header lists).
       of the answers that came whole meanwhile, in the order they ended.
   http2_peer.py unread HOST PORT CA_FILE PATH FIRST THEN [SECONDS]
       with a receive window of 0, so no answer's body can ever come: opens FIRST GET streams,
-      waits for their answers' heads, opens THEN more, and reads for SECONDS (3); prints
-      {"statuses": [STATUS...]} of the answers' heads in the order they came.
+      waits (up to 30 s) for their answers' heads, opens THEN more, and reads until SECONDS (3)
+      pass in silence; prints {"statuses": [STATUS...]} of the answers' heads in the order they
+      came, with {"streams": [[ID, STATUS]...], "resets": [[ID, CODE]...], "goaway": CODE|null}
+      to tell, when it goes wrong, which stream ended how.
   http2_peer.py big-headers HOST PORT CA_FILE PATH BYTES
       one GET PATH with a header field of BYTES; prints {"status"} or {"reset", "goaway"}.
 """
@@ -236,7 +238,7 @@ def held(host, port, ca_file, path, count, announce="announced", seconds="2"):
 def unread(host, port, ca_file, path, first, then, seconds="3"):
     tls, connection = connect(host, port, ca_file, window=0)
     read_events(tls, connection)
-    statuses = []
+    statuses, streams, resets, goaway = [], [], [], [None]
 
     def open_streams(count):
         for _ in range(int(count)):
@@ -253,16 +255,24 @@ def unread(host, port, ca_file, path, first, then, seconds="3"):
                 return
             for event in connection.receive_data(data):
                 if isinstance(event, h2.events.ResponseReceived):
-                    statuses.append(int(dict(event.headers)[":status"]))
+                    status = int(dict(event.headers)[":status"])
+                    statuses.append(status)
+                    streams.append([event.stream_id, status])
+                elif isinstance(event, h2.events.StreamReset):
+                    resets.append([event.stream_id, int(event.error_code)])
+                elif isinstance(event, h2.events.ConnectionTerminated):
+                    goaway[0] = int(event.error_code)
             tls.sendall(connection.data_to_send())
 
-    tls.settimeout(float(seconds))
+    # The first heads may be slow on a loaded machine: the next streams must not race them.
+    tls.settimeout(30)
     open_streams(first)
     read_until(lambda: len(statuses) >= int(first))
+    tls.settimeout(float(seconds))
     open_streams(then)
     read_until(lambda: False)
     tls.close()
-    print(json.dumps({"statuses": statuses}))
+    print(json.dumps({"statuses": statuses, "streams": streams, "resets": resets, "goaway": goaway[0]}))
 
 
 def big_headers(host, port, ca_file, path, size):

@@ -230,6 +230,8 @@ import Testing
             try await PythonPeer.run("http2_peer.py", ["unread", "127.0.0.1", "\(harness.port)", ca, "/large/4194304", "2", "3"]))
         // Two answers' heads come and their bodies never can; the three asked for after are refused.
         #expect(unread["statuses"] as? [Int] == [200, 200, 429, 429, 429], "\(unread)")
+        // None of them ended early: a reset stream would have given its place back.
+        #expect((unread["resets"] as? [Any])?.isEmpty == true && unread["goaway"] is NSNull, "\(unread)")
         // Those streams gone with their connection, the client's places are free again.
         var status = ""
         for _ in 0..<50 where status != "2 200" {
