@@ -49,6 +49,9 @@ protocol GatewayFeature: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` when this feature, as configured, cannot admit `access`.
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate
+    /// The gate of `access` for the event-loop data plane (``LoopGate``), where it decides with
+    /// nothing to await; `nil` (the default) leaves the route's requests to ``gate(for:listener:)``.
+    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate?
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
     /// Work the feature does in the background while the gateway runs.
@@ -70,6 +73,7 @@ extension GatewayFeature {
         throw ConfigurationError.invalid("routes", "routes: \(access.mode) routes are not \(Self.self)'s")
     }
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {}
+    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? { nil }
     func services(httpClient: HTTPClient) -> [any Service] { [] }
     var keys: [GatewayKeyInventory.Entry] { [] }
 }

@@ -83,6 +83,11 @@ struct RouteTable: Sendable {
         return entry.mode == .monitor ? nil : entry.signature
     }
 
+    /// What decides the request — its access and mode — where a configured rule matches.
+    func route(method: String, path: String) -> (access: GatewayConfiguration.Route.Access, mode: GatewayConfiguration.Route.Mode)? {
+        entry(method: method, path: path).map { ($0.access, $0.mode) }
+    }
+
     /// The rule that decides a request: the longest matching prefix whose methods include it.
     private func entry(method: String, path: String) -> Entry? {
         let path = path.lowercased()

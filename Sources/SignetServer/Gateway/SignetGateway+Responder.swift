@@ -32,6 +32,7 @@ extension SignetGateway {
 
     /// Both stages of a listener of `kind`, built from this gateway's configuration.
     func listenerResponders(httpClient: HTTPClient, kind: ListenerKind) -> ListenerResponders {
+        installDataPlane(kind: kind)
         let judging = ReloadableResponder(judgingResponder(httpClient: httpClient, kind: kind))
         return ListenerResponders(
             entry: ReloadableResponder(entryResponder(judging: judging, kind: kind)),
@@ -44,7 +45,14 @@ extension SignetGateway {
     /// a request completing from now on is judged by this configuration, whenever its head came.
     func replaceResponders(of listener: ListenerResponders, httpClient: HTTPClient) {
         listener.judging.replace(with: judgingResponder(httpClient: httpClient, kind: listener.kind))
+        installDataPlane(kind: listener.kind)
         listener.entry.replace(with: entryResponder(judging: listener.judging, kind: listener.kind))
+    }
+
+    /// On the apps' listener, this configuration's event-loop data plane.
+    private func installDataPlane(kind: ListenerKind) {
+        guard case .endpoints(let surfaces) = kind, surfaces.contains(.client) else { return }
+        listeners.dataPlane.replace(with: dataPlaneSnapshot)
     }
 
     func judgingResponder(httpClient: HTTPClient, kind: ListenerKind) -> ReloadableResponder.Handler {
@@ -115,7 +123,12 @@ extension SignetGateway {
 
     /// One access-log line and the exchange's metrics for each request `inner` answers.
     func accessLog<Inner: HTTPResponder>(_ inner: Inner) -> AccessLogResponder<Inner> {
-        AccessLogResponder(inner: inner, logger: logger, metrics: metrics) { [routes] method, path in
+        AccessLogResponder(inner: inner, log: accessLog)
+    }
+
+    /// This configuration's access log: its routes name the lines.
+    var accessLog: AccessLog {
+        AccessLog(logger: logger, metrics: metrics) { [routes] method, path in
             routes.logName(method: method, routedPath: path)
         }
     }

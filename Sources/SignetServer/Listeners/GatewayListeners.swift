@@ -21,6 +21,9 @@ struct GatewayListeners: Sendable {
     /// What the authorization listener serves, when it speaks HTTPS.
     let authorizationServed: ServedTLS?
     let authorizationServer: HTTPServerBuilder?
+    /// The apps' listener's event-loop data plane (``LoopProxyHandler``), kept across reloads
+    /// with the listeners; each configuration installs its snapshot.
+    let dataPlane = DataPlane()
 
     /// The certificate the apps' listener serves now.
     var tls: GatewayTLS? { served?.tls }
@@ -41,7 +44,8 @@ struct GatewayListeners: Sendable {
             tls: served,
             proxyProtocol: trustedProxies?.source == .proxyProtocol ? trustedProxies : nil,
             connections: connections,
-            requestTimeout: requestTimeout
+            requestTimeout: requestTimeout,
+            dataPlane: dataPlane
         )
         adminServed = try configuration.adminListener?.tls.map {
             try ServedTLS(
@@ -128,10 +132,11 @@ struct GatewayListeners: Sendable {
         tls: ServedTLS?,
         proxyProtocol: TrustedProxies?,
         connections: ConnectionLimits,
-        requestTimeout: TimeAmount
+        requestTimeout: TimeAmount,
+        dataPlane: DataPlane? = nil
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let configuration = http1(requestTimeout: requestTimeout)
+            let configuration = http1(requestTimeout: requestTimeout, dataPlane: dataPlane)
             guard let tls else {
                 return limited(HTTP1Channel(responder: responder, configuration: configuration), proxyProtocol: proxyProtocol, connections: connections)
             }
@@ -161,11 +166,13 @@ struct GatewayListeners: Sendable {
     /// connection that sends nothing for 60 s while a request is read, or between requests, is
     /// closed (nginx's `client_header_timeout` / `client_body_timeout`): a head that is not whole
     /// within 60 s of the previous answer closes it, however it trickles.
-    static func http1(requestTimeout: TimeAmount) -> HTTP1Channel.Configuration {
+    /// With `dataPlane` (the apps' listener), requests to routes it answers are answered on the
+    /// connection's event loop (``LoopProxyHandler``) and the rest go on to Hummingbird.
+    static func http1(requestTimeout: TimeAmount, dataPlane: DataPlane? = nil) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout), ClientDepartureHandler(),
-            ],
+            ] + (dataPlane.map { [LoopProxyHandler(plane: $0)] } ?? []),
             idleTimeout: .seconds(60)
         )
     }

@@ -16,10 +16,7 @@ import SignetMiddleware
 struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context: SignetRequestContextProtocol {
     typealias Context = Inner.Context
     let inner: Inner
-    let logger: Logger
-    let metrics: SignetMetrics
-    /// The route a routed path belongs to: a configured prefix, or one of Signet's own endpoints.
-    let route: @Sendable (_ method: String, _ routedPath: String) -> String
+    let log: AccessLog
 
     func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
@@ -39,66 +36,12 @@ struct AccessLogResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Conte
             response = try await inner.respond(to: request, context: context)
         } catch {
             // Below, errors become problem answers; one that escapes is Hummingbird's to render.
-            log(request, status: (error as? any HTTPResponseError)?.status.code ?? 500, record, started, context, correlation)
+            let status = (error as? any HTTPResponseError)?.status.code ?? 500
+            log.write(request.head, status: status, record.snapshot, since: started, client: context.clientAddress, correlation)
             throw error
         }
-        log(request, status: response.status.code, record, started, context, correlation)
+        log.write(request.head, status: response.status.code, record.snapshot, since: started, client: context.clientAddress, correlation)
         return response
-    }
-
-    private func log(
-        _ request: Request,
-        status: Int,
-        _ record: AccessRecord,
-        _ started: ContinuousClock.Instant,
-        _ context: Context,
-        _ correlation: RequestCorrelation
-    ) {
-        let elapsed = ContinuousClock.now - started
-        let fields = record.snapshot
-        // A path nothing answers is one label, however many of them a scanner tries; one that did
-        // not normalise was refused before routing (Oblivious HTTP's exact paths are named by theirs).
-        let route: String
-        if fields.reason == SignetError.Code.notFound.rawValue {
-            route = "(none)"
-        } else if let routed = fields.routedPath {
-            route = self.route(request.method.rawValue, routed)
-        } else if fields.reason == SignetError.Code.pathAmbiguous.rawValue {
-            route = "(refused)"
-        } else {
-            route = self.route(request.method.rawValue, request.uri.path)
-        }
-        metrics.recordExchange(
-            route: route,
-            status: status,
-            reason: fields.reason,
-            duration: elapsed,
-            upstreamStatus: fields.upstreamStatus,
-            upstreamDuration: fields.upstreamSeconds.map { .nanoseconds(Int64($0 * 1e9)) }
-        )
-        if let verdict = fields.verdict, verdict != "accepted" { metrics.recordWouldRefuse(route: route, reason: verdict) }
-        guard logger.logLevel <= .info else { return }
-        // Numbers as numbers (`--log-format json` writes them so), strings as strings.
-        var metadata: Logger.Metadata = [
-            "method": "\(request.method.rawValue)",
-            "route": "\(route)",
-            "status": .stringConvertible(status),
-            "total_ms": .stringConvertible(Milliseconds(elapsed)),
-            "request_id": "\(correlation.requestID)",
-        ]
-        if let trace = RequestCorrelation.traceID(request.headers) { metadata["trace_id"] = "\(trace)" }
-        if let reason = fields.reason { metadata["reason"] = "\(reason)" }
-        if let client = context.clientAddress { metadata["client"] = "\(client)" }
-        if let identity = fields.identity {
-            metadata["keyid"] = "\(identity.keyID)"
-            metadata["trust"] = "\(identity.trustLevel.rawValue)"
-            if let device = identity.deviceID { metadata["device"] = "\(device)" }
-            if let user = identity.user { metadata["user"] = "\(user)" }
-        }
-        if let verdict = fields.verdict { metadata["verdict"] = "\(verdict)" }
-        if let upstream = fields.upstreamStatus { metadata["upstream_status"] = .stringConvertible(upstream) }
-        if let seconds = fields.upstreamSeconds { metadata["upstream_ms"] = .stringConvertible(Milliseconds(seconds: seconds)) }
-        logger.info("request", metadata: metadata)
     }
 }
 

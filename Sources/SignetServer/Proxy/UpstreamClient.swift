@@ -115,9 +115,12 @@ final class UpstreamClient: Sendable {
     /// The most recently used idle connection that is still open and not past ``keepAlive``; older
     /// ones are closed on the way (no timer per connection: they are found here, or closed by the
     /// upstream first).
-    private func takeIdle() -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>)? {
+    private func takeIdle(on loop: (any EventLoop)? = nil) -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>)? {
         let now = NIODeadline.now()
-        while let connection = pool.withLockedValue({ $0.idle.popLast() }) {
+        while let connection = pool.withLockedValue({ pool in
+            guard let loop else { return pool.idle.popLast() }
+            return pool.idle.lastIndex { $0.channel.eventLoop === loop }.map { pool.idle.remove(at: $0) }
+        }) {
             guard connection.channel.isActive else { continue }
             guard now - connection.since < keepAlive else {
                 connection.channel.close(promise: nil)
@@ -146,21 +149,26 @@ final class UpstreamClient: Sendable {
     }
 
     private func connect(timeout: TimeAmount) async throws -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>) {
+        try await connect(on: group, timeout: timeout).get()
+    }
+
+    /// A new connection, counted against ``maximumConnections``, on a loop of `group`.
+    ///
+    /// - Throws: ``UpstreamFailure``.
+    private func connect(on group: any EventLoopGroup, timeout: TimeAmount) -> EventLoopFuture<(any Channel, NIOLoopBound<UpstreamExchangeHandler>)> {
         let admitted = pool.withLockedValue { pool in
             guard pool.open < maximumConnections else { return false }
             pool.open += 1
             return true
         }
-        guard admitted else { throw UpstreamFailure.saturated }
-        do {
-            return try await open(timeout: timeout)
-        } catch {
+        guard admitted else { return group.next().makeFailedFuture(UpstreamFailure.saturated) }
+        return open(on: group, timeout: timeout).flatMapErrorThrowing { [pool] error in
             pool.withLockedValue { $0.open -= 1 }
             throw error
         }
     }
 
-    private func open(timeout: TimeAmount) async throws -> (any Channel, NIOLoopBound<UpstreamExchangeHandler>) {
+    private func open(on group: any EventLoopGroup, timeout: TimeAmount) -> EventLoopFuture<(any Channel, NIOLoopBound<UpstreamExchangeHandler>)> {
         let tls = self.tls
         let host = origin.host
         let serverName = IPAddress(host) == nil ? host : nil
@@ -177,25 +185,91 @@ final class UpstreamClient: Sendable {
                     try pipeline.addHandler(UpstreamExchangeHandler())
                 }
             }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: host, port: origin.port).get()
-        } catch ChannelError.connectTimeout {
-            throw UpstreamFailure.timedOut
-        } catch {
-            throw UpstreamFailure.unreachable
+        return bootstrap.connect(host: host, port: origin.port)
+            .flatMapErrorThrowing { error in
+                if case ChannelError.connectTimeout = error { throw UpstreamFailure.timedOut }
+                throw UpstreamFailure.unreachable
+            }
+            .flatMapThrowing { [pool] channel in
+                let handler = NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamExchangeHandler.self), eventLoop: channel.eventLoop)
+                channel.closeFuture.whenComplete { _ in
+                    let id = ObjectIdentifier(channel)
+                    pool.withLockedValue { pool in
+                        pool.open -= 1
+                        pool.idle.removeAll { ObjectIdentifier($0.channel) == id }
+                    }
+                }
+                return (channel, handler)
+            }
+    }
+
+    /// Sends one request from the event-loop data plane on a connection of `loop` — a kept-alive
+    /// one of that loop, or a new one — and relays the answer to `sink` on that loop, without a
+    /// task or a hop to another thread. A kept-alive connection the upstream had just closed is
+    /// replaced once for an idempotent method, as in ``execute(_:body:timeout:)``.
+    ///
+    /// Call on `loop`.
+    func relay(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, on loop: any EventLoop, to sink: any UpstreamSink & UpstreamRelayClient) {
+        if let reused = takeIdle(on: loop) {
+            let retry = Self.isIdempotent(request.method) ? RetryOnNewConnection(client: self, request: request, body: body, timeout: timeout, sink: sink) : nil
+            return start(on: reused, request: request, body: body, timeout: timeout, sink: retry ?? sink)
         }
-        let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: UpstreamExchangeHandler.self), eventLoop: channel.eventLoop)
-        }.get()
-        channel.closeFuture.whenComplete { [pool] _ in
-            let id = ObjectIdentifier(channel)
-            pool.withLockedValue { pool in
-                pool.open -= 1
-                pool.idle.removeAll { ObjectIdentifier($0.channel) == id }
+        connectAndStart(on: loop, request: request, body: body, timeout: timeout, sink: sink)
+    }
+
+    private func connectAndStart(on loop: any EventLoop, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, sink: any UpstreamSink & UpstreamRelayClient) {
+        let bound = NIOLoopBound(sink, eventLoop: loop)
+        connect(on: loop, timeout: timeout).hop(to: loop).whenComplete { [self] result in
+            switch result {
+            case .success(let connection): start(on: connection, request: request, body: body, timeout: timeout, sink: bound.value)
+            case .failure(let error): bound.value.upstreamFailed(error as? UpstreamFailure ?? .unreachable)
             }
         }
-        return (channel, handler)
+    }
+
+    private func start(
+        on connection: (any Channel, NIOLoopBound<UpstreamExchangeHandler>),
+        request: HTTPRequest,
+        body: ByteBuffer?,
+        timeout: TimeAmount,
+        sink: any UpstreamSink & UpstreamRelayClient
+    ) {
+        let (channel, handler) = connection
+        sink.upstreamConnected(handler.value)
+        handler.value.start(request: request, body: body, timeout: timeout, sink: sink) { [self] reusable in
+            if reusable { release(channel: channel, handler: handler) }
+        }
+    }
+
+    /// Stands between a reused connection and the sink: a connection that closed before any
+    /// answer is replaced by a new one, once; anything else goes to the sink.
+    private final class RetryOnNewConnection: UpstreamSink, UpstreamRelayClient {
+        let client: UpstreamClient
+        let request: HTTPRequest
+        let body: ByteBuffer?
+        let timeout: TimeAmount
+        let sink: any UpstreamSink & UpstreamRelayClient
+
+        init(client: UpstreamClient, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, sink: any UpstreamSink & UpstreamRelayClient) {
+            self.client = client
+            self.request = request
+            self.body = body
+            self.timeout = timeout
+            self.sink = sink
+        }
+
+        func upstreamConnected(_ exchange: UpstreamExchangeHandler) { sink.upstreamConnected(exchange) }
+        func upstreamHead(_ head: HTTPResponse) { sink.upstreamHead(head) }
+        func upstreamBody(_ part: ByteBuffer) { sink.upstreamBody(part) }
+        func upstreamEnd() { sink.upstreamEnd() }
+        func upstreamReadComplete() { sink.upstreamReadComplete() }
+
+        func upstreamFailed(_ failure: UpstreamFailure) {
+            guard failure == .closedBeforeAnswer, let loop = MultiThreadedEventLoopGroup.currentEventLoop else {
+                return sink.upstreamFailed(failure)
+            }
+            client.connectAndStart(on: loop, request: request, body: body, timeout: timeout, sink: sink)
+        }
     }
 
     static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
@@ -210,4 +284,10 @@ extension UpstreamClient: Service {
         try? await gracefulShutdown()
         closeIdle()
     }
+}
+
+/// The data plane's side of a relay: told which exchange carries its request, to pause, resume or
+/// abandon it.
+protocol UpstreamRelayClient: AnyObject {
+    func upstreamConnected(_ exchange: UpstreamExchangeHandler)
 }

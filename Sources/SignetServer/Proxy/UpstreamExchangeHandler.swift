@@ -72,6 +72,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         /// no stream is made); otherwise it streams from there.
         case collecting(EventLoopPromise<UpstreamResponse>, HTTPResponse, ByteBuffer)
         case streaming(UpstreamResponse.Stream.Source)
+        /// The event-loop data plane's exchange: every part goes to `sink` as it is read, on this
+        /// loop (``UpstreamSink``).
+        case relaying(any UpstreamSink, headSeen: Bool)
         case closed
     }
 
@@ -125,21 +128,42 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         promise: EventLoopPromise<UpstreamResponse>,
         onComplete: @escaping (_ reusable: Bool) -> Void
     ) {
-        guard case .idle = state, let context, context.channel.isActive else {
+        guard case .idle = state, let context, context.channel.isActive, let head = try? HTTPRequestHead(request) else {
             promise.fail(UpstreamFailure.closedBeforeAnswer)
             onComplete(false)
             return
         }
-        let head: HTTPRequestHead
-        do {
-            head = try HTTPRequestHead(request)
-        } catch {
-            promise.fail(UpstreamFailure.closedBeforeAnswer)
+        send(head, body: body, awaiting: .awaitingHead(promise), timeout: timeout, onComplete: onComplete, context: context)
+    }
+
+    /// Sends one request for the event-loop data plane: the answer's parts go to `sink` as they
+    /// are read, on this connection's loop, which must be the sink's. `onComplete` as for
+    /// ``start(request:body:timeout:promise:onComplete:)``.
+    func start(
+        request: HTTPRequest,
+        body: ByteBuffer?,
+        timeout: TimeAmount,
+        sink: any UpstreamSink,
+        onComplete: @escaping (_ reusable: Bool) -> Void
+    ) {
+        guard case .idle = state, let context, context.channel.isActive, let head = try? HTTPRequestHead(request) else {
             onComplete(false)
+            sink.upstreamFailed(.closedBeforeAnswer)
             return
         }
+        send(head, body: body, awaiting: .relaying(sink, headSeen: false), timeout: timeout, onComplete: onComplete, context: context)
+    }
+
+    private func send(
+        _ head: HTTPRequestHead,
+        body: ByteBuffer?,
+        awaiting: State,
+        timeout: TimeAmount,
+        onComplete: @escaping (_ reusable: Bool) -> Void,
+        context: ChannelHandlerContext
+    ) {
         exchange += 1
-        state = .awaitingHead(promise)
+        state = awaiting
         keepAlive = false
         requestWritten = false
         self.timeout = timeout
@@ -161,12 +185,21 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         switch unwrapInboundIn(data) {
         case .head(let head):
             // A head nobody asked for: the line is out of step, and nothing on it can be trusted.
-            guard case .awaitingHead(let promise) = state, let response = try? HTTPResponse(head) else {
+            guard let response = try? HTTPResponse(head) else {
+                fail(.brokeOff)
+                return close()
+            }
+            switch state {
+            case .awaitingHead(let promise):
+                state = .collecting(promise, response, context.channel.allocator.buffer(capacity: 0))
+            case .relaying(let sink, headSeen: false):
+                state = .relaying(sink, headSeen: true)
+                sink.upstreamHead(response)
+            default:
                 fail(.brokeOff)
                 return close()
             }
             keepAlive = head.isKeepAlive
-            state = .collecting(promise, response, context.channel.allocator.buffer(capacity: 0))
             armTimer(timeout)
         case .body(let part):
             switch state {
@@ -177,10 +210,14 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
                 if body.readableBytes > Self.wholeAnswerBytes { startStreaming(context: context) }
             case .streaming(let source):
                 yield(part, to: source)
-            case .idle, .awaitingHead, .closed:
+            case .relaying(let sink, headSeen: true):
+                armTimer(timeout)
+                sink.upstreamBody(part)
+            case .idle, .awaitingHead, .relaying, .closed:
                 return
             }
         case .end:
+            var relayed: (any UpstreamSink)?
             switch state {
             case .collecting(let promise, let response, let body):
                 cancelTimer()
@@ -190,7 +227,11 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
                 cancelTimer()
                 state = .idle
                 source.finish()
-            case .idle, .awaitingHead, .closed:
+            case .relaying(let sink, headSeen: true):
+                cancelTimer()
+                state = .idle
+                relayed = sink
+            case .idle, .awaitingHead, .relaying, .closed:
                 return
             }
             // The body's reader may still be behind: the connection reads again (to see the upstream
@@ -199,13 +240,46 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             let reusable = requestWritten && keepAlive && context.channel.isActive
             complete(reusable: reusable)
             if !reusable { close() }
+            // Told last: the connection is back in the pool (or closing) before the sink may ask
+            // for another exchange.
+            relayed?.upstreamEnd()
         }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        switch state {
         // The answer did not end in the read that brought its head: it streams from here.
-        if case .collecting = state { startStreaming(context: context) }
+        case .collecting: startStreaming(context: context)
+        // What this read brought goes out to the client in one write.
+        case .relaying(let sink, headSeen: true): sink.upstreamReadComplete()
+        default: break
+        }
         context.fireChannelReadComplete()
+    }
+
+    /// The data plane's client cannot take more now: no reads until ``resumeRelay()``, and the
+    /// longer limit of a stalled reader meanwhile.
+    func pauseRelay() {
+        guard case .relaying = state else { return }
+        readPaused = true
+        armTimer(Self.stalledReader)
+    }
+
+    /// The data plane's client can take more again.
+    func resumeRelay() {
+        guard case .relaying = state, let context else { return }
+        armTimer(timeout)
+        resumeReading(context: context)
+    }
+
+    /// The data plane's client went away: the rest of the answer cannot be skipped on a shared
+    /// line, so the connection closes. Nothing more reaches the sink.
+    func abandonRelay() {
+        guard case .relaying = state else { return }
+        cancelTimer()
+        state = .closed
+        complete(reusable: false)
+        close()
     }
 
     /// Hands the waiting proxy the head and a stream that starts with the parts kept so far.
@@ -283,6 +357,10 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             state = .closed
             source.finish(failure == .closedBeforeAnswer ? UpstreamFailure.brokeOff : failure)
             complete(reusable: false)
+        case .relaying(let sink, let headSeen):
+            state = .closed
+            complete(reusable: false)
+            sink.upstreamFailed(headSeen && failure == .closedBeforeAnswer ? .brokeOff : failure)
         case .idle, .closed:
             state = .closed
         }
@@ -313,7 +391,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             handler.timer = nil
             guard handler.exchange == current else { return }
             switch handler.state {
-            case .awaitingHead, .collecting, .streaming: break
+            case .awaitingHead, .collecting, .streaming, .relaying: break
             case .idle, .closed: return
             }
             // Moved since it was set: wait for the later deadline.
@@ -330,4 +408,17 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
         timer = nil
         deadline = .distantFuture
     }
+}
+
+/// Where the event-loop data plane takes an upstream answer, part by part, on the loop it shares
+/// with the upstream connection (``UpstreamExchangeHandler/start(request:body:timeout:sink:onComplete:)``).
+protocol UpstreamSink: AnyObject {
+    func upstreamHead(_ head: HTTPResponse)
+    func upstreamBody(_ part: ByteBuffer)
+    /// The answer is whole; the connection is back in the pool (or closed) already.
+    func upstreamEnd()
+    /// A read of the upstream's connection ended: what it brought may leave in one write.
+    func upstreamReadComplete()
+    /// No answer (before its head), or an answer that broke off (after it).
+    func upstreamFailed(_ failure: UpstreamFailure)
 }

@@ -271,6 +271,19 @@ final class RawConnection: Sendable {
         return String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
     }
 
+    /// Everything received so far, once it holds `answers` responses' status lines (or the
+    /// connection closed, or `timeout` passed).
+    func responses(_ answers: Int, timeout: Duration = .seconds(10)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var text = ""
+        while ContinuousClock.now < deadline {
+            text = String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
+            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= answers || !channel.isActive { return text }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return text
+    }
+
     var isOpen: Bool { channel.isActive }
 
     func isClosed(within timeout: Duration) async -> Bool {

@@ -14,4 +14,10 @@ struct OpenAccessFeature: GatewayFeature {
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
         OpenRouteMiddleware<SignetRequestContext>(metrics: metrics)
     }
+
+    /// Nothing to judge: the event-loop data plane forwards an open route's requests, counted as
+    /// ``OpenRouteMiddleware`` counts them.
+    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? {
+        LoopGate { [metrics] in metrics.record(outcome: "open", reason: nil) }
+    }
 }

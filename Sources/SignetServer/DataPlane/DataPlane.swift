@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import NIOCore
+import SignetCore
+import SignetMiddleware
+import Synchronization
+
+/// The event-loop data plane's view of the configuration in force on the apps' listener
+/// (``LoopProxyHandler``): which requests it answers itself, on the connection's event loop, and
+/// with what. Replaced by a reload as the listener's responders are; a request is judged by the
+/// snapshot in force when it is complete.
+final class DataPlane: Sendable {
+    private let current = Mutex<Snapshot?>(nil)
+    private let forwarded = Atomic<Int>(0)
+
+    /// Requests this data plane has forwarded since the listener started (for tests and the
+    /// bench: which path a request took).
+    var forwardedCount: Int { forwarded.load(ordering: .relaxed) }
+
+    func countForwarded() {
+        forwarded.add(1, ordering: .relaxed)
+    }
+
+    /// The snapshot in force; `nil` while none is (every request then goes to Hummingbird).
+    var snapshot: Snapshot? { current.withLock { $0 } }
+
+    func replace(with snapshot: Snapshot?) {
+        current.withLock { $0 = snapshot }
+    }
+
+    /// One configuration's data plane.
+    struct Snapshot: Sendable {
+        let routes: RouteTable
+        /// The loop gate of each access the route table names that has one (``LoopGate``).
+        let gates: [GatewayConfiguration.Route.Access: LoopGate]
+        let upstream: UpstreamClient
+        /// For the upstream to connect, to answer, and between two parts of its answer.
+        let timeout: TimeAmount
+        let maximumBodyBytes: Int
+        /// The gateway signs answers: an upstream's own `gateway` signature never reaches a client.
+        let signsResponses: Bool
+        let publicScheme: String
+        let publicAuthority: String?
+        let trustedProxies: TrustedProxies?
+        /// Requests in progress per client, when proxies are trusted (as Hummingbird's path counts them).
+        let clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
+        let accessLog: AccessLog
+        let metrics: SignetMetrics
+        let debug: Bool
+
+        /// The gate of the request, where the data plane answers it: a proxied method, a path
+        /// that normalises to `routedPath` outside Signet's own segments, and a route in force
+        /// (not `monitor`) whose gate has nothing to await.
+        func gate(method: HTTPRequest.Method, routedPath: String) -> LoopGate? {
+            guard SignetGateway.proxiedMethods.contains(method) else { return nil }
+            if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
+                return nil
+            }
+            guard let route = routes.route(method: method.rawValue, path: routedPath), route.mode == .enforce else { return nil }
+            return gates[route.access]
+        }
+    }
+}
+
+extension SignetGateway {
+    /// This configuration's data plane for the apps' listener; `nil` where the upstream is not a
+    /// network one (a recording upstream in router tests: everything then goes through Hummingbird).
+    var dataPlaneSnapshot: DataPlane.Snapshot? {
+        guard let client = upstream as? UpstreamClient else { return nil }
+        var gates: [GatewayConfiguration.Route.Access: LoopGate] = [:]
+        for access in Set(configuration.routes.map(\.access)) {
+            guard let owner = AccessModeRegistry.owner(of: access.mode), let feature = feature(ownedBy: owner),
+                let gate = feature.loopGate(for: access)
+            else { continue }
+            gates[access] = gate
+        }
+        return DataPlane.Snapshot(
+            routes: routes,
+            gates: gates,
+            upstream: client,
+            timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
+            maximumBodyBytes: configuration.maxBodyBytes,
+            signsResponses: responseSigner != nil,
+            publicScheme: configuration.signedScheme,
+            publicAuthority: configuration.publicAuthority,
+            trustedProxies: trustedProxies,
+            clientRequests: trustedProxies == nil ? nil : (clientRequests, configuration.maxConnectionsPerClient),
+            accessLog: accessLog,
+            metrics: metrics,
+            debug: configuration.debug
+        )
+    }
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import NIOCore
+import SignetCore
+import SignetMiddleware
+
+/// One request the event-loop data plane answers (``LoopProxyHandler``): its head and body as
+/// read, what goes upstream, what the client gets back, and its access-log record — what
+/// `AccessLogResponder`, `PathNormalizingResponder` and `GatewayProxy` each add on Hummingbird's
+/// path. Lives on the connection's event loop.
+final class LoopExchange {
+    let head: HTTPRequest
+    let routedPath: String
+    let client: String?
+    private(set) var body: ByteBuffer
+    private let maximumBodyBytes: Int
+    private var slot: ClientRequestLimiter.Slot?
+    private let started = ContinuousClock.now
+    private let correlation: RequestCorrelation
+    private let record = AccessRecord()
+    private var upstreamStarted: ContinuousClock.Instant?
+    private(set) var snapshot: DataPlane.Snapshot?
+    /// The upstream side, once the request is forwarded.
+    var relay: LoopRelay?
+
+    init(head: HTTPRequest, routedPath: String, client: String?, slot: ClientRequestLimiter.Slot?, maximumBodyBytes: Int, allocator: ByteBufferAllocator) {
+        self.head = head
+        self.routedPath = routedPath
+        self.client = client
+        self.slot = slot
+        self.maximumBodyBytes = maximumBodyBytes
+        body = allocator.buffer(capacity: 0)
+        correlation = RequestCorrelation(head.headerFields)
+    }
+
+    /// Adds a part of the body; `false` past the limit (nothing added).
+    func append(_ part: ByteBuffer) -> Bool {
+        guard body.readableBytes + part.readableBytes <= maximumBodyBytes else { return false }
+        if body.readableBytes == 0 { body = part } else { body.writeImmutableBuffer(part) }
+        return true
+    }
+
+    /// The request is complete and judged by `snapshot`.
+    func begin(snapshot: DataPlane.Snapshot) {
+        self.snapshot = snapshot
+        record.update { $0.routedPath = routedPath }
+        upstreamStarted = .now
+    }
+
+    /// What goes upstream, as `GatewayProxy.forward` writes it.
+    func upstreamRequest(snapshot: DataPlane.Snapshot) -> HTTPRequest {
+        var received = head.headerFields
+        // Made here, it goes upstream with the request (a new field: no signature covers it).
+        if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
+        var fields = ForwardedFields.outbound(
+            received,
+            identity: nil,
+            client: client,
+            scheme: snapshot.publicScheme,
+            authority: snapshot.publicAuthority ?? head.authority
+        )
+        if body.readableBytes > 0 || head.headerFields[.contentLength] != nil || [.post, .put, .patch].contains(head.method) {
+            fields[.contentLength] = String(body.readableBytes)
+        }
+        let target = snapshot.upstream.origin.requestTarget(routedTarget: routedPath)
+        return HTTPRequest(method: head.method, scheme: nil, authority: snapshot.upstream.authority, path: target, headerFields: fields)
+    }
+
+    /// The head the client gets for the upstream's `upstream`.
+    func answerHead(_ upstream: HTTPResponse) -> HTTPResponse {
+        let elapsed = upstreamStarted.map { ContinuousClock.now - $0 }
+        record.update {
+            $0.upstreamStatus = upstream.status.code
+            $0.upstreamSeconds = elapsed.map(GatewayProxy.seconds)
+        }
+        var fields = ForwardedFields.inbound(upstream.headerFields)
+        if snapshot?.signsResponses == true { GatewayProxy.removeSignature(labelled: GatewayProxy.signatureLabel, from: &fields) }
+        if let length = upstream.headerFields[.contentLength] { fields[.contentLength] = length }
+        // The code's own reason phrase: the upstream's text stays on its hop.
+        var answer = HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
+        LoopProxyHandler.stamp(&answer)
+        return answer
+    }
+
+    /// Refused after it was complete (the upstream failed, the client went): recorded as
+    /// `ProblemMiddleware` records a refusal.
+    func refused(_ error: SignetError) {
+        let elapsed = upstreamStarted.map { ContinuousClock.now - $0 }
+        record.update {
+            $0.reason = error.code.rawValue
+            if error.code != .clientClosedRequest { $0.upstreamSeconds = elapsed.map(GatewayProxy.seconds) }
+        }
+        snapshot?.metrics.recordRefusal(
+            error.code,
+            method: head.method.rawValue,
+            path: AccessLog.path(of: head),
+            keyID: ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
+            source: client
+        )
+    }
+
+    /// The access-log line and metrics, as the answer's head leaves.
+    func logAnswer(status: Int) {
+        snapshot?.accessLog.write(head, status: status, record.snapshot, since: started, client: client, correlation)
+    }
+
+    /// Gives back the client's place among its requests in progress.
+    func release() {
+        slot?.release()
+        slot = nil
+    }
+}

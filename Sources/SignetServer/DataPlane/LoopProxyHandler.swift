@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+import SignetCore
+import SignetMiddleware
+
+/// The event-loop data plane on an HTTP/1.1 connection of the apps' listener: a request to a
+/// route whose gate has nothing to await (``LoopGate``) is read, forwarded and answered here, on
+/// the connection's event loop — no task, no hop to another thread, the upstream's connection on
+/// the same loop and its answer relayed straight into this one. Every other request goes on to
+/// Hummingbird as before.
+///
+/// What holds as on Hummingbird's path (issue 39):
+/// - **Judged when complete.** The body is read whole (bounded) before anything goes upstream,
+///   and the route is decided again, by the configuration in force, once the request is complete.
+///   Anything unusual while a body is read — past `maxBodyBytes`, the request deadline, a parser
+///   error, a client leaving — hands the request, with the parts read so far, to Hummingbird,
+///   which answers it as it answers any other.
+/// - **In order.** A request is taken only when no answer of Hummingbird's is pending on the
+///   connection; while one is forwarded, the requests pipelined after it wait, unread.
+/// - **Bounded both ways.** The upstream's connection is read only as fast as the client takes
+///   the answer (``UpstreamExchangeHandler/pauseRelay()``).
+/// - The upstream receives the routed path, the gateway's own forwarding fields and a length it
+///   wrote (``ForwardedFields``); answers carry the upstream's status without its reason phrase,
+///   its fields less the hop-by-hop ones, `Date` and `Server`, and each request has one access
+///   log line and its metrics (``AccessLog``).
+///
+/// Inert on HTTP/2 streams, which Hummingbird answers.
+final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let plane: DataPlane
+    private var context: ChannelHandlerContext?
+    private var inert = false
+
+    private enum State {
+        case idle
+        /// This request's parts go to Hummingbird, up to its end.
+        case passing
+        /// A request this handler took, its body being read.
+        case collecting(LoopExchange)
+        /// A complete request with the upstream, or its answer being relayed.
+        case forwarding(LoopExchange)
+    }
+
+    private var state = State.idle
+    /// Requests given to Hummingbird whose answers have not ended.
+    private var hummingbirdAnswers = 0
+    /// What came while a request was forwarded: handled, in order, once it is answered.
+    private var waiting = CircularBuffer<Waiting>()
+    /// Hummingbird asked for a read while a request was forwarded: issued once it is answered.
+    private var readHeld = false
+
+    private enum Waiting {
+        case part(HTTPRequestPart)
+        case error(any Error)
+        case event(Any)
+    }
+
+    init(plane: DataPlane) {
+        self.plane = plane
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        inert = context.channel.isHTTP2Stream
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !inert else { return context.fireChannelRead(data) }
+        let part = unwrapInboundIn(data)
+        if case .forwarding = state {
+            waiting.append(.part(part))
+            return
+        }
+        handle(part, context: context)
+    }
+
+    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        switch (state, part) {
+        case (.idle, .head(let head)):
+            if hummingbirdAnswers == 0, let exchange = take(head, context: context) {
+                state = .collecting(exchange)
+            } else {
+                pass(part, context: context)
+                state = .passing
+            }
+        case (.passing, .end):
+            state = .idle
+            context.fireChannelRead(wrapInboundOut(part))
+        case (.collecting(let exchange), .body(let buffer)):
+            guard exchange.append(buffer) else {
+                // Past the limit: Hummingbird refuses it, as it refuses any other — this part too.
+                return handOver(exchange, then: part, context: context)
+            }
+        case (.collecting(let exchange), .end):
+            complete(exchange, context: context)
+        case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _):
+            // Out of step (a part with no head): Hummingbird's to refuse.
+            if case .collecting(let exchange) = state { return handOver(exchange, then: part, context: context) }
+            if case .head = part { hummingbirdAnswers += 1 }
+            context.fireChannelRead(wrapInboundOut(part))
+        }
+    }
+
+    /// A request's head handed to Hummingbird, counted until its answer ends.
+    private func pass(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        hummingbirdAnswers += 1
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    /// A request the data plane answers, from its head: `nil` leaves it to Hummingbird.
+    private func take(_ head: HTTPRequest, context: ChannelHandlerContext) -> LoopExchange? {
+        guard let snapshot = plane.snapshot, let received = head.path,
+            let routed = try? RoutingPath.normalize(received),
+            snapshot.gate(method: head.method, routedPath: routed) != nil,
+            // A body that waits for `100 Continue` is Hummingbird's, and so is one announced past
+            // the limit (refused before it is read).
+            head.headerFields[.expect] == nil,
+            head.headerFields[.contentLength].flatMap(Int.init).map({ $0 <= snapshot.maximumBodyBytes }) ?? true
+        else { return nil }
+        let client = Self.clientAddress(head, snapshot: snapshot, context: context)
+        var slot: ClientRequestLimiter.Slot?
+        if let (limiter, perClient) = snapshot.clientRequests {
+            // Past the limit, Hummingbird refuses it `connection_limit`.
+            guard let entered = try? limiter.enter(client: client, limit: perClient) else { return nil }
+            slot = entered
+        }
+        return LoopExchange(
+            head: head,
+            routedPath: routed,
+            client: client,
+            slot: slot,
+            maximumBodyBytes: snapshot.maximumBodyBytes,
+            allocator: context.channel.allocator
+        )
+    }
+
+    /// The client's address as ``ClientAddressResponder`` establishes it.
+    private static func clientAddress(_ head: HTTPRequest, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) -> String? {
+        let peer = context.channel.remoteAddress?.ipAddress
+        guard let trusted = snapshot.trustedProxies else { return peer }
+        if trusted.source == .proxyProtocol {
+            return (try? context.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source) ?? peer
+        }
+        return trusted.client(peer: peer, fields: head.headerFields)
+    }
+
+    /// The request is Hummingbird's after all: the parts read so far go on to it, then `part`.
+    private func handOver(_ exchange: LoopExchange, then part: HTTPRequestPart?, context: ChannelHandlerContext) {
+        exchange.release()
+        state = .passing
+        pass(.head(exchange.head), context: context)
+        if exchange.body.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(.body(exchange.body))) }
+        if let part {
+            if case .end = part { state = .idle }
+            context.fireChannelRead(wrapInboundOut(part))
+        }
+    }
+
+    /// The request is complete: judged by the configuration in force now, then forwarded.
+    private func complete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
+        guard let snapshot = plane.snapshot, let gate = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath) else {
+            // A reload made it another gate's.
+            return handOver(exchange, then: .end(nil), context: context)
+        }
+        state = .forwarding(exchange)
+        exchange.begin(snapshot: snapshot)
+        // The last moment to refuse: nothing goes upstream for a client that has gone.
+        guard context.channel.isActive else {
+            return refuse(exchange, SignetError(.clientClosedRequest, "the client closed the connection before its request was forwarded"), context: context)
+        }
+        gate.admit()
+        plane.countForwarded()
+        exchange.relay = LoopRelay(handler: self, exchange: exchange)
+        snapshot.upstream.relay(
+            exchange.upstreamRequest(snapshot: snapshot),
+            body: exchange.body,
+            timeout: snapshot.timeout,
+            on: context.eventLoop,
+            to: exchange.relay!
+        )
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        switch state {
+        case .collecting(let exchange):
+            // The deadline, a parser error, a client gone mid-body: Hummingbird answers it.
+            handOver(exchange, then: nil, context: context)
+            context.fireChannelReadComplete()
+            context.fireErrorCaught(error)
+        case .forwarding:
+            waiting.append(.error(error))
+        case .idle, .passing:
+            context.fireErrorCaught(error)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The end of input while an answer is under way: Hummingbird would close the output.
+        if case .forwarding = state {
+            waiting.append(.event(event))
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        switch state {
+        case .collecting(let exchange):
+            exchange.release()
+            state = .idle
+        case .forwarding(let exchange):
+            exchange.relay?.clientWentAway()
+        case .idle, .passing:
+            break
+        }
+        context.fireChannelInactive()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if case .forwarding(let exchange) = state, context.channel.isWritable { exchange.relay?.clientCanTakeMore() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if !inert, case .end = unwrapOutboundIn(data), hummingbirdAnswers > 0 { hummingbirdAnswers -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if case .forwarding = state {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    // MARK: The answer
+
+    /// The upstream's answer head, as the client receives it.
+    func answer(_ exchange: LoopExchange, head: HTTPResponse) {
+        guard let context, case .forwarding(let current) = state, current === exchange else { return }
+        let response = exchange.answerHead(head)
+        exchange.logAnswer(status: response.status.code)
+        context.write(wrapOutboundOut(.head(response)), promise: nil)
+    }
+
+    func answer(_ exchange: LoopExchange, body: ByteBuffer) -> Bool {
+        guard let context, case .forwarding(let current) = state, current === exchange else { return true }
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        return context.channel.isWritable
+    }
+
+    func flushAnswer() {
+        context?.flush()
+    }
+
+    func finish(_ exchange: LoopExchange) {
+        guard let context, case .forwarding(let current) = state, current === exchange else { return }
+        let closing = exchange.head.headerFields[.connection].map { $0.lowercased().contains("close") } ?? false
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        if closing {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
+            exchange.release()
+            return
+        }
+        done(exchange, context: context)
+    }
+
+    /// No answer from the upstream: the refusal, as Hummingbird's proxy would have answered.
+    func refuse(_ exchange: LoopExchange, _ error: SignetError, context: ChannelHandlerContext? = nil) {
+        guard let context = context ?? self.context, case .forwarding(let current) = state, current === exchange else { return }
+        exchange.refused(error)
+        let (status, fields, json) = ProblemResponse.parts(error, debug: exchange.snapshot?.debug ?? false)
+        var head = HTTPResponse(status: status, headerFields: fields)
+        head.headerFields[.contentLength] = String(json.count)
+        LoopProxyHandler.stamp(&head)
+        exchange.logAnswer(status: status.code)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: json))), promise: nil)
+        finish(exchange)
+    }
+
+    /// The answer broke off after its head: the client cannot be told, only cut off.
+    func breakOff(_ exchange: LoopExchange) {
+        guard let context, case .forwarding(let current) = state, current === exchange else { return }
+        exchange.release()
+        context.close(promise: nil)
+    }
+
+    /// The exchange is over: what came meanwhile is taken up, in order, until another request
+    /// is forwarded.
+    private func done(_ exchange: LoopExchange, context: ChannelHandlerContext) {
+        exchange.release()
+        state = .idle
+        guard !waiting.isEmpty else { return resumeReading(context: context) }
+        while !isForwarding, let next = waiting.popFirst() {
+            switch next {
+            case .part(let part): handle(part, context: context)
+            case .error(let error): errorCaught(context: context, error: error)
+            case .event(let event): userInboundEventTriggered(context: context, event: event)
+            }
+        }
+        // Hummingbird takes what it was given at the end of a read.
+        context.fireChannelReadComplete()
+        resumeReading(context: context)
+    }
+
+    private func resumeReading(context: ChannelHandlerContext) {
+        if readHeld, !isForwarding {
+            readHeld = false
+            context.read()
+        }
+    }
+
+    private var isForwarding: Bool {
+        if case .forwarding = state { return true }
+        return false
+    }
+
+    /// `Date` and `Server`, as Hummingbird's application writes them on every answer.
+    static func stamp(_ head: inout HTTPResponse) {
+        head.headerFields[.date] = HTTPDate.now
+        head.headerFields[.server] = "signet"
+    }
+}
