@@ -108,7 +108,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             complete(exchange, context: context)
         case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _):
             // Out of step (a part with no head): Hummingbird's to refuse.
-            if case .collecting(let exchange) = state { return handOver(exchange, then: part, context: context) }
+            if case .collecting(let exchange) = state { return handOver(exchange, then: nil, context: context) }
             if case .head = part { hummingbirdAnswers += 1 }
             context.fireChannelRead(wrapInboundOut(part))
         }

@@ -2,6 +2,7 @@
 import HTTPTypes
 import NIOCore
 import SignetCore
+import SignetMiddleware
 
 /// The upstream side of one data-plane exchange: takes the upstream's answer part by part
 /// (``UpstreamSink``) and writes it to the client through ``LoopProxyHandler``, pausing the
@@ -69,10 +70,15 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
         upstream?.resumeRelay()
     }
 
-    /// The client's connection closed: the upstream's cannot be reused mid-answer.
+    /// The client's connection closed: the upstream's cannot be reused mid-answer. Before the
+    /// answer's head, the request is logged as its client's doing (`499`), not lost from the log.
     func clientWentAway() {
         guard !over else { return }
         over = true
+        if !headWritten {
+            exchange.refused(SignetError(.clientClosedRequest, "the client closed the connection before its answer"))
+            exchange.logAnswer(status: ProblemResponse.status(for: .clientClosedRequest).code)
+        }
         exchange.release()
         upstream?.abandonRelay()
         upstream = nil

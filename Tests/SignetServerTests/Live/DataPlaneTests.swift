@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import Logging
+import PropertyBased
 import SignetCore
 @testable import SignetServer
 import SignetTestSupport
@@ -116,6 +117,41 @@ import Testing
             await connection.close()
         }
         #expect(Self.forwarded(harness) == 0)
+    }
+
+    /// The invariant, whatever the framing and however the body is cut into reads: a body within
+    /// `maxBodyBytes` reaches the upstream whole and exactly once; one past it is refused
+    /// `body_too_large` and nothing reaches the upstream. (A part lost where the loop hands a
+    /// request to Hummingbird once forwarded a shorter body.)
+    @Test func aBodyReachesTheUpstreamWholeOrIsRefusedHoweverItIsCut() async throws {
+        let harness = try await Self.gateway { $0.maxBodyBytes = 1024 }
+        Cleanup.after { try await harness.stop() }
+        let input = zip(Gen.int(in: 1000...1050), Gen.bool, Gen.int(in: 1...1060).array(of: 0...4))
+        await propertyCheck(count: 40, input: input) { length, chunked, cuts in
+            let body = String(repeating: "b", count: length)
+            let framing = chunked
+                ? "Transfer-Encoding: chunked\r\n\r\n" + String(length, radix: 16) + "\r\n" + body + "\r\n0\r\n\r\n"
+                : "Content-Length: \(length)\r\n\r\n" + body
+            let request = Array(("POST /echo/cut HTTP/1.1\r\nHost: x\r\n" + framing).utf8)
+            let before = Self.forwarded(harness)
+            let connection = try await RawConnection.open(port: harness.port)
+            defer { Task { await connection.close() } }
+            var sent = 0
+            for cut in Set(cuts.map { min($0 + 40, request.count) }).sorted() where cut > sent {
+                try await connection.send(Array(request[sent..<cut]))
+                sent = cut
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await connection.send(Array(request[sent...]))
+            let answer = try await connection.response()
+            if length <= 1024 {
+                #expect(RawHTTP.status(answer) == 200 && Self.body(answer)?["bodyBytes"] as? Int == length, "\(answer)")
+                #expect(Self.forwarded(harness) == before + 1)
+            } else {
+                #expect(RawHTTP.status(answer) == 413 && RawHTTP.reason(answer) == "body_too_large", "\(answer)")
+                #expect(Self.forwarded(harness) == before)
+            }
+        }
     }
 
     /// An upstream that cannot be reached: the reason code, the access-log line and the metrics,
