@@ -42,7 +42,7 @@ final class DataPlane: Sendable {
         let publicScheme: String
         let publicAuthority: String?
         let trustedProxies: TrustedProxies?
-        /// Requests in progress per client, when proxies are trusted (as Hummingbird's path counts them).
+        /// Requests in progress per client, where Hummingbird's path counts them.
         let clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
         let accessLog: AccessLog
         let metrics: SignetMetrics
@@ -84,7 +84,9 @@ extension SignetGateway {
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
             trustedProxies: trustedProxies,
-            clientRequests: trustedProxies == nil ? nil : (clientRequests, configuration.maxConnectionsPerClient),
+            // Counted where Hummingbird's path counts them (`entryResponder`): a client's HTTP/1.1
+            // requests beside its HTTP/2 streams too.
+            clientRequests: trustedProxies == nil && !configuration.offersHTTP2 ? nil : (clientRequests, configuration.maxConnectionsPerClient),
             accessLog: accessLog,
             metrics: metrics,
             debug: configuration.debug

@@ -104,9 +104,11 @@ final class LoopExchange {
         snapshot?.accessLog.write(head, status: status, record.snapshot, since: started, client: client, correlation)
     }
 
-    /// Gives back the client's place among its requests in progress.
+    /// Gives back the client's place among its requests in progress, and lets go of the relay
+    /// (which holds this exchange: they would keep each other alive).
     func release() {
         slot?.release()
         slot = nil
+        relay = nil
     }
 }

@@ -27,7 +27,9 @@ import SignetMiddleware
 ///   its fields less the hop-by-hop ones, `Date` and `Server`, and each request has one access
 ///   log line and its metrics (``AccessLog``).
 ///
-/// Inert on HTTP/2 streams, which Hummingbird answers.
+/// It sits just before Hummingbird's own handler, after its connection-state handler
+/// (``DataPlaneChannel``), which so counts these requests among those in progress. HTTP/2
+/// streams are Hummingbird's (the handler is inert on one).
 final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -46,6 +48,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case collecting(LoopExchange)
         /// A complete request with the upstream, or its answer being relayed.
         case forwarding(LoopExchange)
+        /// Answered; what came meanwhile is taken up on the loop's next turn (not inside the
+        /// upstream connection's read, which may still be decoding when the answer ends).
+        case resuming
     }
 
     private var state = State.idle
@@ -80,7 +85,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !inert else { return context.fireChannelRead(data) }
         let part = unwrapInboundIn(data)
-        if case .forwarding = state {
+        guard !isBusy else {
             waiting.append(.part(part))
             return
         }
@@ -106,7 +111,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case (.collecting(let exchange), .end):
             complete(exchange, context: context)
-        case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _):
+        case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _), (.resuming, _):
             // Out of step (a part with no head): Hummingbird's to refuse.
             if case .collecting(let exchange) = state { return handOver(exchange, then: nil, context: context) }
             if case .head = part { hummingbirdAnswers += 1 }
@@ -200,7 +205,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handOver(exchange, then: nil, context: context)
             context.fireChannelReadComplete()
             context.fireErrorCaught(error)
-        case .forwarding:
+        case .forwarding, .resuming:
             waiting.append(.error(error))
         case .idle, .passing:
             context.fireErrorCaught(error)
@@ -209,7 +214,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // The end of input while an answer is under way: Hummingbird would close the output.
-        if case .forwarding = state {
+        guard !isBusy else {
             waiting.append(.event(event))
             return
         }
@@ -223,6 +228,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .idle
         case .forwarding(let exchange):
             exchange.relay?.clientWentAway()
+        case .resuming:
+            state = .idle
+            waiting.removeAll()
         case .idle, .passing:
             break
         }
@@ -242,7 +250,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if case .forwarding = state {
+        guard !isBusy else {
             readHeld = true
             return
         }
@@ -304,13 +312,26 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
     }
 
-    /// The exchange is over: what came meanwhile is taken up, in order, until another request
-    /// is forwarded.
+    /// The exchange is over: what came meanwhile is taken up, in order, on the loop's next turn,
+    /// until another request is forwarded.
     private func done(_ exchange: LoopExchange, context: ChannelHandlerContext) {
         exchange.release()
+        guard !waiting.isEmpty else {
+            state = .idle
+            return resumeReading(context: context)
+        }
+        state = .resuming
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let (handler, context) = bound.value
+            handler.takeUpWaiting(context: context)
+        }
+    }
+
+    private func takeUpWaiting(context: ChannelHandlerContext) {
+        guard case .resuming = state, self.context != nil else { return }
         state = .idle
-        guard !waiting.isEmpty else { return resumeReading(context: context) }
-        while !isForwarding, let next = waiting.popFirst() {
+        while !isBusy, let next = waiting.popFirst() {
             switch next {
             case .part(let part): handle(part, context: context)
             case .error(let error): errorCaught(context: context, error: error)
@@ -323,15 +344,18 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func resumeReading(context: ChannelHandlerContext) {
-        if readHeld, !isForwarding {
+        if readHeld, !isBusy {
             readHeld = false
             context.read()
         }
     }
 
-    private var isForwarding: Bool {
-        if case .forwarding = state { return true }
-        return false
+    /// A request is with the upstream, or the parts that came meanwhile are still to be taken up.
+    private var isBusy: Bool {
+        switch state {
+        case .forwarding, .resuming: true
+        case .idle, .passing, .collecting: false
+        }
     }
 
     /// `Date` and `Server`, as Hummingbird's application writes them on every answer.

@@ -7,10 +7,16 @@ import SignetMiddleware
 /// The upstream side of one data-plane exchange: takes the upstream's answer part by part
 /// (``UpstreamSink``) and writes it to the client through ``LoopProxyHandler``, pausing the
 /// upstream's reads while the client cannot take more. Both connections share one event loop.
+///
+/// An answer that ends in the read that brought its head (most small ones) leaves whole: head,
+/// body and end in one write, with its length (as Hummingbird writes a whole body), so an
+/// HTTP/1.0 client reads it as well as any; a longer one streams from the end of that read.
 final class LoopRelay: UpstreamSink, UpstreamRelayClient {
     private weak var handler: LoopProxyHandler?
     private let exchange: LoopExchange
     private var upstream: UpstreamExchangeHandler?
+    /// The head and the body's parts of the read that brought the head, until that read ends.
+    private var held: (head: HTTPResponse, body: [ByteBuffer])?
     private var headWritten = false
     private var paused = false
     private var over = false
@@ -20,20 +26,25 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
         self.exchange = exchange
     }
 
+    var abandoned: Bool { over }
+
     func upstreamConnected(_ exchange: UpstreamExchangeHandler) {
         upstream = exchange
     }
 
     func upstreamHead(_ head: HTTPResponse) {
         guard !over else { return }
-        headWritten = true
-        handler?.answer(exchange, head: head)
+        held = (head, [])
     }
 
     func upstreamBody(_ part: ByteBuffer) {
         guard !over else { return }
         // A HEAD answer has no body, whatever comes.
         guard exchange.head.method != .head else { return }
+        if held != nil {
+            held!.body.append(part)
+            return
+        }
         if handler?.answer(exchange, body: part) == false, !paused {
             paused = true
             upstream?.pauseRelay()
@@ -42,6 +53,12 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
 
     func upstreamReadComplete() {
         guard !over else { return }
+        // The answer goes on beyond this read: it streams, its length (or chunking) the upstream's.
+        if let (head, body) = held {
+            held = nil
+            writeHead(head)
+            for part in body { upstreamBody(part) }
+        }
         handler?.flushAnswer()
     }
 
@@ -49,6 +66,17 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
         guard !over else { return }
         over = true
         upstream = nil
+        if let (head, body) = held {
+            held = nil
+            var whole = head
+            // Whole: its length is known (a HEAD answer keeps the upstream's).
+            if exchange.head.method != .head, whole.status.code >= 200, whole.status != .noContent, whole.status != .notModified {
+                whole.headerFields[.contentLength] = String(body.reduce(0) { $0 + $1.readableBytes })
+                whole.headerFields[.transferEncoding] = nil
+            }
+            writeHead(whole)
+            for part in body { _ = handler?.answer(exchange, body: part) }
+        }
         handler?.finish(exchange)
     }
 
@@ -56,11 +84,17 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
         guard !over else { return }
         over = true
         upstream = nil
+        held = nil
         if headWritten {
             handler?.breakOff(exchange)
         } else {
             handler?.refuse(exchange, GatewayProxy.error(failure))
         }
+    }
+
+    private func writeHead(_ head: HTTPResponse) {
+        headWritten = true
+        handler?.answer(exchange, head: head)
     }
 
     /// The client's connection can take more: the upstream's is read again.
@@ -70,8 +104,9 @@ final class LoopRelay: UpstreamSink, UpstreamRelayClient {
         upstream?.resumeRelay()
     }
 
-    /// The client's connection closed: the upstream's cannot be reused mid-answer. Before the
-    /// answer's head, the request is logged as its client's doing (`499`), not lost from the log.
+    /// The client's connection closed: the upstream's cannot be reused mid-answer, and one still
+    /// being opened sends nothing (``abandoned``). Before the answer's head, the request is logged
+    /// as its client's doing (`499`), not lost from the log.
     func clientWentAway() {
         guard !over else { return }
         over = true

@@ -124,7 +124,8 @@ struct GatewayListeners: Sendable {
     /// What a listener with HTTP/2 offers in its handshake, preferred first.
     static let http2Protocols = ["h2", "http/1.1"]
 
-    /// HTTP/1.1 (``http1(requestTimeout:)``) — or, over TLS, HTTP/2 or HTTP/1.1 as each client
+    /// HTTP/1.1 (``http1(requestTimeout:)``), with `dataPlane` on the apps' listener
+    /// (``DataPlaneChannel``) — or, over TLS, HTTP/2 or HTTP/1.1 as each client
     /// negotiates among what the listener offers (``NegotiatedHTTPChannel``) — after a PROXY protocol header when the
     /// trusted proxies send one (read before the TLS handshake, where balancers put it), each
     /// connection counted against its client's limit before anything else.
@@ -136,16 +137,19 @@ struct GatewayListeners: Sendable {
         dataPlane: DataPlane? = nil
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let configuration = http1(requestTimeout: requestTimeout, dataPlane: dataPlane)
+            let configuration = http1(requestTimeout: requestTimeout)
             guard let tls else {
-                return limited(HTTP1Channel(responder: responder, configuration: configuration), proxyProtocol: proxyProtocol, connections: connections)
+                let http1 = HTTP1Channel(responder: responder, configuration: configuration)
+                guard let dataPlane else { return limited(http1, proxyProtocol: proxyProtocol, connections: connections) }
+                return limited(DataPlaneChannel(base: http1, plane: dataPlane), proxyProtocol: proxyProtocol, connections: connections)
             }
             let negotiated = NegotiatedHTTPChannel(
                 responder: responder,
                 configuration: configuration,
                 idleTimeout: .seconds(60),
                 negotiationTimeout: requestTimeout,
-                served: tls
+                served: tls,
+                dataPlane: dataPlane
             )
             return limited(negotiated, proxyProtocol: proxyProtocol, connections: connections)
         }
@@ -166,13 +170,11 @@ struct GatewayListeners: Sendable {
     /// connection that sends nothing for 60 s while a request is read, or between requests, is
     /// closed (nginx's `client_header_timeout` / `client_body_timeout`): a head that is not whole
     /// within 60 s of the previous answer closes it, however it trickles.
-    /// With `dataPlane` (the apps' listener), requests to routes it answers are answered on the
-    /// connection's event loop (``LoopProxyHandler``) and the rest go on to Hummingbird.
-    static func http1(requestTimeout: TimeAmount, dataPlane: DataPlane? = nil) -> HTTP1Channel.Configuration {
+    static func http1(requestTimeout: TimeAmount) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
             additionalChannelHandlers: [
                 ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout), ClientDepartureHandler(),
-            ] + (dataPlane.map { [LoopProxyHandler(plane: $0)] } ?? []),
+            ],
             idleTimeout: .seconds(60)
         )
     }

@@ -38,6 +38,9 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
     let http1: HTTP1Channel
     let http2: HTTP2Channel
     let served: ServedTLS
+    /// The event-loop data plane of HTTP/1.1 connections (``DataPlaneChannel``); HTTP/2 streams
+    /// are Hummingbird's.
+    let dataPlane: DataPlane?
     /// How long the handshake and the choice of protocol may take.
     let negotiationTimeout: TimeAmount
     /// How long an HTTP/2 connection lives after the server's first GOAWAY (idle, or a shutdown).
@@ -48,8 +51,10 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
         configuration: HTTP1Channel.Configuration,
         idleTimeout: Duration,
         negotiationTimeout: TimeAmount,
-        served: ServedTLS
+        served: ServedTLS,
+        dataPlane: DataPlane? = nil
     ) {
+        self.dataPlane = dataPlane
         self.negotiationTimeout = negotiationTimeout
         http1 = HTTP1Channel(responder: responder, configuration: configuration)
         http2 = HTTP2Channel(
@@ -82,7 +87,10 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
                         return .http2(connection)
                     }
                 case .negotiated("http/1.1"), .fallback:
-                    return http1.setup(channel: channel, logger: logger).map { .http1($0) }
+                    return http1.setup(channel: channel, logger: logger).flatMapThrowing { [dataPlane] value in
+                        if let dataPlane { try DataPlaneChannel.install(dataPlane, in: channel) }
+                        return .http1(value)
+                    }
                 case .negotiated:
                     // Only what the listener offered can be chosen; anything else is a broken peer.
                     return channel.close().flatMapThrowing { throw UnofferedProtocol() }

@@ -235,6 +235,8 @@ final class UpstreamClient: Sendable {
         sink: any UpstreamSink & UpstreamRelayClient
     ) {
         let (channel, handler) = connection
+        // The client went away while the connection was made: nothing goes upstream for it.
+        guard !sink.abandoned else { return release(channel: channel, handler: handler) }
         sink.upstreamConnected(handler.value)
         handler.value.start(request: request, body: body, timeout: timeout, sink: sink) { [self] reusable in
             if reusable { release(channel: channel, handler: handler) }
@@ -258,6 +260,7 @@ final class UpstreamClient: Sendable {
             self.sink = sink
         }
 
+        var abandoned: Bool { sink.abandoned }
         func upstreamConnected(_ exchange: UpstreamExchangeHandler) { sink.upstreamConnected(exchange) }
         func upstreamHead(_ head: HTTPResponse) { sink.upstreamHead(head) }
         func upstreamBody(_ part: ByteBuffer) { sink.upstreamBody(part) }
@@ -289,5 +292,7 @@ extension UpstreamClient: Service {
 /// The data plane's side of a relay: told which exchange carries its request, to pause, resume or
 /// abandon it.
 protocol UpstreamRelayClient: AnyObject {
+    /// The client went away before its request could go out: it never will.
+    var abandoned: Bool { get }
     func upstreamConnected(_ exchange: UpstreamExchangeHandler)
 }
