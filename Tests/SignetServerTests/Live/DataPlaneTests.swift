@@ -187,3 +187,18 @@ import Testing
         #expect(Self.forwarded(harness) == 1)
     }
 }
+
+/// The data plane's `Date` values, against RFC 9110's own example and Foundation's formatter.
+@Suite struct HTTPDateTests {
+    @Test func datesAreIMFFixdate() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        for second in [951_782_400, 1_709_164_800, 1_798_761_599, 4_107_542_400, 1_234_567_890] {
+            #expect(HTTPDate.format(second) == formatter.string(from: Date(timeIntervalSince1970: TimeInterval(second))), "\(second)")
+        }
+    }
+}

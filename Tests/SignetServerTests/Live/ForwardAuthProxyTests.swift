@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import NIOCore
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -73,7 +74,7 @@ import Testing
         Cleanup.after { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
         let behind = try await Self.behind(folder: folder)
-        let port = Int.random(in: 43_000...48_000)
+        let port = try await FreePort.loopback()
         let server = try Self.addresses(Self.documented("nginx"), behind)
             .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
         let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(folder.path)/\($0);" }
@@ -104,7 +105,7 @@ import Testing
         let folder = try SignetProcess.temporaryDirectory()
         Cleanup.after { try? FileManager.default.removeItem(at: folder) }
         let behind = try await Self.behind(folder: folder)
-        let port = Int.random(in: 43_000...48_000)
+        let port = try await FreePort.loopback()
         let site = try Self.addresses(Self.documented("caddy"), behind)
             .replacingOccurrences(of: "api.example.com {", with: "http://127.0.0.1:\(port) {")
         let file = folder.appendingPathComponent("Caddyfile").path
@@ -118,9 +119,10 @@ import Testing
 
     /// The requests through the proxy at `authority`, and what reaches the API.
     static func check(through authority: String, proxy: String, refusalsCarryTheirBody: Bool, log: () -> String) async throws {
+        // Each try bounded: whatever answers on the port must answer soon, or it is not the proxy.
         var ready = false
         for _ in 0..<200 where !ready {
-            ready = (try? await GatewayHarness.send(method: "GET", url: "http://\(authority)/scores/top"))?.status == 200
+            ready = (try? await GatewayHarness.send(method: "GET", url: "http://\(authority)/scores/top", timeout: .seconds(2)))?.status == 200
             if !ready { try await Task.sleep(for: .milliseconds(50)) }
         }
         try #require(ready, "the proxy in front: \(log())")

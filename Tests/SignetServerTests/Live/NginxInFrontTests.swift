@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ExampleScores
 import Foundation
+import NIOCore
 import Logging
 import SignetCore
 import SignetServer
@@ -26,7 +27,7 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: folder.path)
         let (backend, backendServer) = try await GatewayHarness.startBackend(logger: logger)
         Cleanup.after { await backendServer.stop() }
-        let nginxPort = Int.random(in: 43_000...48_000)
+        let nginxPort = try await FreePort.loopback()
         let authority = "127.0.0.1:\(nginxPort)"
         let configuration: [String: Any] = [
             "upstream": "http://127.0.0.1:\(backendServer.port)", "listen": ["host": "127.0.0.1", "port": 0],
@@ -77,7 +78,7 @@ import Testing
         // nginx up: the first answer that is not a connection error.
         var ready = false
         for _ in 0..<100 where !ready {
-            ready = (try? await GatewayHarness.send(method: "GET", url: "http://\(authority)/readyz").status) == 200
+            ready = (try? await GatewayHarness.send(method: "GET", url: "http://\(authority)/readyz", timeout: .seconds(2)).status) == 200
             if !ready { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(ready, "nginx in front of both gateways")
