@@ -25,6 +25,9 @@ public final class ActivityRecorder: Sendable {
     }
 
     private let pending = Mutex(Pending())
+    /// The last flush begun: each waits for the one before it, so a flush that returns has seen
+    /// every earlier one written (the periodic flush and an operator's, or a test's, never race).
+    private let lastFlush = Mutex<Task<Int, any Error>?>(nil)
     private let maximumPendingRefusals: Int
     private let maximumPendingDevices = 100_000
     private let clock: @Sendable () -> Date
@@ -93,10 +96,23 @@ public final class ActivityRecorder: Sendable {
         }
     }
 
-    /// Writes what is pending; on failure it is kept for the next flush (within the same bounds).
-    /// Returns how many refusals were dropped since the last flush.
+    /// Writes what is pending, after any flush begun before it; on failure it is kept for the next
+    /// flush (within the same bounds). Returns how many refusals were dropped since the last flush.
     @discardableResult
     public func flush(to store: any ActivityStore) async throws -> Int {
+        let flush = lastFlush.withLock { last in
+            let previous = last
+            let next = Task {
+                _ = await previous?.result
+                return try await self.write(to: store)
+            }
+            last = next
+            return next
+        }
+        return try await flush.value
+    }
+
+    private func write(to store: any ActivityStore) async throws -> Int {
         let taken = pending.withLock { pending in
             defer { pending = Pending() }
             return pending
