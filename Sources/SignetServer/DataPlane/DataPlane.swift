@@ -21,6 +21,15 @@ final class DataPlane: Sendable {
         forwarded.add(1, ordering: .relaxed)
     }
 
+    private let live = Atomic<Int>(0)
+
+    /// Exchanges alive now: none once every request has been answered (an exchange and its relay
+    /// that kept each other alive once leaked every request's body).
+    var liveExchanges: Int { live.load(ordering: .relaxed) }
+
+    func exchangeMade() { live.add(1, ordering: .relaxed) }
+    func exchangeGone() { live.subtract(1, ordering: .relaxed) }
+
     /// The snapshot in force; `nil` while none is (every request then goes to Hummingbird).
     var snapshot: Snapshot? { current.withLock { $0 } }
 

@@ -23,7 +23,20 @@ final class LoopExchange {
     /// The upstream side, once the request is forwarded.
     var relay: LoopRelay?
 
-    init(head: HTTPRequest, routedPath: String, client: String?, slot: ClientRequestLimiter.Slot?, maximumBodyBytes: Int, allocator: ByteBufferAllocator) {
+    /// Counts this exchange among those alive.
+    private let plane: DataPlane
+
+    init(
+        head: HTTPRequest,
+        routedPath: String,
+        client: String?,
+        slot: ClientRequestLimiter.Slot?,
+        maximumBodyBytes: Int,
+        allocator: ByteBufferAllocator,
+        plane: DataPlane
+    ) {
+        self.plane = plane
+        plane.exchangeMade()
         self.head = head
         self.routedPath = routedPath
         self.client = client
@@ -31,6 +44,10 @@ final class LoopExchange {
         self.maximumBodyBytes = maximumBodyBytes
         body = allocator.buffer(capacity: 0)
         correlation = RequestCorrelation(head.headerFields)
+    }
+
+    deinit {
+        plane.exchangeGone()
     }
 
     /// Adds a part of the body; `false` past the limit (nothing added).

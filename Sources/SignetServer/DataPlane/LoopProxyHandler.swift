@@ -148,7 +148,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             client: client,
             slot: slot,
             maximumBodyBytes: snapshot.maximumBodyBytes,
-            allocator: context.channel.allocator
+            allocator: context.channel.allocator,
+            plane: plane
         )
     }
 

@@ -15,6 +15,7 @@ import Testing
     static func gateway(_ adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayHarness {
         try await GatewayHarness.start {
             $0.routes.insert(.init(prefix: "/echo", access: .open), at: 0)
+            $0.routes.insert(.init(prefix: "/large", access: .open), at: 0)
             adjust(&$0)
         }
     }
@@ -61,6 +62,32 @@ import Testing
         #expect(Self.forwarded(harness) == 1)
     }
 
+    /// Nothing of a request outlives its answer: every exchange is gone once the answers are in,
+    /// whether the upstream answered, the client left mid-answer, or the upstream was not there.
+    @Test func noExchangeOutlivesItsAnswer() async throws {
+        let harness = try await Self.gateway()
+        Cleanup.after { try await harness.stop() }
+        let plane = harness.gateway.listeners.dataPlane
+        let connection = try await RawConnection.open(port: harness.port)
+        for index in 0..<20 {
+            try await connection.send(Array("POST /echo/\(index) HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc".utf8))
+        }
+        #expect(try await connection.responses(20).components(separatedBy: "HTTP/1.1 200").count - 1 == 20)
+        // A client that leaves while a large answer is relayed.
+        let leaving = try await RawConnection.open(port: harness.port)
+        try await leaving.send(Array("GET /large/8388608 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        try await Task.sleep(for: .milliseconds(100))
+        await leaving.close()
+        await connection.close()
+        var live = plane.liveExchanges
+        for _ in 0..<100 where live != 0 {
+            try await Task.sleep(for: .milliseconds(20))
+            live = plane.liveExchanges
+        }
+        #expect(live == 0)
+        #expect(Self.forwarded(harness) >= 20)
+    }
+
     /// Pipelined requests are answered in the order they came, whichever path answers each: while
     /// an answer of Hummingbird's is pending, the requests after it are Hummingbird's too.
     @Test func pipelinedRequestsAreAnsweredInOrderAcrossBothPaths() async throws {
@@ -96,7 +123,7 @@ import Testing
         try await connection.send(Array("POST /echo/held HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345".utf8))
         try await Task.sleep(for: .milliseconds(200))
         var configuration = harness.gateway.configuration
-        configuration.routes.removeFirst()
+        configuration.routes.removeAll { $0.prefix == "/echo" }
         try harness.gateways[0].reloader.reload(to: configuration)
         try await connection.send(Array("67890".utf8))
         let answer = try await connection.response()
