@@ -38,10 +38,16 @@ public struct DeviceCertificateAuthority: Sendable {
             if key == ours {
                 let certificate = try ca.certificatePEM
                 _ = try PrivateKeyFile.loadOrCreate(certificateFile, what: "the device CA certificate", at: "deviceCA.certificateFile") { certificate }
-            } else {
-                // Another instance made the key: its certificate follows within moments.
-                for _ in 0..<100 where !files.fileExists(atPath: certificateFile) { usleep(100_000) }
             }
+        }
+        // Another instance starting with this one wrote the key and is writing the certificate
+        // (also when this one found the key already there, between the two): it follows within
+        // moments. A key written long ago without its certificate is refused at once below.
+        if !files.fileExists(atPath: certificateFile),
+            let written = (try? files.attributesOfItem(atPath: keyFile))?[.modificationDate] as? Date,
+            Date().timeIntervalSince(written) < 30
+        {
+            for _ in 0..<100 where !files.fileExists(atPath: certificateFile) { usleep(100_000) }
         }
         return DeviceCertificateAuthority(
             issuer: try CertificateIssuer.load(certificateFile: certificateFile, keyFile: keyFile),
