@@ -112,8 +112,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case (.collecting(let exchange), .end):
             complete(exchange, context: context)
         case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _), (.resuming, _):
-            // Out of step (a part with no head): Hummingbird's to refuse.
-            if case .collecting(let exchange) = state { return handOver(exchange, then: nil, context: context) }
+            // Out of step (a part with no head, a head inside a body): Hummingbird's to refuse.
+            if case .collecting(let exchange) = state { return handOver(exchange, then: part, context: context) }
             if case .head = part { hummingbirdAnswers += 1 }
             context.fireChannelRead(wrapInboundOut(part))
         }
@@ -189,13 +189,14 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
         gate.admit()
         plane.countForwarded()
-        exchange.relay = LoopRelay(handler: self, exchange: exchange)
+        let relay = LoopRelay(handler: self, exchange: exchange)
+        exchange.relay = relay
         snapshot.upstream.relay(
             exchange.upstreamRequest(snapshot: snapshot),
             body: exchange.body,
             timeout: snapshot.timeout,
             on: context.eventLoop,
-            to: exchange.relay!
+            to: relay
         )
     }
 
