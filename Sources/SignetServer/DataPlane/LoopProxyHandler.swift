@@ -74,6 +74,10 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         inert = context.channel.isHTTP2Stream
+        // Hummingbird's connection-state handler, in front of this one, does not pass
+        // `channelInactive` on: the close is learnt from the channel itself.
+        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.channel.closeFuture.whenComplete { _ in bound.value.connectionClosed() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -224,19 +228,24 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        connectionClosed()
+        context.fireChannelInactive()
+    }
+
+    /// The client's connection closed: a request being read is dropped, one being forwarded is
+    /// abandoned (its upstream connection closed), and nothing that waited is taken up.
+    private func connectionClosed() {
         switch state {
         case .collecting(let exchange):
             exchange.release()
-            state = .idle
         case .forwarding(let exchange):
             exchange.relay?.clientWentAway()
-        case .resuming:
-            state = .idle
-            waiting.removeAll()
-        case .idle, .passing:
+            exchange.release()
+        case .resuming, .idle, .passing:
             break
         }
-        context.fireChannelInactive()
+        state = .idle
+        waiting.removeAll()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
