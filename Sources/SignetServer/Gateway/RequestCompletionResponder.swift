@@ -56,8 +56,14 @@ struct RequestCompletionResponder: HTTPResponder {
         } catch let error as SignetError {
             return refuse(error, request, context)
         }
-        // Held until the answer is written: a stream whose reader never reads holds its place.
         var response = try await complete(request, context: context)
+        // Held until the answer is written: a stream whose reader never reads holds its place.
+        // On HTTP/2, until the stream closes — its last frame sent, or reset: a body handed to
+        // SwiftNIO is not yet written while the client keeps its window shut.
+        if let stream = context.channel, stream.isHTTP2Stream {
+            stream.closeFuture.whenComplete { _ in slot.release() }
+            return response
+        }
         response.body = slot.held(by: response.body)
         return response
     }
