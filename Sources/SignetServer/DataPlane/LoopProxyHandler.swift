@@ -28,8 +28,8 @@ import SignetMiddleware
 ///   log line and its metrics (``AccessLog``).
 ///
 /// It sits just before Hummingbird's own handler, after its connection-state handler
-/// (``DataPlaneChannel``), which so counts these requests among those in progress. HTTP/2
-/// streams are Hummingbird's (the handler is inert on one).
+/// (``DataPlaneChannel``), which so counts these requests among those in progress. It is installed
+/// on HTTP/1.1 connections only: HTTP/2 streams are Hummingbird's.
 final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -38,7 +38,6 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let plane: DataPlane
     private var context: ChannelHandlerContext?
-    private var inert = false
 
     private enum State {
         case idle
@@ -73,7 +72,6 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        inert = context.channel.isHTTP2Stream
         // Hummingbird's connection-state handler, in front of this one, does not pass
         // `channelInactive` on: the close is learnt from the channel itself.
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -87,7 +85,6 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Inbound
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !inert else { return context.fireChannelRead(data) }
         let part = unwrapInboundIn(data)
         guard !isBusy else {
             waiting.append(.part(part))
@@ -227,11 +224,6 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        connectionClosed()
-        context.fireChannelInactive()
-    }
-
     /// The client's connection closed: a request being read is dropped, one being forwarded is
     /// abandoned (its upstream connection closed), and nothing that waited is taken up.
     private func connectionClosed() {
@@ -256,7 +248,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !inert, case .end = unwrapOutboundIn(data), hummingbirdAnswers > 0 { hummingbirdAnswers -= 1 }
+        if case .end = unwrapOutboundIn(data), hummingbirdAnswers > 0 { hummingbirdAnswers -= 1 }
         context.write(data, promise: promise)
     }
 

@@ -11,7 +11,7 @@ import SignetMiddleware
 /// An answer that ends in the read that brought its head (most small ones) leaves whole: head,
 /// body and end in one write, with its length (as Hummingbird writes a whole body), so an
 /// HTTP/1.0 client reads it as well as any; a longer one streams from the end of that read.
-final class LoopRelay: UpstreamSink, UpstreamRelayClient {
+final class LoopRelay: UpstreamSink {
     private weak var handler: LoopProxyHandler?
     private let exchange: LoopExchange
     private var upstream: UpstreamExchangeHandler?

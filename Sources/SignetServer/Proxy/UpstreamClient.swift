@@ -209,15 +209,16 @@ final class UpstreamClient: Sendable {
     /// replaced once for an idempotent method, as in ``execute(_:body:timeout:)``.
     ///
     /// Call on `loop`.
-    func relay(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, on loop: any EventLoop, to sink: any UpstreamSink & UpstreamRelayClient) {
+    func relay(_ request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, on loop: any EventLoop, to sink: any UpstreamSink) {
         if let reused = takeIdle(on: loop) {
-            let retry = Self.isIdempotent(request.method) ? RetryOnNewConnection(client: self, request: request, body: body, timeout: timeout, sink: sink) : nil
+            let retry = Self.isIdempotent(request.method)
+                ? RetryOnNewConnection(client: self, request: request, body: body, timeout: timeout, loop: loop, sink: sink) : nil
             return start(on: reused, request: request, body: body, timeout: timeout, sink: retry ?? sink)
         }
         connectAndStart(on: loop, request: request, body: body, timeout: timeout, sink: sink)
     }
 
-    private func connectAndStart(on loop: any EventLoop, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, sink: any UpstreamSink & UpstreamRelayClient) {
+    private func connectAndStart(on loop: any EventLoop, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, sink: any UpstreamSink) {
         let bound = NIOLoopBound(sink, eventLoop: loop)
         connect(on: loop, timeout: timeout).hop(to: loop).whenComplete { [self] result in
             switch result {
@@ -232,7 +233,7 @@ final class UpstreamClient: Sendable {
         request: HTTPRequest,
         body: ByteBuffer?,
         timeout: TimeAmount,
-        sink: any UpstreamSink & UpstreamRelayClient
+        sink: any UpstreamSink
     ) {
         let (channel, handler) = connection
         // The client went away while the connection was made: nothing goes upstream for it.
@@ -245,18 +246,20 @@ final class UpstreamClient: Sendable {
 
     /// Stands between a reused connection and the sink: a connection that closed before any
     /// answer is replaced by a new one, once; anything else goes to the sink.
-    private final class RetryOnNewConnection: UpstreamSink, UpstreamRelayClient {
+    private final class RetryOnNewConnection: UpstreamSink {
         let client: UpstreamClient
         let request: HTTPRequest
         let body: ByteBuffer?
         let timeout: TimeAmount
-        let sink: any UpstreamSink & UpstreamRelayClient
+        let loop: any EventLoop
+        let sink: any UpstreamSink
 
-        init(client: UpstreamClient, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, sink: any UpstreamSink & UpstreamRelayClient) {
+        init(client: UpstreamClient, request: HTTPRequest, body: ByteBuffer?, timeout: TimeAmount, loop: any EventLoop, sink: any UpstreamSink) {
             self.client = client
             self.request = request
             self.body = body
             self.timeout = timeout
+            self.loop = loop
             self.sink = sink
         }
 
@@ -268,9 +271,7 @@ final class UpstreamClient: Sendable {
         func upstreamReadComplete() { sink.upstreamReadComplete() }
 
         func upstreamFailed(_ failure: UpstreamFailure) {
-            guard failure == .closedBeforeAnswer, let loop = MultiThreadedEventLoopGroup.currentEventLoop else {
-                return sink.upstreamFailed(failure)
-            }
+            guard failure == .closedBeforeAnswer else { return sink.upstreamFailed(failure) }
             client.connectAndStart(on: loop, request: request, body: body, timeout: timeout, sink: sink)
         }
     }
@@ -287,12 +288,4 @@ extension UpstreamClient: Service {
         try? await gracefulShutdown()
         closeIdle()
     }
-}
-
-/// The data plane's side of a relay: told which exchange carries its request, to pause, resume or
-/// abandon it.
-protocol UpstreamRelayClient: AnyObject {
-    /// The client went away before its request could go out: it never will.
-    var abandoned: Bool { get }
-    func upstreamConnected(_ exchange: UpstreamExchangeHandler)
 }

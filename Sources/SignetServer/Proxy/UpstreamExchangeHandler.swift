@@ -411,8 +411,12 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
 }
 
 /// Where the event-loop data plane takes an upstream answer, part by part, on the loop it shares
-/// with the upstream connection (``UpstreamExchangeHandler/start(request:body:timeout:sink:onComplete:)``).
+/// with the upstream connection (``UpstreamExchangeHandler/start(request:body:timeout:sink:onComplete:)``),
+/// and from which exchange, to pause, resume or abandon it.
 protocol UpstreamSink: AnyObject {
+    /// The client went away before its request could go out: it never will.
+    var abandoned: Bool { get }
+    func upstreamConnected(_ exchange: UpstreamExchangeHandler)
     func upstreamHead(_ head: HTTPResponse)
     func upstreamBody(_ part: ByteBuffer)
     /// The answer is whole; the connection is back in the pool (or closed) already.
