@@ -47,6 +47,20 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     }
 
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
+        let (identity, message) = try await judge(&request, receivedTarget: context.signet.receivedTarget, screened: context.signet.isComplete)
+        context.signet.verifiedMessage = message
+        return Admission(identity)
+    }
+
+    /// Verifies `request` as this route asks, counting the time a verify took; a refusal comes as
+    /// the client should see it (``SignetRequestVerifier/refusal(_:for:signatureKeys:)``). What
+    /// ``authenticate(_:context:)`` does, for a server that holds no Hummingbird context (the
+    /// gateway's event-loop data plane).
+    ///
+    /// - Parameters:
+    ///   - receivedTarget: The target as the client sent it, when routing normalised it.
+    ///   - screened: The head was screened and the body read already.
+    public func judge(_ request: inout Request, receivedTarget: String?, screened: Bool) async throws -> (SignetIdentity, ServerMessage) {
         let started = ContinuousClock.now
         // Judged when the body is complete, never by the time its head arrived: a request held open
         // must not carry an old moment past the window and claim its nonce late.
@@ -54,18 +68,17 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         do {
             (identity, message) = try await verifier.verifyWhenComplete(
                 &request,
-                receivedTarget: context.signet.receivedTarget,
+                receivedTarget: receivedTarget,
                 requirement: requirement,
                 appBuild: appBuild,
                 signatureKeys: signatureKeys,
-                screened: context.signet.isComplete,
+                screened: screened,
                 clock: clock
             )
         } catch let error as SignetError {
             throw verifier.refusal(error, for: request, signatureKeys: signatureKeys)
         }
         metrics?.recordVerification(ContinuousClock.now - started)
-        context.signet.verifiedMessage = message
-        return Admission(identity)
+        return (identity, message)
     }
 }

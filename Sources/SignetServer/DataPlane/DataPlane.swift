@@ -21,6 +21,16 @@ final class DataPlane: Sendable {
         forwarded.add(1, ordering: .relaxed)
     }
 
+    private let refused = Atomic<Int>(0)
+
+    /// Requests this data plane has answered itself without an upstream's answer: refused by
+    /// their gate, or the upstream failed (for tests: which path refused a request).
+    var refusedCount: Int { refused.load(ordering: .relaxed) }
+
+    func countRefused() {
+        refused.add(1, ordering: .relaxed)
+    }
+
     private let live = Atomic<Int>(0)
 
     /// Exchanges alive now: none once every request has been answered (an exchange and its relay
@@ -81,6 +91,8 @@ extension SignetGateway {
             guard let owner = AccessModeRegistry.owner(of: access.mode), let feature = feature(ownedBy: owner),
                 let gate = feature.loopGate(for: access)
             else { continue }
+            // A verified request's answer is signed whole, bound to the request: Hummingbird's path.
+            if case .verifying = gate, responseSigner != nil { continue }
             gates[access] = gate
         }
         return DataPlane.Snapshot(

@@ -20,6 +20,12 @@ final class LoopExchange {
     private let record = AccessRecord()
     private var upstreamStarted: ContinuousClock.Instant?
     private(set) var snapshot: DataPlane.Snapshot?
+    /// Who the request is from, once its gate verified it.
+    private(set) var identity: SignetIdentity?
+    /// Its gate verifies and its body is still to come: its head is to be screened.
+    var unscreened: LoopVerifier?
+    /// The screen of its head, once begun (``LoopVerifier/screen(_:receivedTarget:)``).
+    var screening: EventLoopFuture<Void>?
     /// The upstream side, once the request is forwarded.
     var relay: LoopRelay?
 
@@ -61,6 +67,21 @@ final class LoopExchange {
     func begin(snapshot: DataPlane.Snapshot) {
         self.snapshot = snapshot
         record.update { $0.routedPath = routedPath }
+    }
+
+    /// Its gate verified it: `identity` goes upstream and into its access line.
+    func admitted(_ identity: SignetIdentity) {
+        self.identity = identity
+        record.update { $0.identity = identity }
+    }
+
+    /// The target as the client sent it, where routing normalised it: what a signature covers.
+    var receivedTarget: String? {
+        head.path == routedPath ? nil : head.path
+    }
+
+    /// It goes upstream now.
+    func forwarding() {
         upstreamStarted = .now
     }
 
@@ -71,7 +92,7 @@ final class LoopExchange {
         if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
         var fields = ForwardedFields.outbound(
             received,
-            identity: nil,
+            identity: identity,
             client: client,
             scheme: snapshot.publicScheme,
             authority: snapshot.publicAuthority ?? head.authority
@@ -99,8 +120,8 @@ final class LoopExchange {
         return answer
     }
 
-    /// Refused after it was complete (the upstream failed, the client went): recorded as
-    /// `ProblemMiddleware` records a refusal.
+    /// Refused after it was complete (its gate refused it, the upstream failed, the client went):
+    /// recorded as `ProblemMiddleware` records a refusal.
     func refused(_ error: SignetError) {
         let elapsed = upstreamStarted.map { ContinuousClock.now - $0 }
         record.update {
@@ -111,7 +132,7 @@ final class LoopExchange {
             error.code,
             method: head.method.rawValue,
             path: AccessLog.path(of: head),
-            keyID: ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
+            keyID: identity?.keyID ?? ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
             source: client
         )
     }

@@ -38,6 +38,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let plane: DataPlane
     private var context: ChannelHandlerContext?
+    /// Where verifications run: this connection's loop.
+    private var executor: LoopTaskExecutor?
 
     private enum State {
         case idle
@@ -45,6 +47,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case passing
         /// A request this handler took, its body being read.
         case collecting(LoopExchange)
+        /// A complete request its gate is verifying (``LoopVerifier``).
+        case judging(LoopExchange)
         /// A complete request with the upstream, or its answer being relayed.
         case forwarding(LoopExchange)
         /// Answered; what came meanwhile is taken up on the loop's next turn (not inside the
@@ -72,6 +76,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        executor = LoopTaskExecutor(context.eventLoop)
         // Hummingbird's connection-state handler, in front of this one, does not pass
         // `channelInactive` on: the close is learnt from the channel itself.
         let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -112,7 +117,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             }
         case (.collecting(let exchange), .end):
             complete(exchange, context: context)
-        case (.idle, _), (.passing, _), (.collecting, .head), (.forwarding, _), (.resuming, _):
+        case (.idle, _), (.passing, _), (.collecting, .head), (.judging, _), (.forwarding, _), (.resuming, _):
             // Out of step (a part with no head, a head inside a body): Hummingbird's to refuse.
             if case .collecting(let exchange) = state { return handOver(exchange, then: part, context: context) }
             if case .head = part { hummingbirdAnswers += 1 }
@@ -130,7 +135,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ head: HTTPRequest, context: ChannelHandlerContext) -> LoopExchange? {
         guard let snapshot = plane.snapshot, let received = head.path,
             let routed = try? RoutingPath.normalize(received),
-            snapshot.gate(method: head.method, routedPath: routed) != nil,
+            let gate = snapshot.gate(method: head.method, routedPath: routed), Self.takes(head, gate),
             // A body that waits for `100 Continue` is Hummingbird's, and so is one announced past
             // the limit (refused before it is read).
             head.headerFields[.expect] == nil,
@@ -143,7 +148,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             guard let entered = try? limiter.enter(client: client, limit: perClient) else { return nil }
             slot = entered
         }
-        return LoopExchange(
+        let exchange = LoopExchange(
             head: head,
             routedPath: routed,
             client: client,
@@ -152,6 +157,40 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             allocator: context.channel.allocator,
             plane: plane
         )
+        // Screened at the end of this read, if its body is still to come (``channelReadComplete``).
+        if case .verifying(let verifier) = gate, Self.hasBody(head) { exchange.unscreened = verifier }
+        return exchange
+    }
+
+    /// Whether the data plane takes `head`'s request under `gate`.
+    private static func takes(_ head: HTTPRequest, _ gate: LoopGate) -> Bool {
+        guard case .verifying(let verifier) = gate else { return true }
+        return verifier.takes(head)
+    }
+
+    /// A request with a body to read, as ``RequestCompletionResponder`` decides it on HTTP/1.1.
+    private static func hasBody(_ head: HTTPRequest) -> Bool {
+        head.headerFields[.contentLength].map { $0 != "0" } ?? head.headerFields.contains(.transferEncoding)
+    }
+
+    /// Screens the head of a request to a verifying route whose body is still to come: one that
+    /// cannot verify goes to Hummingbird at once, with what was read, and is refused there from its
+    /// head (screened again: a screen writes nothing) — no body of an unsigned sender is waited
+    /// for. A request complete in the read that brought its head is not screened: its verify
+    /// checks all the screen does, at no more cost.
+    private func screen(_ exchange: LoopExchange, _ verifier: LoopVerifier, context: ChannelHandlerContext) {
+        guard let executor else { return }
+        let head = exchange.head
+        let received = exchange.receivedTarget
+        let screening = executor.run { try await verifier.screen(head, receivedTarget: received) }
+        exchange.screening = screening
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        screening.whenFailure { _ in
+            let (handler, context, exchange) = bound.value
+            guard case .collecting(let current) = handler.state, current === exchange else { return }
+            handler.handOver(exchange, then: nil, context: context)
+            context.fireChannelReadComplete()
+        }
     }
 
     /// The client's address as ``ClientAddressResponder`` establishes it.
@@ -178,17 +217,64 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The request is complete: judged by the configuration in force now, then forwarded.
     private func complete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
-        guard let snapshot = plane.snapshot, let gate = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath) else {
+        guard let snapshot = plane.snapshot, let gate = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath),
+            Self.takes(exchange.head, gate)
+        else {
             // A reload made it another gate's.
             return handOver(exchange, then: .end(nil), context: context)
         }
-        state = .forwarding(exchange)
         exchange.begin(snapshot: snapshot)
+        switch gate {
+        case .open(let admit):
+            state = .forwarding(exchange)
+            forward(exchange, snapshot: snapshot, context: context, admit: admit)
+        case .verifying(let verifier):
+            state = .judging(exchange)
+            judge(exchange, verifier, snapshot: snapshot, context: context)
+        }
+    }
+
+    /// Verifies the complete request, once its head passed the screen: admitted, it is
+    /// forwarded; refused, it is answered here. Its head refused by the screen, it is
+    /// Hummingbird's, which refuses it as from its head.
+    private func judge(_ exchange: LoopExchange, _ verifier: LoopVerifier, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
+        guard let executor else { return }
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        let screened = exchange.screening ?? context.eventLoop.makeSucceededVoidFuture()
+        screened.whenComplete { screen in
+            let (handler, context, exchange) = bound.value
+            guard case .judging(let current) = handler.state, current === exchange else { return }
+            guard case .success = screen else {
+                handler.handOver(exchange, then: .end(nil), context: context)
+                context.fireChannelReadComplete()
+                return handler.resumeAfterAnswer(context: context)
+            }
+            let head = exchange.head
+            let body = exchange.body
+            let received = exchange.receivedTarget
+            executor.run { try await verifier.judge(head, body: body, receivedTarget: received) }.whenComplete { verdict in
+                let (handler, context, exchange) = bound.value
+                guard case .judging(let current) = handler.state, current === exchange else { return }
+                handler.state = .forwarding(exchange)
+                switch verdict {
+                case .success(let identity):
+                    exchange.admitted(identity)
+                    handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+                case .failure(let refusal):
+                    handler.refuse(exchange, refusal, context: context)
+                }
+            }
+        }
+    }
+
+    /// Sends the complete, admitted request upstream, and relays its answer.
+    private func forward(_ exchange: LoopExchange, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext, admit: (@Sendable () -> Void)?) {
         // The last moment to refuse: nothing goes upstream for a client that has gone.
         guard context.channel.isActive else {
             return refuse(exchange, SignetError(.clientClosedRequest, "the client closed the connection before its request was forwarded"), context: context)
         }
-        gate.admit()
+        admit?()
+        exchange.forwarding()
         plane.countForwarded()
         let relay = LoopRelay(handler: self, exchange: exchange)
         exchange.relay = relay
@@ -201,6 +287,14 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if case .collecting(let exchange) = state, let verifier = exchange.unscreened {
+            exchange.unscreened = nil
+            screen(exchange, verifier, context: context)
+        }
+        context.fireChannelReadComplete()
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch state {
         case .collecting(let exchange):
@@ -208,7 +302,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             handOver(exchange, then: nil, context: context)
             context.fireChannelReadComplete()
             context.fireErrorCaught(error)
-        case .forwarding, .resuming:
+        case .judging, .forwarding, .resuming:
             waiting.append(.error(error))
         case .idle, .passing:
             context.fireErrorCaught(error)
@@ -232,6 +326,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             exchange.release()
         case .forwarding(let exchange):
             exchange.relay?.clientWentAway()
+            exchange.release()
+        case .judging(let exchange):
             exchange.release()
         case .resuming, .idle, .passing:
             break
@@ -294,12 +390,20 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         done(exchange, context: context)
     }
 
-    /// No answer from the upstream: the refusal, as Hummingbird's proxy would have answered.
-    func refuse(_ exchange: LoopExchange, _ error: SignetError, context: ChannelHandlerContext? = nil) {
+    /// A refusal of its gate, or no answer from the upstream: answered as `ProblemMiddleware`
+    /// answers it on Hummingbird's path (its challenges and fields too).
+    func refuse(_ exchange: LoopExchange, _ refusal: any Error, context: ChannelHandlerContext? = nil) {
         guard let context = context ?? self.context, case .forwarding(let current) = state, current === exchange else { return }
+        let error = ProblemResponse.signetError(from: refusal)
         exchange.refused(error)
-        let (status, fields, json) = ProblemResponse.parts(error, debug: exchange.snapshot?.debug ?? false)
+        plane.countRefused()
+        let (status, fields, json) = ProblemResponse.parts(
+            error,
+            debug: exchange.snapshot?.debug ?? false,
+            challenges: ProblemResponse.challenges(of: refusal)
+        )
         var head = HTTPResponse(status: status, headerFields: fields)
+        if let refusal = refusal as? ChallengedRefusal { head.headerFields.append(contentsOf: refusal.fields) }
         head.headerFields[.contentLength] = String(json.count)
         LoopProxyHandler.stamp(&head)
         exchange.logAnswer(status: status.code)
@@ -319,6 +423,11 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// until another request is forwarded.
     private func done(_ exchange: LoopExchange, context: ChannelHandlerContext) {
         exchange.release()
+        resumeAfterAnswer(context: context)
+    }
+
+    /// What came while a request was taken up, in order, on the loop's next turn.
+    private func resumeAfterAnswer(context: ChannelHandlerContext) {
         guard !waiting.isEmpty else {
             state = .idle
             return resumeReading(context: context)
@@ -356,7 +465,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// A request is with the upstream, or the parts that came meanwhile are still to be taken up.
     private var isBusy: Bool {
         switch state {
-        case .forwarding, .resuming: true
+        case .judging, .forwarding, .resuming: true
         case .idle, .passing, .collecting: false
         }
     }

@@ -18,6 +18,6 @@ struct OpenAccessFeature: GatewayFeature {
     /// Nothing to judge: the event-loop data plane forwards an open route's requests, counted as
     /// ``OpenRouteMiddleware`` counts them.
     func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? {
-        LoopGate { [metrics] in metrics.record(outcome: "open", reason: nil) }
+        .open { [metrics] in metrics.record(outcome: "open", reason: nil) }
     }
 }

@@ -58,6 +58,24 @@ struct RequestSignaturesFeature: GatewayFeature {
     }
 
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate {
+        try middleware(for: access)
+    }
+
+    /// The same middleware, run by the event-loop data plane (``LoopVerifier``).
+    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? {
+        guard let gate = try? middleware(for: access) else { return nil }
+        return .verifying(
+            LoopVerifier(
+                gate: gate,
+                takesDeliveredKeys: gate.signatureKeys != nil,
+                storeTimeout: .milliseconds(dependencies.configuration.storeTimeoutMilliseconds),
+                metrics: dependencies.metrics,
+                clock: dependencies.clock
+            )
+        )
+    }
+
+    private func middleware(for access: GatewayConfiguration.Route.Access) throws -> SignetVerificationMiddleware<SignetRequestContext> {
         guard let requirement = AccessModeRegistry.mode(named: access.mode)?.signature else {
             throw ConfigurationError.invalid("routes", "routes: \(access.mode) is not a signature mode")
         }
