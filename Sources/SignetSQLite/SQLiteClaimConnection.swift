@@ -117,13 +117,16 @@ final class SQLiteClaimConnection: Sendable {
         var now: Int
     }
 
-    /// Writes `claims` in one transaction; whether each was won, in order. All or nothing: on any
-    /// failure the transaction is rolled back and nothing is claimed.
-    func write(_ claims: [Claim]) async throws -> [Bool] {
-        try await threadPool.runIfActive { try self.writeNow(claims) }
+    /// Runs `work` on the connection's thread pool, told whether the pool still runs (a pool shut
+    /// down runs it at once with `false`): for a writer that waits on no task (``SQLiteNonceBatcher``).
+    func onThreadPool(_ work: @escaping @Sendable (_ active: Bool) -> Void) {
+        threadPool.submit { state in work(state == .active) }
     }
 
-    private func writeNow(_ claims: [Claim]) throws -> [Bool] {
+    /// Writes `claims` in one transaction, on the calling thread — the thread pool's
+    /// (``onThreadPool(_:)``); whether each was won, in order. All or nothing: on any failure the
+    /// transaction is rolled back and nothing is claimed.
+    func writeNow(_ claims: [Claim]) throws -> [Bool] {
         try handles.withLock { handles in
             guard let database = handles?.database, let statements = handles?.statements else { throw Self.closed }
             try Self.step(statements.begin, on: database)
