@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Foundation
 import HTTPTypes
 import NIOCore
 import SignetCore
@@ -56,8 +57,11 @@ final class DataPlane: Sendable {
         /// For the upstream to connect, to answer, and between two parts of its answer.
         let timeout: TimeAmount
         let maximumBodyBytes: Int
-        /// The gateway signs answers: an upstream's own `gateway` signature never reaches a client.
-        let signsResponses: Bool
+        /// Signs the answers to verified requests, bound to them; where it is set, an upstream's
+        /// own `gateway` signature never reaches a client.
+        let responseSigner: MessageSigner?
+        /// The time answers are signed at.
+        let clock: @Sendable () -> Date
         let publicScheme: String
         let publicAuthority: String?
         let trustedProxies: TrustedProxies?
@@ -70,6 +74,8 @@ final class DataPlane: Sendable {
         /// The gate of the request, where the data plane answers it: a proxied method, a path
         /// that normalises to `routedPath` outside Signet's own segments, and a route in force
         /// (not `monitor`) whose gate has nothing to await.
+        var signsResponses: Bool { responseSigner != nil }
+
         func gate(method: HTTPRequest.Method, routedPath: String) -> LoopGate? {
             guard SignetGateway.proxiedMethods.contains(method) else { return nil }
             if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
@@ -91,8 +97,6 @@ extension SignetGateway {
             guard let owner = AccessModeRegistry.owner(of: access.mode), let feature = feature(ownedBy: owner),
                 let gate = feature.loopGate(for: access)
             else { continue }
-            // A verified request's answer is signed whole, bound to the request: Hummingbird's path.
-            if case .verifying = gate, responseSigner != nil { continue }
             gates[access] = gate
         }
         return DataPlane.Snapshot(
@@ -101,7 +105,8 @@ extension SignetGateway {
             upstream: client,
             timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
             maximumBodyBytes: configuration.maxBodyBytes,
-            signsResponses: responseSigner != nil,
+            responseSigner: responseSigner,
+            clock: clock,
             publicScheme: configuration.signedScheme,
             publicAuthority: configuration.publicAuthority,
             trustedProxies: trustedProxies,

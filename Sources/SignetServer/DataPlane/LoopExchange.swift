@@ -22,6 +22,8 @@ final class LoopExchange {
     private(set) var snapshot: DataPlane.Snapshot?
     /// Who the request is from, once its gate verified it.
     private(set) var identity: SignetIdentity?
+    /// What verified, where its answer is signed (bound to it).
+    private(set) var verifiedMessage: ServerMessage?
     /// Its gate verifies and its body is still to come: its head is to be screened.
     var unscreened: LoopVerifier?
     /// The screen of its head, once begun (``LoopVerifier/screen(_:receivedTarget:)``).
@@ -69,11 +71,15 @@ final class LoopExchange {
         record.update { $0.routedPath = routedPath }
     }
 
-    /// Its gate verified it: `identity` goes upstream and into its access line.
-    func admitted(_ identity: SignetIdentity) {
+    /// Its gate verified it as `message`: `identity` goes upstream and into its access line.
+    func admitted(_ identity: SignetIdentity, message: ServerMessage) {
         self.identity = identity
+        if snapshot?.signsResponses == true { verifiedMessage = message }
         record.update { $0.identity = identity }
     }
+
+    /// Its answer is signed by the gateway: held whole, then signed (``signedAnswer(_:body:)``).
+    var signsAnswer: Bool { verifiedMessage != nil }
 
     /// The target as the client sent it, where routing normalised it: what a signature covers.
     var receivedTarget: String? {
@@ -118,6 +124,27 @@ final class LoopExchange {
         var answer = HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
         LoopProxyHandler.stamp(&answer)
         return answer
+    }
+
+    /// The answer for the upstream's `upstream` and whole `body`, signed as `GatewayProxy` signs
+    /// it; its content `nil` where it has none.
+    func signedAnswer(_ upstream: HTTPResponse, body: ByteBuffer) throws -> (HTTPResponse, ByteBuffer?) {
+        guard let snapshot, let signer = snapshot.responseSigner, let verifiedMessage else {
+            throw SignetError(.internalError, "an answer to sign without a signer or a verified request")
+        }
+        var answer = answerHead(upstream)
+        let (fields, content) = try GatewayProxy.signed(
+            status: answer.status,
+            method: head.method,
+            headers: answer.headerFields,
+            upstreamLength: upstream.headerFields[.contentLength],
+            body: body,
+            request: verifiedMessage,
+            signer: signer,
+            created: snapshot.clock()
+        )
+        answer.headerFields = fields
+        return (answer, content)
     }
 
     /// Refused after it was complete (its gate refused it, the upstream failed, the client went):

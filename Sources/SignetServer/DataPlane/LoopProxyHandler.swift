@@ -7,9 +7,10 @@ import SignetCore
 import SignetMiddleware
 
 /// The event-loop data plane on an HTTP/1.1 connection of the apps' listener: a request to a
-/// route whose gate has nothing to await (``LoopGate``) is read, forwarded and answered here, on
-/// the connection's event loop — no task, no hop to another thread, the upstream's connection on
-/// the same loop and its answer relayed straight into this one. Every other request goes on to
+/// route whose gate runs here (``LoopGate``: `open`, and the signature modes) is read, judged,
+/// forwarded and answered here, on the connection's event loop — no hop to another thread, a
+/// verification in a task on this loop (``LoopTaskExecutor``), the upstream's connection on the
+/// same loop and its answer relayed straight into this one. Every other request goes on to
 /// Hummingbird as before.
 ///
 /// What holds as on Hummingbird's path (issue 39):
@@ -17,7 +18,10 @@ import SignetMiddleware
 ///   and the route is decided again, by the configuration in force, once the request is complete.
 ///   Anything unusual while a body is read — past `maxBodyBytes`, the request deadline, a parser
 ///   error, a client leaving — hands the request, with the parts read so far, to Hummingbird,
-///   which answers it as it answers any other.
+///   which answers it as it answers any other. A signed request's head is screened while its
+///   body is still to come (one that cannot verify is Hummingbird's to refuse at once); the
+///   complete request is verified by the route's own middleware, and a refusal answered here as
+///   `ProblemMiddleware` answers it.
 /// - **In order.** A request is taken only when no answer of Hummingbird's is pending on the
 ///   connection; while one is forwarded, the requests pipelined after it wait, unread.
 /// - **Bounded both ways.** The upstream's connection is read only as fast as the client takes
@@ -257,8 +261,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 guard case .judging(let current) = handler.state, current === exchange else { return }
                 handler.state = .forwarding(exchange)
                 switch verdict {
-                case .success(let identity):
-                    exchange.admitted(identity)
+                case .success(let (identity, message)):
+                    exchange.admitted(identity, message: message)
                     handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
                 case .failure(let refusal):
                     handler.refuse(exchange, refusal, context: context)
@@ -364,6 +368,15 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let response = exchange.answerHead(head)
         exchange.logAnswer(status: response.status.code)
         context.write(wrapOutboundOut(.head(response)), promise: nil)
+    }
+
+    /// An answer made whole here (signed by the gateway), then its end.
+    func answer(_ exchange: LoopExchange, whole head: HTTPResponse, body: ByteBuffer?) {
+        guard let context, case .forwarding(let current) = state, current === exchange else { return }
+        exchange.logAnswer(status: head.status.code)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        finish(exchange)
     }
 
     func answer(_ exchange: LoopExchange, body: ByteBuffer) -> Bool {

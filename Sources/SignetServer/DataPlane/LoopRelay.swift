@@ -11,12 +11,19 @@ import SignetMiddleware
 /// An answer that ends in the read that brought its head (most small ones) leaves whole: head,
 /// body and end in one write, with its length (as Hummingbird writes a whole body), so an
 /// HTTP/1.0 client reads it as well as any; a longer one streams from the end of that read.
+///
+/// An answer the gateway signs (to a verified request, where `responseSigning` is configured) is
+/// held whole — at most ``SignetGateway/maximumBufferedResponseBytes`` — then signed and written,
+/// as `GatewayProxy` does: its signature covers its digest.
 final class LoopRelay: UpstreamSink {
     private weak var handler: LoopProxyHandler?
     private let exchange: LoopExchange
     private var upstream: UpstreamExchangeHandler?
     /// The head and the body's parts of the read that brought the head, until that read ends.
     private var held: (head: HTTPResponse, body: [ByteBuffer])?
+    /// The answer is signed: held whole until its end.
+    private let signs: Bool
+    private var heldBytes = 0
     private var headWritten = false
     private var paused = false
     private var over = false
@@ -24,6 +31,7 @@ final class LoopRelay: UpstreamSink {
     init(handler: LoopProxyHandler, exchange: LoopExchange) {
         self.handler = handler
         self.exchange = exchange
+        signs = exchange.signsAnswer
     }
 
     var abandoned: Bool { over }
@@ -43,6 +51,11 @@ final class LoopRelay: UpstreamSink {
         guard exchange.head.method != .head else { return }
         if held != nil {
             held!.body.append(part)
+            heldBytes += part.readableBytes
+            if signs, heldBytes > SignetGateway.maximumBufferedResponseBytes {
+                let limit = SignetGateway.maximumBufferedResponseBytes
+                fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(limit) bytes that can be signed"))
+            }
             return
         }
         if handler?.answer(exchange, body: part) == false, !paused {
@@ -52,7 +65,8 @@ final class LoopRelay: UpstreamSink {
     }
 
     func upstreamReadComplete() {
-        guard !over else { return }
+        // A signed answer leaves at its end.
+        guard !over, !signs else { return }
         // The answer goes on beyond this read: it streams, its length (or chunking) the upstream's.
         if let (head, body) = held {
             held = nil
@@ -66,6 +80,10 @@ final class LoopRelay: UpstreamSink {
         guard !over else { return }
         over = true
         upstream = nil
+        if signs, let (head, body) = held {
+            held = nil
+            return sign(head, body)
+        }
         if let (head, body) = held {
             held = nil
             var whole = head
@@ -90,6 +108,30 @@ final class LoopRelay: UpstreamSink {
         } else {
             handler?.refuse(exchange, GatewayProxy.error(failure))
         }
+    }
+
+    /// Signs the whole answer and writes it; one that cannot be signed is refused as
+    /// `GatewayProxy` refuses it.
+    private func sign(_ head: HTTPResponse, _ parts: [ByteBuffer]) {
+        var body = ByteBuffer()
+        if parts.count == 1 { body = parts[0] } else { for part in parts { body.writeImmutableBuffer(part) } }
+        do {
+            let (answer, content) = try exchange.signedAnswer(head, body: body)
+            headWritten = true
+            handler?.answer(exchange, whole: answer, body: content)
+        } catch {
+            handler?.refuse(exchange, error)
+        }
+    }
+
+    /// The answer cannot be delivered: the upstream's connection closed (it cannot be reused
+    /// mid-answer), and the client refused with `error`.
+    private func fail(_ error: SignetError) {
+        over = true
+        held = nil
+        upstream?.abandonRelay()
+        upstream = nil
+        handler?.refuse(exchange, error)
     }
 
     private func writeHead(_ head: HTTPResponse) {

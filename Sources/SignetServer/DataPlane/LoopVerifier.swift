@@ -39,14 +39,15 @@ struct LoopVerifier: Sendable {
         }
     }
 
-    /// The identity of the complete request, counted as admitted; or its refusal, as the client
-    /// should see it (`SignetError` or `ChallengedRefusal`).
-    func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> SignetIdentity {
-        let identity = try await StoreBudget.within(storeTimeout) {
+    /// The identity of the complete request, counted as admitted, and the message that verified
+    /// (what a signed answer is bound to); or its refusal, as the client should see it
+    /// (`SignetError` or `ChallengedRefusal`).
+    func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
+        let verdict = try await StoreBudget.within(storeTimeout) {
             var request = Request(head: head, body: RequestBody(buffer: body))
-            return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true).0
+            return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true)
         }
-        metrics.recordAccepted(identity)
-        return identity
+        metrics.recordAccepted(verdict.0)
+        return verdict
     }
 }

@@ -101,15 +101,19 @@ struct GatewayProxy: Sendable {
         } catch let failure as UpstreamFailure {
             throw Self.error(failure)
         }
-        return try sign(
+        let (signedFields, content) = try Self.signed(
             status: status,
             method: request.method,
             headers: answer,
             upstreamLength: upstreamResponse.head.headerFields[.contentLength],
             body: responseBody,
             request: signedRequest,
-            signer: responseSigner
+            signer: responseSigner,
+            created: clock()
         )
+        // Hummingbird writes the length of a body it is given where no field says one: none at all
+        // for an answer without content (a closure body of no stated length writes nothing).
+        return Response(status: status, headers: signedFields, body: content.map { ResponseBody(byteBuffer: $0) } ?? ResponseBody { try await $0.finish(nil) })
     }
 
     /// Adds `part` to a response body held for signing, within ``maximumSignedResponseBytes``.
@@ -141,15 +145,19 @@ struct GatewayProxy: Sendable {
     /// does not match the body is replaced by the gateway's own. Framing
     /// follows the status: a `HEAD` or `304` answer keeps the upstream's `Content-Length` (of the
     /// content it would have sent), a `204` has none.
-    private func sign(
+    ///
+    /// - Returns: The answer's fields, its signature's among them, and its content (`nil` where it
+    ///   has none: `HEAD`, `204`, `304`, `1xx`). Both the data plane and this proxy write these.
+    static func signed(
         status: HTTPResponse.Status,
         method: HTTPRequest.Method,
         headers upstreamFields: HTTPTypes.HTTPFields,
         upstreamLength: String?,
         body: ByteBuffer,
         request: ServerMessage,
-        signer: MessageSigner
-    ) throws -> Response {
+        signer: MessageSigner,
+        created: Date
+    ) throws -> (HTTPFields, ByteBuffer?) {
         var headers = upstreamFields
         let hasContent = method != .head && status != .notModified && status != .noContent && status.kind != .informational
         if hasContent, let digest = headers[.contentDigest], !Self.checks(digest, body) {
@@ -176,16 +184,13 @@ struct GatewayProxy: Sendable {
             for: message,
             label: Self.signatureLabel,
             components: components,
-            created: clock(),
+            created: created,
             relatedRequest: request
         ) {
             guard let name = HTTPField.Name(field.name) else { continue }
             out.append(HTTPField(name: name, value: field.value))
         }
-        // Hummingbird writes the length of a body it is given where no field says one: none at all
-        // for an answer without content (a closure body of no stated length writes nothing).
-        let responseBody = hasContent ? ResponseBody(byteBuffer: body) : ResponseBody { try await $0.finish(nil) }
-        return Response(status: status, headers: out, body: responseBody)
+        return (out, hasContent ? body : nil)
     }
 
     /// Whether `digest` is one the gateway checked whole: every member an algorithm it computes,

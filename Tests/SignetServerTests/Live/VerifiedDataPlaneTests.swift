@@ -179,8 +179,14 @@ import Testing
             #expect(RawHTTP.status(onLoop) == RawHTTP.status(onHummingbird), "\(name): \(onLoop) | \(onHummingbird)")
             #expect(RawHTTP.reason(onLoop) != nil && RawHTTP.reason(onLoop) == RawHTTP.reason(onHummingbird), "\(name): \(onLoop)")
             #expect(Self.fields(onLoop) == Self.fields(onHummingbird), "\(name): \(onLoop) | \(onHummingbird)")
-            let loopProblem = try #require(DataPlaneTests.body(onLoop), "\(name)")
-            let hummingbirdProblem = try #require(DataPlaneTests.body(onHummingbird), "\(name)")
+            // A detail that counts seconds may count one more the second time.
+            func problem(_ raw: String) -> [String: Any]? {
+                DataPlaneTests.body(raw).map { document in
+                    document.mapValues { ($0 as? String).map { $0.filter { !$0.isNumber } } ?? $0 }
+                }
+            }
+            let loopProblem = try #require(problem(onLoop), "\(name)")
+            let hummingbirdProblem = try #require(problem(onHummingbird), "\(name)")
             #expect(NSDictionary(dictionary: loopProblem).isEqual(to: hummingbirdProblem), "\(name): \(loopProblem) | \(hummingbirdProblem)")
         }
         #expect(plane.forwardedCount == 0)
@@ -210,5 +216,43 @@ import Testing
         // No identity: nothing verified it.
         #expect((echo["headers"] as? [String: String])?["signet-key-id"] == nil, "\(echo)")
         #expect(Self.plane(harness).forwardedCount == 1)
+    }
+
+    /// Where the gateway signs answers, an answer to a request the loop verified is signed there as
+    /// Hummingbird's path signs it: bound to the request, over the digest of the body as relayed;
+    /// one too large to hold whole is refused alike, with the upstream's connection closed.
+    @Test func anAnswerToAVerifiedRequestIsSignedOnTheLoop() async throws {
+        let harness = try await GatewayHarness.start {
+            $0.routes.insert(.init(prefix: "/echo", access: .verified), at: 0)
+            $0.routes.insert(.init(prefix: "/large", access: .verified), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let plane = Self.plane(harness)
+        for method in ["GET", "POST", "HEAD"] {
+            let message = try HTTPMessage.request(
+                method: method,
+                uri: harness.base + "/echo/signed",
+                fields: method == "POST" ? [("Content-Type", "application/json")] : [],
+                body: method == "POST" ? Array("{}".utf8) : []
+            )
+            let request = try Self.bank.sign(message, created: Date(), nonce: Nonce.random())
+            let answer = try await GatewayHarness.send(request)
+            // The example backend serves no HEAD: its 404 is signed all the same, without content.
+            #expect(answer.status == (method == "HEAD" ? 404 : 200), "\(method): \(answer.text)")
+            let verified = try await ResponseSigningRouterTests.verify(answer, answering: request, harness)
+            #expect(verified.covers(.status), "\(method)")
+            #expect(verified.covers(.contentDigest) == (method != "HEAD"), "\(method)")
+        }
+        #expect(plane.forwardedCount == 3)
+        let snapshot = try #require(plane.snapshot)
+        var refusals: [String] = []
+        for loop in [true, false] {
+            plane.replace(with: loop ? snapshot : nil)
+            let request = try Self.bank.sign(try HTTPMessage.request(method: "GET", uri: harness.base + "/large/9437184"), created: Date(), nonce: Nonce.random())
+            let answer = try await GatewayHarness.send(request)
+            refusals.append("\(answer.status) \(answer.reason ?? "")")
+        }
+        #expect(refusals == ["503 upstream_unavailable", "503 upstream_unavailable"], "\(refusals)")
+        #expect(plane.forwardedCount == 4)
     }
 }
