@@ -85,7 +85,26 @@ public final class SignetMetrics: Sendable {
     }
 
     /// Counters and timers other than the outcome counters, by name and dimensions, made once.
-    private let instruments = Mutex<[String: any AnyObject & Sendable]>([:])
+    private let instruments = Mutex<[InstrumentKey: any AnyObject & Sendable]>([:])
+
+    /// An instrument's label and dimensions, hashed as they are: a key string built per lookup
+    /// was a request's largest metrics cost (issue 39's profile).
+    private struct InstrumentKey: Hashable {
+        let label: String
+        let dimensions: [(String, String)]
+
+        static func == (left: Self, right: Self) -> Bool {
+            left.label == right.label && left.dimensions.elementsEqual(right.dimensions) { $0 == $1 }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(label)
+            for (name, value) in dimensions {
+                hasher.combine(name)
+                hasher.combine(value)
+            }
+        }
+    }
 
     private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
         instrument(label, dimensions) { Counter(label: label, dimensions: dimensions, factory: factory) }
@@ -100,7 +119,7 @@ public final class SignetMetrics: Sendable {
         _ dimensions: [(String, String)],
         make: () -> T
     ) -> T {
-        let key = ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: "|")
+        let key = InstrumentKey(label: label, dimensions: dimensions)
         return instruments.withLock { instruments in
             if let existing = instruments[key] as? T { return existing }
             let made = make()
