@@ -133,17 +133,20 @@ final class LoopExchange {
             throw SignetError(.internalError, "an answer to sign without a signer or a verified request")
         }
         var answer = answerHead(upstream)
-        let (fields, content) = try GatewayProxy.signed(
+        // The signer writes the framing from the status: an answer without content has no length.
+        var fields = answer.headerFields
+        fields[.contentLength] = nil
+        let (signed, content) = try GatewayProxy.signed(
             status: answer.status,
             method: head.method,
-            headers: answer.headerFields,
+            headers: fields,
             upstreamLength: upstream.headerFields[.contentLength],
             body: body,
             request: verifiedMessage,
             signer: signer,
             created: snapshot.clock()
         )
-        answer.headerFields = fields
+        answer.headerFields = signed
         return (answer, content)
     }
 

@@ -256,15 +256,23 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let head = exchange.head
             let body = exchange.body
             let received = exchange.receivedTarget
-            executor.run { try await verifier.judge(head, body: body, receivedTarget: received) }.whenComplete { verdict in
+            // A body that came whole in the read of its head (or was taken up after an answer) was
+            // not screened while it was read: screened now, first, as Hummingbird screens it.
+            let unscreened = exchange.screening == nil && Self.hasBody(head)
+            executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
                 let (handler, context, exchange) = bound.value
                 guard case .judging(let current) = handler.state, current === exchange else { return }
-                handler.state = .forwarding(exchange)
                 switch verdict {
-                case .success(let (identity, message)):
+                case .success(.admitted(let identity, let message)):
+                    handler.state = .forwarding(exchange)
                     exchange.admitted(identity, message: message)
                     handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+                case .success(.screenedOut):
+                    handler.handOver(exchange, then: .end(nil), context: context)
+                    context.fireChannelReadComplete()
+                    handler.resumeAfterAnswer(context: context)
                 case .failure(let refusal):
+                    handler.state = .forwarding(exchange)
                     handler.refuse(exchange, refusal, context: context)
                 }
             }

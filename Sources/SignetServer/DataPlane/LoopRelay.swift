@@ -21,9 +21,9 @@ final class LoopRelay: UpstreamSink {
     private var upstream: UpstreamExchangeHandler?
     /// The head and the body's parts of the read that brought the head, until that read ends.
     private var held: (head: HTTPResponse, body: [ByteBuffer])?
-    /// The answer is signed: held whole until its end.
+    /// The answer is signed: held whole, in one buffer, until its end.
     private let signs: Bool
-    private var heldBytes = 0
+    private var whole = ByteBuffer()
     private var headWritten = false
     private var paused = false
     private var over = false
@@ -49,13 +49,17 @@ final class LoopRelay: UpstreamSink {
         guard !over else { return }
         // A HEAD answer has no body, whatever comes.
         guard exchange.head.method != .head else { return }
+        if signs {
+            // Copied into one buffer as it comes: parts kept apart would each pin a read buffer.
+            guard whole.readableBytes + part.readableBytes <= SignetGateway.maximumBufferedResponseBytes else {
+                let limit = SignetGateway.maximumBufferedResponseBytes
+                return fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(limit) bytes that can be signed"))
+            }
+            whole.writeImmutableBuffer(part)
+            return
+        }
         if held != nil {
             held!.body.append(part)
-            heldBytes += part.readableBytes
-            if signs, heldBytes > SignetGateway.maximumBufferedResponseBytes {
-                let limit = SignetGateway.maximumBufferedResponseBytes
-                fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(limit) bytes that can be signed"))
-            }
             return
         }
         if handler?.answer(exchange, body: part) == false, !paused {
@@ -80,9 +84,9 @@ final class LoopRelay: UpstreamSink {
         guard !over else { return }
         over = true
         upstream = nil
-        if signs, let (head, body) = held {
+        if signs, let (head, _) = held {
             held = nil
-            return sign(head, body)
+            return sign(head, whole)
         }
         if let (head, body) = held {
             held = nil
@@ -112,9 +116,7 @@ final class LoopRelay: UpstreamSink {
 
     /// Signs the whole answer and writes it; one that cannot be signed is refused as
     /// `GatewayProxy` refuses it.
-    private func sign(_ head: HTTPResponse, _ parts: [ByteBuffer]) {
-        var body = ByteBuffer()
-        if parts.count == 1 { body = parts[0] } else { for part in parts { body.writeImmutableBuffer(part) } }
+    private func sign(_ head: HTTPResponse, _ body: ByteBuffer) {
         do {
             let (answer, content) = try exchange.signedAnswer(head, body: body)
             headWritten = true

@@ -39,15 +39,29 @@ struct LoopVerifier: Sendable {
         }
     }
 
-    /// The identity of the complete request, counted as admitted, and the message that verified
-    /// (what a signed answer is bound to); or its refusal, as the client should see it
-    /// (`SignetError` or `ChallengedRefusal`).
-    func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
-        let verdict = try await StoreBudget.within(storeTimeout) {
+    /// What the gate made of a complete request.
+    enum Verdict: Sendable {
+        /// Verified: who it is from, and the message that verified (what a signed answer is bound to).
+        case admitted(SignetIdentity, ServerMessage)
+        /// Its head cannot verify: Hummingbird's to refuse, as from its head.
+        case screenedOut
+    }
+
+    /// The verdict on the complete request, counted where admitted; or its refusal, as the client
+    /// should see it (`SignetError` or `ChallengedRefusal`).
+    ///
+    /// - Parameter screen: Screen the head first — a request with a body whose head was not
+    ///   screened while it was read, as Hummingbird's path screens every one: a head that fails
+    ///   refuses the request for what the screen finds, before anything the verify weighs first.
+    func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?, screen: Bool) async throws -> Verdict {
+        if screen {
+            do { try await self.screen(head, receivedTarget: receivedTarget) } catch { return .screenedOut }
+        }
+        let (identity, message) = try await StoreBudget.within(storeTimeout) {
             var request = Request(head: head, body: RequestBody(buffer: body))
             return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true)
         }
-        metrics.recordAccepted(verdict.0)
-        return verdict
+        metrics.recordAccepted(identity)
+        return .admitted(identity, message)
     }
 }

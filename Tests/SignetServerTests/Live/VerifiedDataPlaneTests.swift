@@ -162,6 +162,9 @@ import Testing
             ("stale", { try Self.signed(harness, "GET", "/echo/x", body: nil, created: Date().addingTimeInterval(-3600)) }),
             ("future", { try Self.signed(harness, "GET", "/echo/x", body: nil, created: Date().addingTimeInterval(3600)) }),
             ("body changed", { tampered(try Self.signed(harness)) }),
+            // Two faults, its body in the read of its head: the screen's finding (the key) comes
+            // first on both paths, not the verify's (the window).
+            ("unknown key, stale, with a body", { try Self.signed(harness, signer: Self.stranger, created: Date().addingTimeInterval(-3600)) }),
             ("unsigned body", { Array("POST /echo/x HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc".utf8) }),
         ]
         for (name, request) in cases {
@@ -190,8 +193,8 @@ import Testing
             #expect(NSDictionary(dictionary: loopProblem).isEqual(to: hummingbirdProblem), "\(name): \(loopProblem) | \(hummingbirdProblem)")
         }
         #expect(plane.forwardedCount == 0)
-        // The loop refused them itself (all but one whose body came in a read of its own).
-        #expect(plane.refusedCount >= cases.count - 1, "\(plane.refusedCount)")
+        // The loop refused them itself, all but the two a screen refuses (Hummingbird's, then).
+        #expect(plane.refusedCount >= cases.count - 3, "\(plane.refusedCount)")
     }
 
     /// The route decided when the request is complete: a signed request whose route is made open
