@@ -257,7 +257,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let body = exchange.body
             let received = exchange.receivedTarget
             // A body that came whole in the read of its head (or was taken up after an answer) was
-            // not screened while it was read: screened now, first, as Hummingbird screens it.
+            // not screened while it was read: screened if its verify refuses it.
             let unscreened = exchange.screening == nil && Self.hasBody(head)
             executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
                 let (handler, context, exchange) = bound.value

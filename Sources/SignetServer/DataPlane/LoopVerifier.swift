@@ -50,18 +50,25 @@ struct LoopVerifier: Sendable {
     /// The verdict on the complete request, counted where admitted; or its refusal, as the client
     /// should see it (`SignetError` or `ChallengedRefusal`).
     ///
-    /// - Parameter screen: Screen the head first — a request with a body whose head was not
-    ///   screened while it was read, as Hummingbird's path screens every one: a head that fails
-    ///   refuses the request for what the screen finds, before anything the verify weighs first.
+    /// - Parameter screen: The request has a body whose head was not screened while it was read.
+    ///   Hummingbird's path screens every such head first; here the screen runs only when the
+    ///   verify refused — a request that verifies passes every check the screen makes, so the
+    ///   screen could only have refused it — and a head it refuses is Hummingbird's to refuse, for
+    ///   what the screen finds before anything the verify weighs first (the key before the window).
+    ///   Not after the store failed: the request has had its time for the store.
     func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?, screen: Bool) async throws -> Verdict {
-        if screen {
+        let verified: (SignetIdentity, ServerMessage)
+        do {
+            verified = try await StoreBudget.within(storeTimeout) {
+                var request = Request(head: head, body: RequestBody(buffer: body))
+                return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true)
+            }
+        } catch {
+            guard screen, ProblemResponse.signetError(from: error).code != .storeUnavailable else { throw error }
             do { try await self.screen(head, receivedTarget: receivedTarget) } catch { return .screenedOut }
+            throw error
         }
-        let (identity, message) = try await StoreBudget.within(storeTimeout) {
-            var request = Request(head: head, body: RequestBody(buffer: body))
-            return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true)
-        }
-        metrics.recordAccepted(identity)
-        return .admitted(identity, message)
+        metrics.recordAccepted(verified.0)
+        return .admitted(verified.0, verified.1)
     }
 }

@@ -49,8 +49,9 @@ protocol GatewayFeature: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` when this feature, as configured, cannot admit `access`.
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate
-    /// The gate of `access` for the event-loop data plane (``LoopGate``), where it decides with
-    /// nothing to await; `nil` (the default) leaves the route's requests to ``gate(for:listener:)``.
+    /// The gate of `access` for the event-loop data plane (``LoopGate``): nothing to judge
+    /// (`open`), or a signature verified on the connection's loop; `nil` (the default) leaves the
+    /// route's requests to ``gate(for:listener:)``.
     func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate?
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
