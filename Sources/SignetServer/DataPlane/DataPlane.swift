@@ -71,18 +71,23 @@ final class DataPlane: Sendable {
         let metrics: SignetMetrics
         let debug: Bool
 
-        /// The gate of the request, where the data plane answers it: a proxied method, a path
-        /// that normalises to `routedPath` outside Signet's own segments, and a route in force
-        /// (not `monitor`) whose gate has nothing to await.
         var signsResponses: Bool { responseSigner != nil }
 
-        func gate(method: HTTPRequest.Method, routedPath: String) -> LoopGate? {
+        /// The gate of the request, where the data plane answers it: a proxied method, a path
+        /// that normalises to `routedPath` outside Signet's own segments, and a route in force
+        /// whose gate runs on the loop; `monitored` for a `monitor` route (a signature gate's
+        /// only: it forwards what it would refuse, as ``MonitoredGate`` does).
+        func gate(method: HTTPRequest.Method, routedPath: String) -> (gate: LoopGate, monitored: Bool)? {
             guard SignetGateway.proxiedMethods.contains(method) else { return nil }
             if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
                 return nil
             }
-            guard let route = routes.route(method: method.rawValue, path: routedPath), route.mode == .enforce else { return nil }
-            return gates[route.access]
+            guard let route = routes.route(method: method.rawValue, path: routedPath), let gate = gates[route.access] else { return nil }
+            switch (route.mode, gate) {
+            case (.enforce, _): return (gate, false)
+            case (.monitor, .verifying): return (gate, true)
+            case (.monitor, .open): return nil
+            }
         }
     }
 }

@@ -24,6 +24,12 @@ final class LoopExchange {
     private(set) var identity: SignetIdentity?
     /// What verified, where its answer is signed (bound to it).
     private(set) var verifiedMessage: ServerMessage?
+    /// On a `monitor` route, what enforcing would have done: `accepted`, or a refusal's reason code.
+    private(set) var verdict: String?
+    /// Fields of the request a monitored refusal keeps from the upstream, and those it adds to the
+    /// answer (``MonitoredGate``).
+    private var withheld: [HTTPField.Name] = []
+    private var answerFields = HTTPFields()
     /// Its gate verifies and its body is still to come: its head is to be screened.
     var unscreened: LoopVerifier?
     /// The screen of its head, once begun (``LoopVerifier/screen(_:receivedTarget:)``).
@@ -72,10 +78,36 @@ final class LoopExchange {
     }
 
     /// Its gate verified it as `message`: `identity` goes upstream and into its access line.
-    func admitted(_ identity: SignetIdentity, message: ServerMessage) {
+    func admitted(_ identity: SignetIdentity, message: ServerMessage, monitored: Bool) {
         self.identity = identity
         if snapshot?.signsResponses == true { verifiedMessage = message }
-        record.update { $0.identity = identity }
+        if monitored { verdict = "accepted" }
+        record.update { [verdict] in
+            $0.identity = identity
+            $0.verdict = verdict
+        }
+    }
+
+    /// Its `monitor` route's gate would have refused it with `refusal`: forwarded all the same,
+    /// with the verdict and no identity, counted and kept as ``MonitoredGate`` counts it.
+    func wouldRefuse(_ refusal: any Error) {
+        let error = ProblemResponse.signetError(from: refusal)
+        verdict = error.code.rawValue
+        record.update { $0.verdict = error.code.rawValue }
+        snapshot?.metrics.recordRefusal(
+            error.code,
+            method: head.method.rawValue,
+            path: AccessLog.path(of: head),
+            keyID: ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
+            source: client,
+            monitored: true
+        )
+        guard let challenged = refusal as? ChallengedRefusal else { return }
+        withheld = challenged.withheld
+        // What the refusal would have told the client for its next request it is told here; not
+        // what would say this one failed.
+        answerFields = challenged.fields
+        answerFields.removeAll { MonitoredGate.refusalOnly.contains($0.name) }
     }
 
     /// Its answer is signed by the gateway: held whole, then signed (``signedAnswer(_:body:)``).
@@ -94,11 +126,13 @@ final class LoopExchange {
     /// What goes upstream, as `GatewayProxy.forward` writes it.
     func upstreamRequest(snapshot: DataPlane.Snapshot) -> HTTPRequest {
         var received = head.headerFields
+        for name in withheld { received[name] = nil }
         // Made here, it goes upstream with the request (a new field: no signature covers it).
         if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
         var fields = ForwardedFields.outbound(
             received,
             identity: identity,
+            verdict: verdict,
             client: client,
             scheme: snapshot.publicScheme,
             authority: snapshot.publicAuthority ?? head.authority
@@ -120,6 +154,7 @@ final class LoopExchange {
         var fields = ForwardedFields.inbound(upstream.headerFields)
         if snapshot?.signsResponses == true { GatewayProxy.removeSignature(labelled: GatewayProxy.signatureLabel, from: &fields) }
         if let length = upstream.headerFields[.contentLength] { fields[.contentLength] = length }
+        fields.append(contentsOf: answerFields)
         // The code's own reason phrase: the upstream's text stays on its hop.
         var answer = HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
         LoopProxyHandler.stamp(&answer)

@@ -139,7 +139,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ head: HTTPRequest, context: ChannelHandlerContext) -> LoopExchange? {
         guard let snapshot = plane.snapshot, let received = head.path,
             let routed = try? RoutingPath.normalize(received),
-            let gate = snapshot.gate(method: head.method, routedPath: routed), Self.takes(head, gate),
+            let (gate, monitored) = snapshot.gate(method: head.method, routedPath: routed), Self.takes(head, gate),
             // A body that waits for `100 Continue` is Hummingbird's, and so is one announced past
             // the limit (refused before it is read).
             head.headerFields[.expect] == nil,
@@ -161,8 +161,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             allocator: context.channel.allocator,
             plane: plane
         )
-        // Screened at the end of this read, if its body is still to come (``channelReadComplete``).
-        if case .verifying(let verifier) = gate, Self.hasBody(head) { exchange.unscreened = verifier }
+        // Screened at the end of this read, if its body is still to come (``channelReadComplete``);
+        // a `monitor` route's never (it refuses nothing from a head).
+        if case .verifying(let verifier) = gate, !monitored, Self.hasBody(head) { exchange.unscreened = verifier }
         return exchange
     }
 
@@ -221,7 +222,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The request is complete: judged by the configuration in force now, then forwarded.
     private func complete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
-        guard let snapshot = plane.snapshot, let gate = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath),
+        guard let snapshot = plane.snapshot, let (gate, monitored) = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath),
             Self.takes(exchange.head, gate)
         else {
             // A reload made it another gate's.
@@ -234,14 +235,16 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             forward(exchange, snapshot: snapshot, context: context, admit: admit)
         case .verifying(let verifier):
             state = .judging(exchange)
-            judge(exchange, verifier, snapshot: snapshot, context: context)
+            judge(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
         }
     }
 
     /// Verifies the complete request, once its head passed the screen: admitted, it is
     /// forwarded; refused, it is answered here. Its head refused by the screen, it is
     /// Hummingbird's, which refuses it as from its head.
-    private func judge(_ exchange: LoopExchange, _ verifier: LoopVerifier, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
+    /// On a `monitor` route, a refusal that is a verdict is forwarded with it, as ``MonitoredGate``
+    /// forwards it.
+    private func judge(_ exchange: LoopExchange, _ verifier: LoopVerifier, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
         guard let executor else { return }
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         let screened = exchange.screening ?? context.eventLoop.makeSucceededVoidFuture()
@@ -258,19 +261,23 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             let received = exchange.receivedTarget
             // A body that came whole in the read of its head (or was taken up after an answer) was
             // not screened while it was read: screened if its verify refuses it.
-            let unscreened = exchange.screening == nil && Self.hasBody(head)
+            let unscreened = exchange.screening == nil && !monitored && Self.hasBody(head)
             executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
                 let (handler, context, exchange) = bound.value
                 guard case .judging(let current) = handler.state, current === exchange else { return }
                 switch verdict {
                 case .success(.admitted(let identity, let message)):
                     handler.state = .forwarding(exchange)
-                    exchange.admitted(identity, message: message)
+                    exchange.admitted(identity, message: message, monitored: monitored)
                     handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
                 case .success(.screenedOut):
                     handler.handOver(exchange, then: .end(nil), context: context)
                     context.fireChannelReadComplete()
                     handler.resumeAfterAnswer(context: context)
+                case .failure(let refusal) where monitored && MonitoredGate.isVerdict(ProblemResponse.signetError(from: refusal).code):
+                    handler.state = .forwarding(exchange)
+                    exchange.wouldRefuse(refusal)
+                    handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
                 case .failure(let refusal):
                     handler.state = .forwarding(exchange)
                     handler.refuse(exchange, refusal, context: context)

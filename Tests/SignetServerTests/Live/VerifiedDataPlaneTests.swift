@@ -258,4 +258,50 @@ import Testing
         #expect(refusals == ["503 upstream_unavailable", "503 upstream_unavailable"], "\(refusals)")
         #expect(plane.forwardedCount == 4)
     }
+
+    /// A `monitor` route on the loop: every request forwarded with the verdict enforcing would
+    /// give — `accepted` with the identity, or the reason code without one — and the upstream
+    /// receives the same fields as from Hummingbird's `MonitoredGate`; a replay is still a replay.
+    @Test func aMonitorRouteForwardsEveryVerdictOnTheLoopAsHummingbirdDoes() async throws {
+        let harness = try await Self.gateway {
+            $0.routes.insert(.init(prefix: "/echo/watched", access: .verified, mode: .monitor), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let plane = Self.plane(harness)
+        let snapshot = try #require(plane.snapshot)
+        let replayed = try Self.signed(harness, "POST", "/echo/watched/replayed")
+        let cases: [(String, String, () throws -> [UInt8])] = [
+            ("accepted", "accepted", { try Self.signed(harness, "POST", "/echo/watched/a") }),
+            ("unsigned", "signature_missing", { Array("POST /echo/watched/b HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}".utf8) }),
+            ("stale", "created_too_old", { try Self.signed(harness, "GET", "/echo/watched/c", body: nil, created: Date().addingTimeInterval(-3600)) }),
+            ("replayed", "nonce_replayed", { replayed }),
+        ]
+        // Its nonce claimed once before, as a client's earlier copy would.
+        let first = try await RawConnection.open(port: harness.port)
+        try await first.send(replayed)
+        #expect(RawHTTP.status(try await first.response()) == 200)
+        await first.close()
+        for (name, verdict, request) in cases {
+            var seen: [[String: String]] = []
+            for loop in [true, false] {
+                plane.replace(with: loop ? snapshot : nil)
+                let forwarded = plane.forwardedCount
+                let connection = try await RawConnection.open(port: harness.port)
+                // Made again each time: the accepted one with a fresh nonce.
+                try await connection.send(try request())
+                let answer = try await connection.response()
+                await connection.close()
+                #expect(RawHTTP.status(answer) == 200, "\(name): \(answer)")
+                #expect(plane.forwardedCount == forwarded + (loop ? 1 : 0), "\(name)")
+                var fields = try #require(DataPlaneTests.body(answer)?["headers"] as? [String: String], "\(name): \(answer)")
+                #expect(fields["signet-verdict"] == verdict, "\(name): \(fields)")
+                #expect((fields["signet-key-id"] != nil) == (verdict == "accepted"), "\(name): \(fields)")
+                for varying in ["x-request-id", "signature", "signature-input", "content-digest", "content-length", "content-type"] {
+                    fields[varying] = nil
+                }
+                seen.append(fields)
+            }
+            #expect(seen[0] == seen[1], "\(name): \(seen[0]) | \(seen[1])")
+        }
+    }
 }
