@@ -58,6 +58,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     /// gateway's event-loop data plane).
     ///
     /// - Parameters:
+    ///   - request: The request; its body is read (bounded) and left in it.
     ///   - receivedTarget: The target as the client sent it, when routing normalised it.
     ///   - screened: The head was screened and the body read already.
     public func judge(_ request: inout Request, receivedTarget: String?, screened: Bool) async throws -> (SignetIdentity, ServerMessage) {
