@@ -28,13 +28,7 @@ where Inner.Context: SignetRequestContextProtocol {
         } catch let error as SignetError {
             // The path is what was refused: kept cut to its first 256 bytes, never its query
             // (legacy MACs and tokens travel there).
-            metrics?.recordRefusal(
-                error.code,
-                method: request.method.rawValue,
-                path: String(received.prefix { $0 != "?" }),
-                keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                source: context.clientAddress
-            )
+            metrics?.recordRefusal(error.code, of: request.head, source: context.clientAddress)
             context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
             return ProblemResponse.make(error, debug: debug)
         }

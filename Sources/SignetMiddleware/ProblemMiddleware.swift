@@ -43,14 +43,7 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                 )
             }
             if let metrics {
-                metrics.recordRefusal(
-                    problem.code,
-                    method: request.method.rawValue,
-                    path: request.uri.path,
-                    keyID: signet?.signet.identity?.keyID
-                        ?? ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                    source: signet?.clientAddress
-                )
+                metrics.recordRefusal(problem.code, of: request.head, keyID: signet?.signet.identity?.keyID, source: signet?.clientAddress)
             }
             var response = ProblemResponse.make(problem, debug: debug, challenges: ProblemResponse.challenges(of: error))
             if let refusal = error as? MethodNotAllowed { response.headers[.allow] = refusal.allow }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import CoreMetrics
+import HTTPTypes
 import SignetCore
 import Synchronization
 
@@ -73,6 +74,20 @@ public final class SignetMetrics: Sendable {
             method: method,
             path: path,
             keyID: keyID,
+            source: source,
+            monitored: monitored
+        )
+    }
+
+    /// ``recordRefusal(_:method:path:keyID:source:monitored:)`` for the request `head`: its path
+    /// without the query, and the key id its `Signature-Input` claims where no verified `keyID` is
+    /// given. Every refusal of a request is recorded through this one, whichever path refused it.
+    public func recordRefusal(_ code: SignetError.Code, of head: HTTPRequest, keyID: String? = nil, source: String?, monitored: Bool = false) {
+        recordRefusal(
+            code,
+            method: head.method.rawValue,
+            path: String((head.path ?? "/").prefix { $0 != "?" }),
+            keyID: keyID ?? ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
             source: source,
             monitored: monitored
         )

@@ -94,14 +94,7 @@ final class LoopExchange {
         let error = ProblemResponse.signetError(from: refusal)
         verdict = error.code.rawValue
         record.update { $0.verdict = error.code.rawValue }
-        snapshot?.metrics.recordRefusal(
-            error.code,
-            method: head.method.rawValue,
-            path: AccessLog.path(of: head),
-            keyID: ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
-            source: client,
-            monitored: true
-        )
+        snapshot?.metrics.recordRefusal(error.code, of: head, source: client, monitored: true)
         guard let challenged = refusal as? ChallengedRefusal else { return }
         withheld = challenged.withheld
         // What the refusal would have told the client for its next request it is told here; not
@@ -123,25 +116,25 @@ final class LoopExchange {
         upstreamStarted = .now
     }
 
-    /// What goes upstream, as `GatewayProxy.forward` writes it.
+    /// What goes upstream, as `GatewayProxy.forward` writes it (``GatewayProxy/upstreamHead``).
     func upstreamRequest(snapshot: DataPlane.Snapshot) -> HTTPRequest {
         var received = head.headerFields
         for name in withheld { received[name] = nil }
         // Made here, it goes upstream with the request (a new field: no signature covers it).
         if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
-        var fields = ForwardedFields.outbound(
-            received,
+        return GatewayProxy.upstreamHead(
+            method: head.method,
+            routedTarget: routedPath,
+            received: received,
+            framed: head.headerFields[.contentLength] != nil,
+            bodyBytes: body.readableBytes,
             identity: identity,
             verdict: verdict,
             client: client,
             scheme: snapshot.publicScheme,
-            authority: snapshot.publicAuthority ?? head.authority
+            publicAuthority: snapshot.publicAuthority ?? head.authority,
+            upstream: snapshot.upstream
         )
-        if body.readableBytes > 0 || head.headerFields[.contentLength] != nil || [.post, .put, .patch].contains(head.method) {
-            fields[.contentLength] = String(body.readableBytes)
-        }
-        let target = snapshot.upstream.origin.requestTarget(routedTarget: routedPath)
-        return HTTPRequest(method: head.method, scheme: nil, authority: snapshot.upstream.authority, path: target, headerFields: fields)
     }
 
     /// The head the client gets for the upstream's `upstream`.
@@ -151,8 +144,7 @@ final class LoopExchange {
             $0.upstreamStatus = upstream.status.code
             $0.upstreamSeconds = elapsed.map(GatewayProxy.seconds)
         }
-        var fields = ForwardedFields.inbound(upstream.headerFields)
-        if snapshot?.signsResponses == true { GatewayProxy.removeSignature(labelled: GatewayProxy.signatureLabel, from: &fields) }
+        var fields = GatewayProxy.answerFields(upstream.headerFields, gatewaySigns: snapshot?.signsResponses == true)
         if let length = upstream.headerFields[.contentLength] { fields[.contentLength] = length }
         fields.append(contentsOf: answerFields)
         // The code's own reason phrase: the upstream's text stays on its hop.
@@ -193,13 +185,7 @@ final class LoopExchange {
             $0.reason = error.code.rawValue
             if error.code != .clientClosedRequest { $0.upstreamSeconds = elapsed.map(GatewayProxy.seconds) }
         }
-        snapshot?.metrics.recordRefusal(
-            error.code,
-            method: head.method.rawValue,
-            path: AccessLog.path(of: head),
-            keyID: identity?.keyID ?? ActivityRecorder.claimedKeyID(signatureInput: head.headerFields[.signatureInput]),
-            source: client
-        )
+        snapshot?.metrics.recordRefusal(error.code, of: head, keyID: identity?.keyID, source: client)
     }
 
     /// The access-log line and metrics, as the answer's head leaves.

@@ -41,14 +41,7 @@ struct MonitoredGate: RouterMiddleware {
             guard !judged, let error = (failure as? SignetError) ?? (failure as? ChallengedRefusal)?.error, Self.isVerdict(error.code) else {
                 throw failure
             }
-            metrics.recordRefusal(
-                error.code,
-                method: request.method.rawValue,
-                path: request.uri.path,
-                keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[.signatureInput]),
-                source: context.clientAddress,
-                monitored: true
-            )
+            metrics.recordRefusal(error.code, of: request.head, source: context.clientAddress, monitored: true)
             var context = context
             context.signet.identity = nil
             context.signet.verifiedMessage = nil

@@ -140,13 +140,7 @@ struct RequestCompletionResponder: HTTPResponder {
     }
 
     private func refuse(_ error: SignetError, _ request: Request, _ context: Context) -> Response {
-        metrics.recordRefusal(
-            error.code,
-            method: request.method.rawValue,
-            path: request.uri.path,
-            keyID: ActivityRecorder.claimedKeyID(signatureInput: request.headers[values: HTTPField.Name("Signature-Input")!].first),
-            source: context.clientAddress
-        )
+        metrics.recordRefusal(error.code, of: request.head, source: context.clientAddress)
         context.signet.accessRecord?.update { $0.reason = error.code.rawValue }
         var response = ProblemResponse.make(error, debug: debug)
         // A body request refused from its head for its signature learns what would have passed.

@@ -34,21 +34,20 @@ struct GatewayProxy: Sendable {
     func forward(_ request: Request, context: some SignetRequestContextProtocol) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
-        // The routed target as `PathNormalizingResponder` left it: the upstream acts on these bytes.
-        let target = upstream.origin.requestTarget(routedTarget: request.head.path ?? "/")
-        var fields = ForwardedFields.outbound(
-            request.headers,
+        let upstreamRequest = Self.upstreamHead(
+            method: request.method,
+            // The routed target as `PathNormalizingResponder` left it.
+            routedTarget: request.head.path ?? "/",
+            received: request.headers,
+            framed: request.headers[.contentLength] != nil,
+            bodyBytes: body.readableBytes,
             identity: context.signet.identity,
             verdict: context.signet.verdict,
             client: context.clientAddress,
             scheme: publicScheme,
-            authority: publicAuthority ?? request.head.authority
+            publicAuthority: publicAuthority ?? request.head.authority,
+            upstream: upstream
         )
-        if body.readableBytes > 0 || request.headers[.contentLength] != nil || [.post, .put, .patch].contains(request.method) {
-            fields[.contentLength] = String(body.readableBytes)
-        }
-        // `Host` is the upstream's authority, written first as the head goes out.
-        let upstreamRequest = HTTPRequest(method: request.method, scheme: nil, authority: upstream.authority, path: target, headerFields: fields)
         // The last moment to refuse: nothing goes upstream for a client that has gone — it has
         // retried with a fresh nonce or given up, and either way would not learn the outcome.
         if context.clientHasGone {
@@ -68,10 +67,7 @@ struct GatewayProxy: Sendable {
             $0.upstreamStatus = upstreamResponse.head.status.code
             $0.upstreamSeconds = Self.seconds(elapsed)
         }
-        var answer = ForwardedFields.inbound(upstreamResponse.head.headerFields)
-        // Where this gateway signs answers, a client never sees a `gateway` signature it did not
-        // make — on an unsigned route's answer either.
-        if responseSigner != nil { Self.removeSignature(labelled: Self.signatureLabel, from: &answer) }
+        var answer = Self.answerFields(upstreamResponse.head.headerFields, gatewaySigns: responseSigner != nil)
         // The code's own reason phrase: the upstream's text (`403 internal: user 17 lacks role
         // admin`) stays on its hop, and no response signature covers it.
         let status = HTTPResponse.Status(code: upstreamResponse.head.status.code)
