@@ -233,7 +233,7 @@ public actor SignetClient {
             // The gateway said what its signatures must cover (`Accept-Signature`): signed so once
             // more, and from then on for that gateway.
             if sign, signer != nil, !signedAsAsked, response.status == 401, let origin,
-                [SignetError.Code.signatureMissing, .componentNotCovered, .parameterMissing].contains(where: { $0 == response.gatewayRefusal }),
+                response.gatewayRefusal.map(SignatureRequest.answeredRefusals.contains) == true,
                 let asked = response.fields["Accept-Signature"].flatMap({ try? SignatureRequest.parse($0).first }),
                 asked != signatureRequests[origin]
             {

@@ -210,7 +210,7 @@ public struct SignetRequestVerifier: Sendable {
     }
 
     /// The refusals a client can put right by signing otherwise: answered with `Accept-Signature`.
-    static let answeredWithAcceptSignature: Set<SignetError.Code> = [.signatureMissing, .componentNotCovered, .parameterMissing]
+    static let answeredWithAcceptSignature = SignatureRequest.answeredRefusals
 
     /// `Accept-Signature` (RFC 9421 §5.1) for a refusal of `request` that the client can put right
     /// by signing otherwise (`answeredWithAcceptSignature`): the components and parameters this

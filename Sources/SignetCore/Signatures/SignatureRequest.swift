@@ -5,6 +5,13 @@
 /// insufficient signature; a client that reads it signs correctly on its next try instead of
 /// guessing from the reason code.
 public struct SignatureRequest: Sendable, Hashable {
+    /// The refusals a client puts right by signing as the server's `Accept-Signature` asks: no
+    /// signature, or one without a component, a parameter, the nonce, the body's digest or the tag
+    /// asked for. A server answers these with it, and a client signs once more as it says.
+    public static let answeredRefusals: Set<SignetError.Code> = [
+        .signatureMissing, .componentNotCovered, .parameterMissing, .nonceMissing, .digestMissing, .digestNotCovered, .tagMismatch,
+    ]
+
     /// The label the signature is asked under.
     public var label: String
     public var components: [ComponentIdentifier]

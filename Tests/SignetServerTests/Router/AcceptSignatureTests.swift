@@ -55,6 +55,30 @@ import Testing
         #expect(again.status == 200, "\(again.text)")
     }
 
+    /// A signature without the nonce the policy asks, or without the body's digest, is told so too,
+    /// and a signature made as it says is accepted.
+    @Test func aSignatureWithoutItsNonceOrDigestIsToldWhatToInclude() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.ed25519)
+        let get = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/x")
+        let withoutNonce = try await GatewayHarness.send(try device.signer.sign(get, created: Date()))
+        #expect(withoutNonce.status == 401 && withoutNonce.reason == "nonce_missing", "\(withoutNonce.text)")
+        #expect(try Self.asked(withoutNonce).nonce)
+
+        let post = try HTTPMessage.request(
+            method: "POST", uri: harness.base + "/echo/x", fields: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        let uncovered = try device.signer.sign(post, components: [.method, .targetURI, "content-type"], created: Date(), nonce: Nonce.random())
+        let withoutDigest = try await GatewayHarness.send(uncovered)
+        #expect(withoutDigest.status == 401 && ["digest_missing", "digest_not_covered"].contains(withoutDigest.reason), "\(withoutDigest.text)")
+        let asked = try Self.asked(withoutDigest)
+        #expect(asked.components.contains(.contentDigest) && asked.nonce)
+        // Signed as asked (the digest written and covered): accepted.
+        let again = try await GatewayHarness.send(
+            try device.signer.sign(post, label: asked.label, components: asked.components, created: Date(), nonce: Nonce.random()))
+        #expect(again.status == 200, "\(again.text)")
+    }
+
     @Test func coveredFieldsNameFieldsThatReachTheUpstream() throws {
         for fields in [["signature"], ["@method"], ["x-forwarded-for"], ["bad field"], [""]] {
             var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")
