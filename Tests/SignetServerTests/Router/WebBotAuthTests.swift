@@ -139,6 +139,45 @@ import Testing
         #expect(try await GatewayHarness.send(signed).reason == "trust_level_insufficient")
     }
 
+    /// An agent's body is checked against its `Content-Digest` as a registered client's is (where
+    /// Cloudflare's verifier checks none, cloudflare/cloudflare-docs#23099): a body changed on the
+    /// way, or a digest the signature does not cover, is refused.
+    @Test func anAgentsBodyIsCheckedAgainstItsDigest() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let signer = MessageSigner(key: key, keyID: try key.verificationKey.jwk.thumbprint, algorithm: Ed25519Algorithm())
+        let agentKey = ComponentIdentifier("signature-agent", parameters: SFParameters([("key", .string("sig1"))]))
+        func post(_ components: [ComponentIdentifier], changedOnTheWay: Bool = false) async throws -> GatewayHarness.Answer {
+            let request = try HTTPMessage.request(
+                method: "POST",
+                uri: setup.harness.base + "/echo/agents",
+                fields: [("Signature-Agent", "sig1=\"\(setup.origin)\""), ("Content-Type", "application/json")],
+                body: Array(#"{"order":1}"#.utf8)
+            )
+            var signed = try signer.sign(
+                request,
+                components: components + [agentKey],
+                created: setup.clock.now,
+                expires: setup.clock.now.addingTimeInterval(3600),
+                nonce: Nonce.random(),
+                tag: "web-bot-auth"
+            )
+            if changedOnTheWay { signed.body = Array(#"{"order":9}"#.utf8) }
+            return try await GatewayHarness.send(signed)
+        }
+        let covered: [ComponentIdentifier] = ["@method", "@target-uri", "content-digest", "content-type"]
+        let accepted = try await post(covered)
+        #expect(accepted.status == 200, "\(accepted.text)")
+        let changed = try await post(covered, changedOnTheWay: true)
+        #expect(changed.status == 401 && changed.reason == "digest_mismatch", "\(changed.text)")
+        let uncovered = try await post(["@method", "@target-uri", "content-type"])
+        #expect(uncovered.status == 401 && ["digest_missing", "digest_not_covered"].contains(uncovered.reason), "\(uncovered.text)")
+    }
+
     @Test func theDirectoryIsKeptThroughAFailureAndFetchedAgainWhenItExpires() async throws {
         let first = try SigningKey.generate(.ed25519)
         let setup = try await Self.start(publishing: [first])
