@@ -181,8 +181,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Screens the head of a request to a verifying route whose body is still to come: one that
     /// cannot verify goes to Hummingbird at once, with what was read, and is refused there from its
     /// head (screened again: a screen writes nothing) — no body of an unsigned sender is waited
-    /// for. A request complete in the read that brought its head is not screened: its verify
-    /// checks all the screen does, at no more cost.
+    /// for. A request complete in the read that brought its head is screened only if its verify
+    /// refuses it (``LoopVerifier/judge(_:body:receivedTarget:screen:)``).
     private func screen(_ exchange: LoopExchange, _ verifier: LoopVerifier, context: ChannelHandlerContext) {
         guard let executor else { return }
         let head = exchange.head
