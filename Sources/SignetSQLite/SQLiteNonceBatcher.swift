@@ -68,8 +68,8 @@ final class SQLiteNonceBatcher: Sendable {
         }
     }
 
-    /// Writes one batch on the thread pool, then leaves the pool's thread to other work and comes
-    /// back for the next while claims are pending. No task hop on the way: the claimants' tasks
+    /// Writes one batch on the thread pool, then, while claims are pending, leaves the pool's
+    /// thread to other work and comes back for the next. No task hop on the way: the claimants' tasks
     /// are resumed from here (on the data plane, straight onto their event loops); a batch by way
     /// of Swift's global executor cost each claim two more thread switches.
     private func writeNextBatch(active: Bool) {
@@ -88,6 +88,10 @@ final class SQLiteNonceBatcher: Sendable {
             let failure = error as? SignetError ?? SignetError(.storeUnavailable, "SQLite: \(error)")
             for claim in batch { claim.continuation.resume(throwing: failure) }
         }
-        connection.onThreadPool { self.writeNextBatch(active: $0) }
+        let more = state.withLock { state in
+            if state.pending.isEmpty { state.flushing = false }
+            return state.flushing
+        }
+        if more { connection.onThreadPool { self.writeNextBatch(active: $0) } }
     }
 }

@@ -88,19 +88,14 @@ final class LoopExchange {
         }
     }
 
-    /// Its `monitor` route's gate would have refused it with `refusal`: forwarded all the same,
-    /// with the verdict and no identity, counted and kept as ``MonitoredGate`` counts it.
-    func wouldRefuse(_ refusal: any Error) {
-        let error = ProblemResponse.signetError(from: refusal)
-        verdict = error.code.rawValue
-        record.update { $0.verdict = error.code.rawValue }
-        snapshot?.metrics.recordRefusal(error.code, of: head, source: client, monitored: true)
-        guard let challenged = refusal as? ChallengedRefusal else { return }
-        withheld = challenged.withheld
-        // What the refusal would have told the client for its next request it is told here; not
-        // what would say this one failed.
-        answerFields = challenged.fields
-        answerFields.removeAll { MonitoredGate.refusalOnly.contains($0.name) }
+    /// Its `monitor` route's gate would have refused it (`verdict`): forwarded all the same, with
+    /// the verdict and no identity, counted and kept as ``MonitoredGate`` counts it.
+    func wouldRefuse(_ verdict: MonitoredGate.Verdict) {
+        self.verdict = verdict.code.rawValue
+        record.update { $0.verdict = verdict.code.rawValue }
+        snapshot?.metrics.recordRefusal(verdict.code, of: head, source: client, monitored: true)
+        withheld = verdict.withheld
+        answerFields = verdict.advice
     }
 
     /// Its answer is signed by the gateway: held whole, then signed (``signedAnswer(_:body:)``).

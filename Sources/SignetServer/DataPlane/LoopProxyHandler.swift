@@ -239,51 +239,61 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// Verifies the complete request, once its head passed the screen: admitted, it is
-    /// forwarded; refused, it is answered here. Its head refused by the screen, it is
-    /// Hummingbird's, which refuses it as from its head.
-    /// On a `monitor` route, a refusal that is a verdict is forwarded with it, as ``MonitoredGate``
-    /// forwards it.
+    /// Judges the complete request once its head passed the screen, where one was begun while
+    /// its body was read; a head the screen refused is Hummingbird's, which refuses it as from
+    /// its head.
     private func judge(_ exchange: LoopExchange, _ verifier: LoopVerifier, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
-        guard let executor else { return }
+        guard let screening = exchange.screening else {
+            return verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+        }
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
-        let screened = exchange.screening ?? context.eventLoop.makeSucceededVoidFuture()
-        screened.whenComplete { screen in
+        screening.whenComplete { screen in
             let (handler, context, exchange) = bound.value
             guard case .judging(let current) = handler.state, current === exchange else { return }
-            guard case .success = screen else {
-                handler.handOver(exchange, then: .end(nil), context: context)
-                context.fireChannelReadComplete()
-                return handler.resumeAfterAnswer(context: context)
-            }
-            let head = exchange.head
-            let body = exchange.body
-            let received = exchange.receivedTarget
-            // A body that came whole in the read of its head (or was taken up after an answer) was
-            // not screened while it was read: screened if its verify refuses it.
-            let unscreened = exchange.screening == nil && !monitored && Self.hasBody(head)
-            executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
-                let (handler, context, exchange) = bound.value
-                guard case .judging(let current) = handler.state, current === exchange else { return }
-                switch verdict {
-                case .success(.admitted(let identity, let message)):
-                    handler.state = .forwarding(exchange)
-                    exchange.admitted(identity, message: message, monitored: monitored)
-                    handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
-                case .success(.screenedOut):
-                    handler.handOver(exchange, then: .end(nil), context: context)
-                    context.fireChannelReadComplete()
-                    handler.resumeAfterAnswer(context: context)
-                case .failure(let refusal) where monitored && MonitoredGate.isVerdict(ProblemResponse.signetError(from: refusal).code):
-                    handler.state = .forwarding(exchange)
-                    exchange.wouldRefuse(refusal)
-                    handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
-                case .failure(let refusal):
-                    handler.state = .forwarding(exchange)
-                    handler.refuse(exchange, refusal, context: context)
+            guard case .success = screen else { return handler.handOverComplete(exchange, context: context) }
+            handler.verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+        }
+    }
+
+    /// Verifies the complete request: admitted, it is forwarded; refused, it is answered here. On
+    /// a `monitor` route, a refusal that is a verdict is forwarded with it, as ``MonitoredGate``
+    /// forwards it.
+    private func verify(_ exchange: LoopExchange, _ verifier: LoopVerifier, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
+        guard let executor else { return }
+        let head = exchange.head
+        let body = exchange.body
+        let received = exchange.receivedTarget
+        // A body that came whole in the read of its head (or was taken up after an answer) was
+        // not screened while it was read: screened if its verify refuses it.
+        let unscreened = exchange.screening == nil && !monitored && Self.hasBody(head)
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
+            let (handler, context, exchange) = bound.value
+            guard case .judging(let current) = handler.state, current === exchange else { return }
+            switch verdict {
+            case .success(.admitted(let identity, let message)):
+                handler.state = .forwarding(exchange)
+                exchange.admitted(identity, message: message, monitored: monitored)
+                handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+            case .success(.screenedOut):
+                handler.handOverComplete(exchange, context: context)
+            case .failure(let refusal):
+                handler.state = .forwarding(exchange)
+                guard monitored, let verdict = MonitoredGate.Verdict(refusal) else {
+                    return handler.refuse(exchange, refusal, context: context)
                 }
+                exchange.wouldRefuse(verdict)
+                handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
             }
         }
+    }
+
+    /// A complete request that is Hummingbird's after all (its head refused by the screen):
+    /// handed over whole, and what came after it taken up once it is.
+    private func handOverComplete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
+        handOver(exchange, then: .end(nil), context: context)
+        context.fireChannelReadComplete()
+        resumeAfterAnswer(context: context)
     }
 
     /// Sends the complete, admitted request upstream, and relays its answer.

@@ -37,29 +37,45 @@ struct MonitoredGate: RouterMiddleware {
                 return try await next(request, context)
             }
         } catch let failure {
-            // A refusal with a challenge (DPoP's) is a verdict as a plain one is.
-            guard !judged, let error = (failure as? SignetError) ?? (failure as? ChallengedRefusal)?.error, Self.isVerdict(error.code) else {
-                throw failure
-            }
-            metrics.recordRefusal(error.code, of: request.head, source: context.clientAddress, monitored: true)
+            guard !judged, let verdict = Verdict(failure) else { throw failure }
+            metrics.recordRefusal(verdict.code, of: request.head, source: context.clientAddress, monitored: true)
             var context = context
             context.signet.identity = nil
             context.signet.verifiedMessage = nil
-            context.signet.verdict = error.code.rawValue
-            let refusal = failure as? ChallengedRefusal
+            context.signet.verdict = verdict.code.rawValue
             var forwarded = request
-            if let withheld = refusal?.withheld, !withheld.isEmpty {
+            if !verdict.withheld.isEmpty {
                 var head = request.head
-                for name in withheld { head.headerFields[name] = nil }
+                for name in verdict.withheld { head.headerFields[name] = nil }
                 forwarded = Request(head: head, body: request.body)
             }
             var response = try await next(forwarded, context)
-            // What the refusal would have told the client for its next request (a fresh
-            // `DPoP-Nonce`) it is told here; not what would say this one failed.
-            if let fields = refusal?.fields {
-                response.headers.append(contentsOf: fields.filter { !Self.refusalOnly.contains($0.name) })
-            }
+            response.headers.append(contentsOf: verdict.advice)
             return response
+        }
+    }
+
+    /// What a `monitor` route makes of a refusal its gate made, where it is a verdict
+    /// (``isVerdict(_:)``); `nil` for one made in either mode. Both paths that run `monitor`
+    /// routes — this gate and the event-loop data plane — forward what it says.
+    struct Verdict {
+        /// What enforcing would have refused the request with.
+        let code: SignetError.Code
+        /// Fields of the request that never reach the upstream (a DPoP route's token and proof).
+        let withheld: [HTTPField.Name]
+        /// What the refusal would have told the client for its next request (a fresh
+        /// `DPoP-Nonce`), for the upstream's answer; not what would say this one failed.
+        let advice: HTTPFields
+
+        init?(_ refusal: any Error) {
+            // A refusal with a challenge (DPoP's) is a verdict as a plain one is.
+            let challenged = refusal as? ChallengedRefusal
+            guard let error = (refusal as? SignetError) ?? challenged?.error, MonitoredGate.isVerdict(error.code) else { return nil }
+            code = error.code
+            withheld = challenged?.withheld ?? []
+            var advice = challenged?.fields ?? HTTPFields()
+            advice.removeAll { MonitoredGate.refusalOnly.contains($0.name) }
+            self.advice = advice
         }
     }
 
