@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
 import Hummingbird
 import SignetCore
 
@@ -9,7 +10,7 @@ import SignetCore
 /// then whatever the answer needs on its way back. hummingbird-auth's `AuthenticatorMiddleware`
 /// has the same shape; ``AuthenticatorMiddleware`` here is the gate for an authenticator of an
 /// app's own.
-public protocol RequestAuthenticator: Sendable {
+public protocol RequestAuthenticator<Context>: Sendable {
     associatedtype Context: SignetRequestContextProtocol
     /// Where acceptances are counted (`signet_requests_total{outcome="accepted"}`…).
     var metrics: SignetMetrics? { get }
@@ -22,11 +23,23 @@ public protocol RequestAuthenticator: Sendable {
 /// What an authenticator decided: the identity, and what the answer needs on its way back.
 public struct Admission: Sendable {
     public var identity: SignetIdentity
-    /// Applied to the answer before it leaves (Digest's `Authentication-Info`); `nil` for none.
+    /// Fields set on the answer, each replacing any of its name (a fresh `DPoP-Nonce`, the next
+    /// challenge): known when the request is admitted, so the answer's head carries them as it
+    /// leaves, on either of the gateway's paths.
+    public var answerFields: HTTPFields
+    /// Applied to the whole answer before it leaves, where its fields depend on the answer itself
+    /// (Digest's `Authentication-Info` over the body, `qop=auth-int`); `nil` for none. A gate
+    /// whose admissions have one runs on Hummingbird's path only: the event-loop data plane
+    /// streams answers it does not sign.
     public var answering: (@Sendable (inout Response) async throws -> Void)?
 
-    public init(_ identity: SignetIdentity, answering: (@Sendable (inout Response) async throws -> Void)? = nil) {
+    public init(
+        _ identity: SignetIdentity,
+        answerFields: HTTPFields = [:],
+        answering: (@Sendable (inout Response) async throws -> Void)? = nil
+    ) {
         self.identity = identity
+        self.answerFields = answerFields
         self.answering = answering
     }
 }
@@ -44,8 +57,17 @@ extension RequestAuthenticator {
         context.signet.identity = admission.identity
         metrics?.recordAccepted(admission.identity)
         var response = try await next(request, context)
+        admission.setAnswerFields(on: &response.headers)
         try await admission.answering?(&response)
         return response
+    }
+}
+
+extension Admission {
+    /// Sets ``answerFields`` on an answer's `fields`, each replacing any of its name.
+    public func setAnswerFields(on fields: inout HTTPFields) {
+        for name in Set(answerFields.map(\.name)) { fields[name] = nil }
+        fields.append(contentsOf: answerFields)
     }
 }
 

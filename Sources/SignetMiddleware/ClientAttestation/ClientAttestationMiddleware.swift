@@ -72,10 +72,9 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
             request = Request(head: head, body: request.body)
         }
         guard requirement.requireChallenge, let verifier else { return Admission(identity) }
-        let fresh = try await verifier.challenge(now: clock()).value
-        return Admission(identity) { response in
-            response.headers[ClientAttestationVerifier.challengeField] = fresh
-        }
+        var fresh = HTTPFields()
+        fresh[ClientAttestationVerifier.challengeField] = try await verifier.challenge(now: clock()).value
+        return Admission(identity, answerFields: fresh)
     }
 
     /// The challenge a refusal carries: the draft's OAuth error for a 401, none otherwise.

@@ -64,8 +64,8 @@ public struct DPoPVerifier: Sendable {
     ///   - jkt: The thumbprint the token is bound to (`cnf.jkt`).
     ///   - requireNonce: The proof must carry a current nonce of this gateway's.
     ///   - now: The time the request is judged at.
-    /// - Returns: What to add to the answer: a fresh `DPoP-Nonce` once the proof's is past half its
-    ///   lifetime; `nil` otherwise.
+    /// - Returns: The fields to set on the answer: a fresh `DPoP-Nonce` once the proof's is past
+    ///   half its lifetime; none otherwise.
     /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
     public func check(
         _ request: Request,
@@ -74,7 +74,7 @@ public struct DPoPVerifier: Sendable {
         boundTo jkt: String,
         requireNonce: Bool,
         now: Date
-    ) async throws -> (@Sendable (inout Response) async throws -> Void)? {
+    ) async throws -> HTTPFields {
         let proof = try self.proof(request, receivedTarget: receivedTarget, accessToken: accessToken, now: now)
         guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(jkt.utf8)) else {
             throw ChallengedRefusal(
@@ -82,7 +82,7 @@ public struct DPoPVerifier: Sendable {
                 challenges: [Self.challenge(error: "invalid_token")]
             )
         }
-        var renewal: (@Sendable (inout Response) async throws -> Void)?
+        var renewal = HTTPFields()
         if requireNonce {
             let key = try await nonceKey.key()
             guard let nonce = proof.nonce,
@@ -96,8 +96,7 @@ public struct DPoPVerifier: Sendable {
                 throw refusal
             }
             if now.timeIntervalSince(issued) > nonceLifetime / 2 {
-                let fresh = ServerNonce.mint(.dpop, secret: key, now: now).value
-                renewal = { response in response.headers[Self.nonceField] = fresh }
+                renewal[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
             }
         }
         try await claim(proof, now: now)

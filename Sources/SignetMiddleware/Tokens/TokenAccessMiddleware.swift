@@ -109,10 +109,10 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
         }
         guard let appTokens, let dpop else { throw SignetError(.tokenInvalid, "this server issues no app tokens") }
         let now = clock()
-        var answering: (@Sendable (inout Response) async throws -> Void)?
+        var renewal = HTTPFields()
         do {
             let identity = try await appTokens.identity(for: token, audience: acceptance.audience, now: now) { claims in
-                answering = try await dpop.check(
+                renewal = try await dpop.check(
                     request,
                     receivedTarget: context.signet.receivedTarget,
                     accessToken: token,
@@ -121,7 +121,7 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
                     now: now
                 )
             }
-            return Admission(identity, answering: answering)
+            return Admission(identity, answerFields: renewal)
         } catch let error as SignetError where error.code.httpStatus == 401 {
             // A refused token on a DPoP route asks for DPoP, as RFC 9449 §7.1's resource servers do.
             throw ChallengedRefusal(error, challenges: [DPoPVerifier.challenge(error: "invalid_token")])

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import Logging
 import NIOCore
 import SignetCore
 import SignetMiddleware
@@ -57,6 +58,8 @@ final class DataPlane: Sendable {
         /// For the upstream to connect, to answer, and between two parts of its answer.
         let timeout: TimeAmount
         let maximumBodyBytes: Int
+        /// A request's time for the store, for its gate (``StoreBudget``).
+        let storeTimeout: Duration
         /// Signs the answers to verified requests, bound to them; where it is set, an upstream's
         /// own `gateway` signature never reaches a client.
         let responseSigner: MessageSigner?
@@ -69,14 +72,15 @@ final class DataPlane: Sendable {
         let clientRequests: (limiter: ClientRequestLimiter, perClient: Int)?
         let accessLog: AccessLog
         let metrics: SignetMetrics
+        let logger: Logger
         let debug: Bool
 
         var signsResponses: Bool { responseSigner != nil }
 
         /// The gate of the request, where the data plane answers it: a proxied method, a path
         /// that normalises to `routedPath` outside Signet's own segments, and a route in force
-        /// whose gate runs on the loop; `monitored` for a `monitor` route (a signature gate's
-        /// only: it forwards what it would refuse, as ``MonitoredGate`` does).
+        /// whose gate runs on the loop; `monitored` for a `monitor` route (one with a gate to
+        /// judge: it forwards what it would refuse, as ``MonitoredGate`` does).
         func gate(method: HTTPRequest.Method, routedPath: String) -> (gate: LoopGate, monitored: Bool)? {
             guard SignetGateway.proxiedMethods.contains(method) else { return nil }
             if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
@@ -85,7 +89,7 @@ final class DataPlane: Sendable {
             guard let route = routes.route(method: method.rawValue, path: routedPath), let gate = gates[route.access] else { return nil }
             switch (route.mode, gate) {
             case (.enforce, _): return (gate, false)
-            case (.monitor, .verifying): return (gate, true)
+            case (.monitor, .verifying), (.monitor, .authenticating): return (gate, true)
             case (.monitor, .open): return nil
             }
         }
@@ -95,12 +99,12 @@ final class DataPlane: Sendable {
 extension SignetGateway {
     /// This configuration's data plane for the apps' listener; `nil` where the upstream is not a
     /// network one (a recording upstream in router tests: everything then goes through Hummingbird).
-    var dataPlaneSnapshot: DataPlane.Snapshot? {
+    func dataPlaneSnapshot(listener: FeatureListener) -> DataPlane.Snapshot? {
         guard let client = upstream as? UpstreamClient else { return nil }
         var gates: [GatewayConfiguration.Route.Access: LoopGate] = [:]
         for access in Set(configuration.routes.map(\.access)) {
             guard let owner = AccessModeRegistry.owner(of: access.mode), let feature = feature(ownedBy: owner),
-                let gate = feature.loopGate(for: access)
+                let gate = feature.loopGate(for: access, listener: listener)
             else { continue }
             gates[access] = gate
         }
@@ -110,6 +114,7 @@ extension SignetGateway {
             upstream: client,
             timeout: .seconds(Int64(configuration.upstreamTimeoutSeconds)),
             maximumBodyBytes: configuration.maxBodyBytes,
+            storeTimeout: .milliseconds(configuration.storeTimeoutMilliseconds),
             responseSigner: responseSigner,
             clock: clock,
             publicScheme: configuration.signedScheme,
@@ -120,6 +125,7 @@ extension SignetGateway {
             clientRequests: trustedProxies == nil && !configuration.offersHTTP2 ? nil : (clientRequests, configuration.maxConnectionsPerClient),
             accessLog: accessLog,
             metrics: metrics,
+            logger: logger,
             debug: configuration.debug
         )
     }

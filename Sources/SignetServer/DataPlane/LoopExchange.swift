@@ -30,6 +30,10 @@ final class LoopExchange {
     /// answer (``MonitoredGate``).
     private var withheld: [HTTPField.Name] = []
     private var answerFields = HTTPFields()
+    /// The request as its gate admitted it, where the gate may rewrite it (``LoopAuthenticator``).
+    private var forwarded: HTTPRequest?
+    /// Fields its gate sets on the answer (``Admission/answerFields``).
+    private var admissionFields = HTTPFields()
     /// Its gate verifies and its body is still to come: its head is to be screened.
     var unscreened: LoopVerifier?
     /// The screen of its head, once begun (``LoopVerifier/screen(_:receivedTarget:)``).
@@ -78,7 +82,7 @@ final class LoopExchange {
     }
 
     /// Its gate verified it as `message`: `identity` goes upstream and into its access line.
-    func admitted(_ identity: SignetIdentity, message: ServerMessage, monitored: Bool) {
+    func admitted(_ identity: SignetIdentity, message: ServerMessage?, monitored: Bool) {
         self.identity = identity
         if snapshot?.signsResponses == true { verifiedMessage = message }
         if monitored { verdict = "accepted" }
@@ -86,6 +90,15 @@ final class LoopExchange {
             $0.identity = identity
             $0.verdict = verdict
         }
+    }
+
+    /// Its gate (``LoopAuthenticator``) admitted it as `admitted` says: what goes upstream is the
+    /// request as the gate left it, and the answer carries the fields the gate asked for.
+    func admitted(_ admitted: LoopAuthenticator.Admitted, monitored: Bool) {
+        self.admitted(admitted.identity, message: admitted.message, monitored: monitored)
+        forwarded = admitted.head
+        body = admitted.body
+        admissionFields = admitted.answerFields
     }
 
     /// Its `monitor` route's gate would have refused it (`verdict`): forwarded all the same, with
@@ -101,6 +114,13 @@ final class LoopExchange {
     /// Its answer is signed by the gateway: held whole, then signed (``signedAnswer(_:body:)``).
     var signsAnswer: Bool { verifiedMessage != nil }
 
+    /// The head as routing leaves it for a gate: its path the routed one.
+    var routedHead: HTTPRequest {
+        var routed = head
+        routed.path = routedPath
+        return routed
+    }
+
     /// The target as the client sent it, where routing normalised it: what a signature covers.
     var receivedTarget: String? {
         head.path == routedPath ? nil : head.path
@@ -113,15 +133,16 @@ final class LoopExchange {
 
     /// What goes upstream, as `GatewayProxy.forward` writes it (``GatewayProxy/upstreamHead``).
     func upstreamRequest(snapshot: DataPlane.Snapshot) -> HTTPRequest {
-        var received = head.headerFields
+        let request = forwarded ?? head
+        var received = request.headerFields
         for name in withheld { received[name] = nil }
         // Made here, it goes upstream with the request (a new field: no signature covers it).
         if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
         return GatewayProxy.upstreamHead(
             method: head.method,
-            routedTarget: routedPath,
+            routedTarget: forwarded?.path ?? routedPath,
             received: received,
-            framed: head.headerFields[.contentLength] != nil,
+            framed: request.headerFields[.contentLength] != nil,
             bodyBytes: body.readableBytes,
             identity: identity,
             verdict: verdict,
@@ -142,6 +163,8 @@ final class LoopExchange {
         var fields = GatewayProxy.answerFields(upstream.headerFields, gatewaySigns: snapshot?.signsResponses == true)
         if let length = upstream.headerFields[.contentLength] { fields[.contentLength] = length }
         fields.append(contentsOf: answerFields)
+        for name in Set(admissionFields.map(\.name)) { fields[name] = nil }
+        fields.append(contentsOf: admissionFields)
         // The code's own reason phrase: the upstream's text stays on its hop.
         var answer = HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
         LoopProxyHandler.stamp(&answer)
@@ -186,6 +209,14 @@ final class LoopExchange {
     /// The access-log line and metrics, as the answer's head leaves.
     func logAnswer(status: Int) {
         snapshot?.accessLog.write(head, status: status, record.snapshot, since: started, client: client, correlation)
+    }
+
+    /// The client's place among its requests in progress is held until `closed` (an HTTP/2
+    /// stream's end), not given back by ``release()``.
+    func holdSlot(until closed: EventLoopFuture<Void>) {
+        guard let slot else { return }
+        self.slot = nil
+        closed.whenComplete { _ in slot.release() }
     }
 
     /// Gives back the client's place among its requests in progress, and lets go of the relay

@@ -6,7 +6,7 @@ import NIOHTTPTypes
 import SignetCore
 import SignetMiddleware
 
-/// The event-loop data plane on an HTTP/1.1 connection of the apps' listener: a request to a
+/// The event-loop data plane on an HTTP/1.1 connection or an HTTP/2 stream of the apps' listener: a request to a
 /// route whose gate runs here (``LoopGate``: `open`, and the signature modes) is read, judged,
 /// forwarded and answered here, on the connection's event loop — no hop to another thread, a
 /// verification in a task on this loop (``LoopTaskExecutor``), the upstream's connection on the
@@ -32,8 +32,9 @@ import SignetMiddleware
 ///   log line and its metrics (``AccessLog``).
 ///
 /// It sits just before Hummingbird's own handler, after its connection-state handler
-/// (``DataPlaneChannel``), which so counts these requests among those in progress. It is installed
-/// on HTTP/1.1 connections only: HTTP/2 streams are Hummingbird's.
+/// (``DataPlaneChannel``, ``DataPlaneStreamInstaller``), which so counts these requests among
+/// those in progress. An HTTP/2 stream is one request: nothing is pipelined there, and its end
+/// (or a reset) is the stream's close.
 final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -163,7 +164,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
         // Screened at the end of this read, if its body is still to come (``channelReadComplete``);
         // a `monitor` route's never (it refuses nothing from a head).
-        if case .verifying(let verifier) = gate, !monitored, Self.hasBody(head) { exchange.unscreened = verifier }
+        if case .verifying(let verifier) = gate, !monitored, hasBody(head, context: context) { exchange.unscreened = verifier }
         return exchange
     }
 
@@ -173,9 +174,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         return verifier.takes(head)
     }
 
-    /// A request with a body to read, as ``RequestCompletionResponder`` decides it on HTTP/1.1.
-    private static func hasBody(_ head: HTTPRequest) -> Bool {
-        head.headerFields[.contentLength].map { $0 != "0" } ?? head.headerFields.contains(.transferEncoding)
+    /// A request with a body to read, as ``RequestCompletionResponder`` decides it.
+    private func hasBody(_ head: HTTPRequest, context: ChannelHandlerContext) -> Bool {
+        RequestCompletionResponder.hasBody(head, onHTTP2: context.channel.isHTTP2Stream)
     }
 
     /// Screens the head of a request to a verifying route whose body is still to come: one that
@@ -203,7 +204,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let peer = context.channel.remoteAddress?.ipAddress
         guard let trusted = snapshot.trustedProxies else { return peer }
         if trusted.source == .proxyProtocol {
-            return (try? context.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source) ?? peer
+            // On the connection, an HTTP/2 stream's parent, on the same loop.
+            return (try? context.channel.connection.pipeline.syncOperations.handler(type: ProxyProtocolHandler.self).source) ?? peer
         }
         return trusted.client(peer: peer, fields: head.headerFields)
     }
@@ -236,6 +238,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .verifying(let verifier):
             state = .judging(exchange)
             judge(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+        case .authenticating(let authenticator):
+            state = .judging(exchange)
+            authenticate(exchange, authenticator, monitored: monitored, snapshot: snapshot, context: context)
         }
     }
 
@@ -265,7 +270,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let received = exchange.receivedTarget
         // A body that came whole in the read of its head (or was taken up after an answer) was
         // not screened while it was read: screened if its verify refuses it.
-        let unscreened = exchange.screening == nil && !monitored && Self.hasBody(head)
+        let unscreened = exchange.screening == nil && !monitored && hasBody(head, context: context)
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
             let (handler, context, exchange) = bound.value
@@ -278,14 +283,58 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             case .success(.screenedOut):
                 handler.handOverComplete(exchange, context: context)
             case .failure(let refusal):
-                handler.state = .forwarding(exchange)
-                guard monitored, let verdict = MonitoredGate.Verdict(refusal) else {
-                    return handler.refuse(exchange, refusal, context: context)
-                }
-                exchange.wouldRefuse(verdict)
-                handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+                handler.refused(exchange, refusal, monitored: monitored, snapshot: snapshot, context: context)
             }
         }
+    }
+
+    /// Runs the route's own authenticator on the complete request: admitted, it is forwarded as
+    /// the gate left it; refused, as ``verify(_:_:monitored:snapshot:context:)`` refuses.
+    private func authenticate(
+        _ exchange: LoopExchange,
+        _ authenticator: LoopAuthenticator,
+        monitored: Bool,
+        snapshot: DataPlane.Snapshot,
+        context: ChannelHandlerContext
+    ) {
+        guard let executor else { return }
+        let head = exchange.routedHead
+        let body = exchange.body
+        let received = exchange.receivedTarget
+        let client = exchange.client
+        let channel = context.channel
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        executor.run {
+            try await authenticator.judge(
+                head,
+                body: body,
+                receivedTarget: received,
+                client: client,
+                channel: channel,
+                storeTimeout: snapshot.storeTimeout,
+                logger: snapshot.logger
+            )
+        }.whenComplete { judged in
+            let (handler, context, exchange) = bound.value
+            guard case .judging(let current) = handler.state, current === exchange else { return }
+            switch judged {
+            case .success(let admitted):
+                handler.state = .forwarding(exchange)
+                exchange.admitted(admitted, monitored: monitored)
+                handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+            case .failure(let refusal):
+                handler.refused(exchange, refusal, monitored: monitored, snapshot: snapshot, context: context)
+            }
+        }
+    }
+
+    /// Its gate refused the complete request: answered here — or, on a `monitor` route where the
+    /// refusal is a verdict, forwarded with it, as ``MonitoredGate`` forwards it.
+    private func refused(_ exchange: LoopExchange, _ refusal: any Error, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
+        state = .forwarding(exchange)
+        guard monitored, let verdict = MonitoredGate.Verdict(refusal) else { return refuse(exchange, refusal, context: context) }
+        exchange.wouldRefuse(verdict)
+        forward(exchange, snapshot: snapshot, context: context, admit: nil)
     }
 
     /// A complete request that is Hummingbird's after all (its head refused by the screen):
@@ -425,6 +474,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             exchange.release()
             return
         }
+        // An HTTP/2 stream's answer is written only as its client opens its window: the client's
+        // place is held until the stream closes, as ``RequestCompletionResponder`` holds it.
+        if context.channel.isHTTP2Stream { exchange.holdSlot(until: context.channel.closeFuture) }
         done(exchange, context: context)
     }
 

@@ -50,9 +50,10 @@ protocol GatewayFeature: Sendable {
     /// - Throws: ``ConfigurationError`` when this feature, as configured, cannot admit `access`.
     func gate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) throws -> RouteGate
     /// The gate of `access` for the event-loop data plane (``LoopGate``): nothing to judge
-    /// (`open`), or a signature verified on the connection's loop; `nil` (the default) leaves the
-    /// route's requests to ``gate(for:listener:)``.
-    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate?
+    /// (`open`), a signature verified on the connection's loop, or the feature's own
+    /// authenticator run there (``authenticatingLoopGate(for:listener:)``); `nil` (the default)
+    /// leaves the route's requests to ``gate(for:listener:)``.
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate?
     /// Adds the feature's own endpoints to a listener's router.
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener)
     /// Work the feature does in the background while the gateway runs.
@@ -74,7 +75,7 @@ extension GatewayFeature {
         throw ConfigurationError.invalid("routes", "routes: \(access.mode) routes are not \(Self.self)'s")
     }
     func addRoutes(to router: Router<SignetRequestContext>, listener: FeatureListener) {}
-    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? { nil }
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? { nil }
     func services(httpClient: HTTPClient) -> [any Service] { [] }
     var keys: [GatewayKeyInventory.Entry] { [] }
 }

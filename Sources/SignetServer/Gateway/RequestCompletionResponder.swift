@@ -92,12 +92,8 @@ struct RequestCompletionResponder: HTTPResponder {
                 ? maximumBodyBytes : Self.ownEndpointBodyBytes
         } else {
             limit = maximumBodyBytes
-            // A request without a body has nothing to hold back: its gate judges it at once. HTTP/2
-            // frames a body without either field: there the methods that carry one are screened.
-            let hasBody = request.headers[.contentLength].map { $0 != "0" }
-                ?? (request.headers.contains(.transferEncoding)
-                    || (context.channel?.isHTTP2Stream == true && [.post, .put, .patch].contains(request.method)))
-            if hasBody, let routes,
+            // A request without a body has nothing to hold back: its gate judges it at once.
+            if Self.hasBody(request.head, onHTTP2: context.channel?.isHTTP2Stream == true), let routes,
                 let requirement = routes.signature(
                     method: request.method.rawValue,
                     path: routed,
@@ -116,6 +112,14 @@ struct RequestCompletionResponder: HTTPResponder {
         }
         _ = try await request.collectBody(upTo: limit, refusing: "a request body")
         return routed
+    }
+
+    /// Whether `head`'s request has a body still to read, whose head is screened while it comes (on
+    /// both paths: ``LoopProxyHandler`` too). HTTP/2 frames a body without either field: there the
+    /// methods that carry one are taken to have one.
+    static func hasBody(_ head: HTTPRequest, onHTTP2: Bool) -> Bool {
+        head.headerFields[.contentLength].map { $0 != "0" }
+            ?? (head.headerFields.contains(.transferEncoding) || (onHTTP2 && [.post, .put, .patch].contains(head.method)))
     }
 
     /// The reason code for what ended the reading of a request.

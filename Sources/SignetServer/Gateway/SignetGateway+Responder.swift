@@ -32,7 +32,7 @@ extension SignetGateway {
 
     /// Both stages of a listener of `kind`, built from this gateway's configuration.
     func listenerResponders(httpClient: HTTPClient, kind: ListenerKind) -> ListenerResponders {
-        installDataPlane(kind: kind)
+        installDataPlane(kind: kind, httpClient: httpClient)
         let judging = ReloadableResponder(judgingResponder(httpClient: httpClient, kind: kind))
         return ListenerResponders(
             entry: ReloadableResponder(entryResponder(judging: judging, kind: kind)),
@@ -45,14 +45,14 @@ extension SignetGateway {
     /// a request completing from now on is judged by this configuration, whenever its head came.
     func replaceResponders(of listener: ListenerResponders, httpClient: HTTPClient) {
         listener.judging.replace(with: judgingResponder(httpClient: httpClient, kind: listener.kind))
-        installDataPlane(kind: listener.kind)
+        installDataPlane(kind: listener.kind, httpClient: httpClient)
         listener.entry.replace(with: entryResponder(judging: listener.judging, kind: listener.kind))
     }
 
     /// On the apps' listener, this configuration's event-loop data plane.
-    private func installDataPlane(kind: ListenerKind) {
+    private func installDataPlane(kind: ListenerKind, httpClient: HTTPClient) {
         guard case .endpoints(let surfaces) = kind, surfaces.contains(.client) else { return }
-        listeners.dataPlane.replace(with: dataPlaneSnapshot)
+        listeners.dataPlane.replace(with: dataPlaneSnapshot(listener: FeatureListener(surfaces: surfaces, httpClient: httpClient)))
     }
 
     func judgingResponder(httpClient: HTTPClient, kind: ListenerKind) -> ReloadableResponder.Handler {

@@ -38,8 +38,8 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
     let http1: HTTP1Channel
     let http2: HTTP2Channel
     let served: ServedTLS
-    /// The event-loop data plane of HTTP/1.1 connections (``DataPlaneChannel``); HTTP/2 streams
-    /// are Hummingbird's.
+    /// The event-loop data plane, of HTTP/1.1 connections (``DataPlaneChannel``) and of HTTP/2
+    /// streams (``DataPlaneStreamInstaller``).
     let dataPlane: DataPlane?
     /// How long the handshake and the choice of protocol may take.
     let negotiationTimeout: TimeAmount
@@ -57,6 +57,11 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
         self.dataPlane = dataPlane
         self.negotiationTimeout = negotiationTimeout
         http1 = HTTP1Channel(responder: responder, configuration: configuration)
+        var streamConfiguration = configuration
+        if let dataPlane {
+            let handlers = configuration.additionalChannelHandlers
+            streamConfiguration.additionalChannelHandlers = { handlers() + [DataPlaneStreamInstaller(plane: dataPlane)] }
+        }
         http2 = HTTP2Channel(
             responder: responder,
             configuration: .init(
@@ -64,7 +69,7 @@ struct NegotiatedHTTPChannel: ServerChildChannel {
                 idleTimeout: idleTimeout,
                 // After the second GOAWAY of a shutdown, streams still open get this long.
                 gracefulCloseTimeout: .seconds(30),
-                streamConfiguration: configuration
+                streamConfiguration: streamConfiguration
             )
         )
         self.served = served

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import SignetCore
-import SignetServer
+@testable import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -107,6 +107,8 @@ import Testing
             challengeURL: harness.base + "/signet/v1/attestation-challenge"
         )
         #expect(fetched.statuses == [200, 200, 200] && fetched.challenges == 4, "\(fetched.answers)")
+        // Admitted on the event-loop data plane, each answer with the next challenge (issue 39).
+        #expect(harness.gateway.listeners.dataPlane.forwardedCount == 3)
         // Without one, the first PoP is refused with the draft's error and a challenge, which the
         // next PoP carries.
         let followed = try await Self.client(harness.base + "/echo/challenged/x", attestation, jwk, count: 2)

@@ -2,7 +2,7 @@
 import ExampleScores
 import Foundation
 import SignetCore
-import SignetServer
+@testable import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -70,6 +70,9 @@ import Testing
         let second = try await Self.curl(arguments)
         #expect(second.hasSuffix("\n2 401") && second.contains("nonce_replayed"), "\(second)")
         #expect(harness.backend.receivedCount == 1)
+        // Both answered by the event-loop data plane on the stream (issue 39), not by Hummingbird.
+        #expect(harness.gateway.listeners.dataPlane.forwardedCount == 1)
+        #expect(harness.gateway.listeners.dataPlane.refusedCount == 1)
     }
 
     /// The upstream receives exactly the routed path whichever version carried the request: the
@@ -129,6 +132,9 @@ import Testing
         let again = try Self.answers(try await PythonPeer.run("http2_peer.py", ["send", ca, file.path]))
         #expect(again.allSatisfy { $0["status"] as? Int == 401 && $0["reason"] as? String == "nonce_replayed" }, "\(again)")
         #expect(harness.backend.receivedCount == 24)
+        // Every stream verified, forwarded or refused on its own loop by the data plane.
+        #expect(harness.gateway.listeners.dataPlane.forwardedCount == 24)
+        #expect(harness.gateway.listeners.dataPlane.refusedCount == 24)
     }
 
     /// HTTP/2 clients split a `Cookie` field into a field per cookie (RFC 9113 §8.2.3). The

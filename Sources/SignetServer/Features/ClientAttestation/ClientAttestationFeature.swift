@@ -102,4 +102,9 @@ struct ClientAttestationFeature: GatewayFeature {
             clock: dependencies.clock
         )
     }
+
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``).
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
 }

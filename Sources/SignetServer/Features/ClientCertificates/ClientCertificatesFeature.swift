@@ -64,6 +64,11 @@ struct ClientCertificatesFeature: GatewayFeature {
         ClientCertificateMiddleware<SignetRequestContext>(verifier: verifier, metrics: dependencies.metrics, clock: dependencies.clock)
     }
 
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``).
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
+
     var keys: [GatewayKeyInventory.Entry] {
         [GatewayKeyInventory.certificate("device CA", deviceCA.issuer.certificate)]
     }

@@ -37,4 +37,9 @@ struct LegacyEnvelopeFeature: GatewayFeature {
             metrics: dependencies.metrics
         )
     }
+
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``).
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
 }

@@ -17,7 +17,7 @@ struct OpenAccessFeature: GatewayFeature {
 
     /// Nothing to judge: the event-loop data plane forwards an open route's requests, counted as
     /// ``OpenRouteMiddleware`` counts them.
-    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? {
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
         .open { [metrics] in metrics.record(outcome: "open", reason: nil) }
     }
 }

@@ -55,6 +55,11 @@ struct SharedSecretsFeature: GatewayFeature {
         return LegacyQueryHMACMiddleware<SignetRequestContext>(keyID: keyID, secret: raw[keyID], metrics: metrics)
     }
 
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``).
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
+
     var keys: [GatewayKeyInventory.Entry] {
         secrets.map { .init(role: "shared secret", name: $0.keyId, algorithm: "hmac-sha256", notBefore: $0.notBefore, notAfter: $0.notAfter) }
     }

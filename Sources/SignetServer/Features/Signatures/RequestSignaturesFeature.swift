@@ -62,7 +62,7 @@ struct RequestSignaturesFeature: GatewayFeature {
     }
 
     /// The same middleware, run by the event-loop data plane (``LoopVerifier``).
-    func loopGate(for access: GatewayConfiguration.Route.Access) -> LoopGate? {
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
         guard let gate = try? middleware(for: access) else { return nil }
         return .verifying(
             LoopVerifier(

@@ -142,6 +142,11 @@ struct TokensFeature: GatewayFeature {
         )
     }
 
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``).
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
+
     private func firebase(_ client: HTTPClient) -> FirebaseAppCheckVerifier? {
         guard let appCheck = dependencies.configuration.firebaseAppCheck else { return nil }
         let d = dependencies
