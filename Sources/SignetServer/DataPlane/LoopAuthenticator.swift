@@ -13,8 +13,9 @@ import SignetMiddleware
 /// the route, run on the complete request in a task on the connection's loop, with the context
 /// Hummingbird's stages before the router would have made (the routed path, the target as sent,
 /// the client's address, the connection for its certificate), within the request's time for the
-/// store (``StoreBudget``). Nothing is screened from the head: Hummingbird's path screens only
-/// signatures.
+/// store (``StoreBudget``). Nothing is screened from the head: a mode whose signature
+/// Hummingbird's path screens (`play-integrity`) is not run this way
+/// (``GatewayFeature/authenticatingLoopGate(for:listener:)``).
 struct LoopAuthenticator: Sendable {
     let gate: any RequestAuthenticator<SignetRequestContext>
 
@@ -42,6 +43,7 @@ struct LoopAuthenticator: Sendable {
         receivedTarget: String?,
         client: String?,
         channel: any Channel,
+        maximumBodyBytes: Int,
         storeTimeout: Duration,
         logger: Logger
     ) async throws -> Admitted {
@@ -59,7 +61,8 @@ struct LoopAuthenticator: Sendable {
                 throw SignetError(.internalError, "this route's gate cannot run on the data plane")
             }
             gate.metrics?.recordAccepted(admission.identity)
-            let forwarded = try await request.collectBody(upTo: .max)
+            // Bounded as `GatewayProxy` bounds what it forwards, whatever the gate made of it.
+            let forwarded = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
             return Admitted(
                 identity: admission.identity,
                 message: context.signet.verifiedMessage,

@@ -6,9 +6,10 @@ import NIOHTTPTypes
 import SignetCore
 import SignetMiddleware
 
-/// The event-loop data plane on an HTTP/1.1 connection or an HTTP/2 stream of the apps' listener: a request to a
-/// route whose gate runs here (``LoopGate``: `open`, and the signature modes) is read, judged,
-/// forwarded and answered here, on the connection's event loop — no hop to another thread, a
+/// The event-loop data plane on an HTTP/1.1 connection or an HTTP/2 stream of the apps'
+/// listener: a request to a route whose gate runs here (``LoopGate``: `open`, the signature
+/// modes, most other gates) is read, judged, forwarded and answered here, on the connection's
+/// event loop — no hop to another thread, a
 /// verification in a task on this loop (``LoopTaskExecutor``), the upstream's connection on the
 /// same loop and its answer relayed straight into this one. Every other request goes on to
 /// Hummingbird as before.
@@ -254,7 +255,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         screening.whenComplete { screen in
             let (handler, context, exchange) = bound.value
-            guard case .judging(let current) = handler.state, current === exchange else { return }
+            // The connection closed meanwhile: the client's place is given back only now.
+            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             guard case .success = screen else { return handler.handOverComplete(exchange, context: context) }
             handler.verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
         }
@@ -274,7 +276,8 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
             let (handler, context, exchange) = bound.value
-            guard case .judging(let current) = handler.state, current === exchange else { return }
+            // The connection closed meanwhile: the client's place is given back only now.
+            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             switch verdict {
             case .success(.admitted(let identity, let message)):
                 handler.state = .forwarding(exchange)
@@ -311,12 +314,14 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
                 receivedTarget: received,
                 client: client,
                 channel: channel,
+                maximumBodyBytes: snapshot.maximumBodyBytes,
                 storeTimeout: snapshot.storeTimeout,
                 logger: snapshot.logger
             )
         }.whenComplete { judged in
             let (handler, context, exchange) = bound.value
-            guard case .judging(let current) = handler.state, current === exchange else { return }
+            // The connection closed meanwhile: the client's place is given back only now.
+            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             switch judged {
             case .success(let admitted):
                 handler.state = .forwarding(exchange)
@@ -405,8 +410,10 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         case .forwarding(let exchange):
             exchange.relay?.clientWentAway()
             exchange.release()
-        case .judging(let exchange):
-            exchange.release()
+        case .judging:
+            // Its gate is still at work (a stream reset costs its client nothing else): the
+            // client's place is held until the judgement ends (``verify``, ``authenticate``).
+            break
         case .resuming, .idle, .passing:
             break
         }
