@@ -75,7 +75,20 @@ final class DataPlane: Sendable {
         let logger: Logger
         let debug: Bool
 
+        /// Screens the heads of requests to routes that need a signature, as Hummingbird's path does.
+        let requestVerifier: SignetRequestVerifier
+
         var signsResponses: Bool { responseSigner != nil }
+
+        /// The screen of `head`'s request, where Hummingbird's path would screen it
+        /// (``RouteTable/signature(method:path:deliversKey:)``): an enforced route that needs a
+        /// signature, and no key delivered where the route takes delivered keys.
+        func screen(_ head: HTTPRequest, routedPath: String) -> LoopScreen? {
+            let delivered = head.headerFields[RequestCompletionResponder.signatureKeyField] != nil
+                || head.headerFields[RequestCompletionResponder.signatureAgentField] != nil
+            guard let requirement = routes.signature(method: head.method.rawValue, path: routedPath, deliversKey: delivered) else { return nil }
+            return LoopScreen(verifier: requestVerifier, requirement: requirement, storeTimeout: storeTimeout, clock: clock)
+        }
 
         /// The gate of the request, where the data plane answers it: a proxied method, a path
         /// that normalises to `routedPath` outside Signet's own segments, and a route in force
@@ -126,7 +139,8 @@ extension SignetGateway {
             accessLog: accessLog,
             metrics: metrics,
             logger: logger,
-            debug: configuration.debug
+            debug: configuration.debug,
+            requestVerifier: dependencies.requestVerifier
         )
     }
 }

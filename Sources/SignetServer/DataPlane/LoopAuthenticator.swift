@@ -13,9 +13,8 @@ import SignetMiddleware
 /// the route, run on the complete request in a task on the connection's loop, with the context
 /// Hummingbird's stages before the router would have made (the routed path, the target as sent,
 /// the client's address, the connection for its certificate), within the request's time for the
-/// store (``StoreBudget``). Nothing is screened from the head: a mode whose signature
-/// Hummingbird's path screens (`play-integrity`) is not run this way
-/// (``GatewayFeature/authenticatingLoopGate(for:listener:)``).
+/// store (``StoreBudget``). Where the mode needs a signature (`play-integrity`), the head is
+/// screened as every signed route's is (``LoopScreen``).
 struct LoopAuthenticator: Sendable {
     let gate: any RequestAuthenticator<SignetRequestContext>
 

@@ -34,9 +34,13 @@ final class LoopExchange {
     private var forwarded: HTTPRequest?
     /// Fields its gate sets on the answer (``Admission/answerFields``).
     private var admissionFields = HTTPFields()
-    /// Its gate verifies and its body is still to come: its head is to be screened.
-    var unscreened: LoopVerifier?
-    /// The screen of its head, once begun (``LoopVerifier/screen(_:receivedTarget:)``).
+    /// Its route needs a signature and its body is still to come: the screen of its head
+    /// (``LoopScreen``), begun at the end of the read that brought the head, or after its gate
+    /// refused it where the body came in that read too.
+    var screen: LoopScreen?
+    /// Its head is still to be screened at the end of this read.
+    var screenPending = false
+    /// The screen of its head, once begun at the end of a read.
     var screening: EventLoopFuture<Void>?
     /// The upstream side, once the request is forwarded.
     var relay: LoopRelay?

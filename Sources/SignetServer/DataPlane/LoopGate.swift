@@ -12,9 +12,8 @@ enum LoopGate: Sendable {
     /// An RFC 9421 signature, verified as the route's verification middleware verifies it, its
     /// head screened while its body comes.
     case verifying(LoopVerifier)
-    /// Any other gate: the route's own authenticator, run on the complete request. Its head is
-    /// not screened: a gate whose mode screens signatures from the head (`play-integrity`) must
-    /// not be one, or the data plane would wait for bodies Hummingbird's path refuses unread.
+    /// Any other gate: the route's own authenticator, run on the complete request (its head
+    /// screened where its mode needs a signature, as every route's that does: ``LoopScreen``).
     case authenticating(LoopAuthenticator)
 }
 
@@ -22,11 +21,10 @@ extension GatewayFeature {
     /// The feature's own gate for `access` as the data plane runs it (``LoopAuthenticator``): what
     /// a feature whose gates are ``RequestAuthenticator``s, and whose admissions need no rework of
     /// the whole answer (``Admission/answering``), returns from ``loopGate(for:listener:)``.
-    /// `nil` for a mode whose signature Hummingbird's path screens from the head: that screen is
-    /// the verifying gate's alone (``LoopVerifier``).
+    /// A mode with a signature (`play-integrity`) has its heads screened as every signed route's
+    /// (``LoopScreen``).
     func authenticatingLoopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
-        guard AccessModeRegistry.mode(named: access.mode)?.signature == nil,
-            let gate = (try? gate(for: access, listener: listener)) as? any RequestAuthenticator<SignetRequestContext> else { return nil }
+        guard let gate = (try? gate(for: access, listener: listener)) as? any RequestAuthenticator<SignetRequestContext> else { return nil }
         return .authenticating(LoopAuthenticator(gate: gate))
     }
 }

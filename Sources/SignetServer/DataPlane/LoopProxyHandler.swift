@@ -165,7 +165,10 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
         // Screened at the end of this read, if its body is still to come (``channelReadComplete``);
         // a `monitor` route's never (it refuses nothing from a head).
-        if case .verifying(let verifier) = gate, !monitored, hasBody(head, context: context) { exchange.unscreened = verifier }
+        if !monitored, hasBody(head, context: context), let screen = snapshot.screen(head, routedPath: routed) {
+            exchange.screen = screen
+            exchange.screenPending = true
+        }
         return exchange
     }
 
@@ -180,16 +183,16 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         RequestCompletionResponder.hasBody(head, onHTTP2: context.channel.isHTTP2Stream)
     }
 
-    /// Screens the head of a request to a verifying route whose body is still to come: one that
+    /// Screens the head of a request to a signed route whose body is still to come: one that
     /// cannot verify goes to Hummingbird at once, with what was read, and is refused there from its
     /// head (screened again: a screen writes nothing) — no body of an unsigned sender is waited
-    /// for. A request complete in the read that brought its head is screened only if its verify
-    /// refuses it (``LoopVerifier/judge(_:body:receivedTarget:screen:)``).
-    private func screen(_ exchange: LoopExchange, _ verifier: LoopVerifier, context: ChannelHandlerContext) {
+    /// for. A request complete in the read that brought its head is screened only if its gate
+    /// refuses it (``LoopScreen/judging(_:_:receivedTarget:_:)``).
+    private func screen(_ exchange: LoopExchange, _ screen: LoopScreen, context: ChannelHandlerContext) {
         guard let executor else { return }
         let head = exchange.head
         let received = exchange.receivedTarget
-        let screening = executor.run { try await verifier.screen(head, receivedTarget: received) }
+        let screening = executor.run { try await screen.screen(head, receivedTarget: received) }
         exchange.screening = screening
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         screening.whenFailure { _ in
@@ -238,27 +241,33 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             forward(exchange, snapshot: snapshot, context: context, admit: admit)
         case .verifying(let verifier):
             state = .judging(exchange)
-            judge(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+            afterScreen(exchange, context: context) { handler, context in
+                handler.verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+            }
         case .authenticating(let authenticator):
             state = .judging(exchange)
-            authenticate(exchange, authenticator, monitored: monitored, snapshot: snapshot, context: context)
+            afterScreen(exchange, context: context) { handler, context in
+                handler.authenticate(exchange, authenticator, monitored: monitored, snapshot: snapshot, context: context)
+            }
         }
     }
 
-    /// Judges the complete request once its head passed the screen, where one was begun while
-    /// its body was read; a head the screen refused is Hummingbird's, which refuses it as from
-    /// its head.
-    private func judge(_ exchange: LoopExchange, _ verifier: LoopVerifier, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
-        guard let screening = exchange.screening else {
-            return verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
-        }
-        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+    /// Judges the complete request (`judge`) once its head passed the screen, where one was begun
+    /// while its body was read; a head the screen refused is Hummingbird's, which refuses it as
+    /// from its head.
+    private func afterScreen(
+        _ exchange: LoopExchange,
+        context: ChannelHandlerContext,
+        then judge: @escaping (LoopProxyHandler, ChannelHandlerContext) -> Void
+    ) {
+        guard let screening = exchange.screening else { return judge(self, context) }
+        let bound = NIOLoopBound((self, context, exchange, judge), eventLoop: context.eventLoop)
         screening.whenComplete { screen in
-            let (handler, context, exchange) = bound.value
+            let (handler, context, exchange, judge) = bound.value
             // The connection closed meanwhile: the client's place is given back only now.
             guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             guard case .success = screen else { return handler.handOverComplete(exchange, context: context) }
-            handler.verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+            judge(handler, context)
         }
     }
 
@@ -272,18 +281,22 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let received = exchange.receivedTarget
         // A body that came whole in the read of its head (or was taken up after an answer) was
         // not screened while it was read: screened if its verify refuses it.
-        let unscreened = exchange.screening == nil && !monitored && hasBody(head, context: context)
+        let late = exchange.screening == nil ? exchange.screen : nil
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
-        executor.run { try await verifier.judge(head, body: body, receivedTarget: received, screen: unscreened) }.whenComplete { verdict in
+        executor.run {
+            try await LoopScreen.judging(late, head, receivedTarget: received) {
+                try await verifier.judge(head, body: body, receivedTarget: received)
+            }
+        }.whenComplete { verdict in
             let (handler, context, exchange) = bound.value
             // The connection closed meanwhile: the client's place is given back only now.
             guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             switch verdict {
-            case .success(.admitted(let identity, let message)):
+            case .success((let identity, let message)?):
                 handler.state = .forwarding(exchange)
                 exchange.admitted(identity, message: message, monitored: monitored)
                 handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
-            case .success(.screenedOut):
+            case .success(nil):
                 handler.handOverComplete(exchange, context: context)
             case .failure(let refusal):
                 handler.refused(exchange, refusal, monitored: monitored, snapshot: snapshot, context: context)
@@ -303,30 +316,37 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         guard let executor else { return }
         let head = exchange.routedHead
         let body = exchange.body
-        let received = exchange.receivedTarget
+        let target = exchange.receivedTarget
         let client = exchange.client
         let channel = context.channel
+        // Screened, where its route screens signatures, if its gate refuses it (as ``verify``).
+        let late = exchange.screening == nil ? exchange.screen : nil
+        let received = exchange.head
         let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
         executor.run {
-            try await authenticator.judge(
-                head,
-                body: body,
-                receivedTarget: received,
-                client: client,
-                channel: channel,
-                maximumBodyBytes: snapshot.maximumBodyBytes,
-                storeTimeout: snapshot.storeTimeout,
-                logger: snapshot.logger
-            )
+            try await LoopScreen.judging(late, received, receivedTarget: target) {
+                try await authenticator.judge(
+                    head,
+                    body: body,
+                    receivedTarget: target,
+                    client: client,
+                    channel: channel,
+                    maximumBodyBytes: snapshot.maximumBodyBytes,
+                    storeTimeout: snapshot.storeTimeout,
+                    logger: snapshot.logger
+                )
+            }
         }.whenComplete { judged in
             let (handler, context, exchange) = bound.value
             // The connection closed meanwhile: the client's place is given back only now.
             guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             switch judged {
-            case .success(let admitted):
+            case .success(let admitted?):
                 handler.state = .forwarding(exchange)
                 exchange.admitted(admitted, monitored: monitored)
                 handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
+            case .success(nil):
+                handler.handOverComplete(exchange, context: context)
             case .failure(let refusal):
                 handler.refused(exchange, refusal, monitored: monitored, snapshot: snapshot, context: context)
             }
@@ -371,9 +391,9 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if case .collecting(let exchange) = state, let verifier = exchange.unscreened {
-            exchange.unscreened = nil
-            screen(exchange, verifier, context: context)
+        if case .collecting(let exchange) = state, exchange.screenPending, let screen = exchange.screen {
+            exchange.screenPending = false
+            self.screen(exchange, screen, context: context)
         }
         context.fireChannelReadComplete()
     }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import Crypto
 import Foundation
 import NIOHTTP1
 import SignetCore
@@ -235,5 +236,55 @@ import Testing
         #expect(answers[0].hasSuffix("\n401") && answers[0].contains("certificate"), "\(answers[0])")
         #expect(answers[0] == answers[1], "\(answers[0]) | \(answers[1])")
         #expect(plane.refusedCount == 1)
+    }
+
+    /// A `play-integrity` route's gate verifies a signature too: on the loop its head is screened
+    /// as a signature route's — an unsigned body announced and never sent is refused from its
+    /// head, not waited for — and a device's signed request without a verdict is refused by the
+    /// gate on the loop, as on Hummingbird's path.
+    @Test func aPlayIntegrityRouteIsScreenedFromItsHeadAndJudgedOnTheLoop() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-loop-play-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let decryptionFile = folder.appendingPathComponent("play-decryption.txt")
+        try Data(Base64.encode(Array(repeating: 7, count: 32)).utf8).write(to: decryptionFile)
+        let verificationFile = folder.appendingPathComponent("play-verification.txt")
+        try Data(Base64.encode(Array(P256.Signing.PrivateKey().publicKey.derRepresentation)).utf8).write(to: verificationFile)
+        let harness = try await GatewayHarness.start {
+            $0.androidAttestation?.playIntegrity = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
+            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
+            $0.responseSigning = nil
+        }
+        Cleanup.after {
+            try await harness.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let plane = Self.plane(harness)
+        let snapshot = try #require(plane.snapshot)
+        let device = try await harness.register(.p256)
+        let message = try HTTPMessage.request(
+            method: "POST", uri: harness.base + "/echo/purchase/1", fields: [("Content-Type", "application/json")], body: Array("{}".utf8))
+        let signed = Array(
+            GatewayHardeningTests.raw(try device.signer.sign(message, created: Date(), nonce: Nonce.random()))
+                .replacingOccurrences(of: "Connection: close\r\n", with: "").utf8)
+        let cases: [(String, [UInt8], String)] = [
+            ("an unsigned body never sent", Array("POST /echo/purchase/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n".utf8), "signature_missing"),
+            ("signed, without a verdict", signed, "token_missing"),
+        ]
+        for (name, bytes, reason) in cases {
+            var answers: [String] = []
+            for loop in [true, false] {
+                plane.replace(with: loop ? snapshot : nil)
+                let connection = try await RawConnection.open(port: harness.port)
+                try await connection.send(bytes)
+                answers.append(try await connection.response(timeout: .seconds(5)))
+                await connection.close()
+            }
+            #expect(RawHTTP.reason(answers[0]) == reason, "\(name): \(answers[0])")
+            #expect(RawHTTP.status(answers[0]) == RawHTTP.status(answers[1]) && RawHTTP.reason(answers[0]) == RawHTTP.reason(answers[1]), "\(name): \(answers[1])")
+        }
+        // The signed one was refused by its gate on the loop (its nonce unclaimed: a refused
+        // request claims none); the unsigned one by Hummingbird after the loop's screen.
+        #expect(plane.refusedCount == 1)
+        #expect(plane.forwardedCount == 0)
     }
 }

@@ -113,6 +113,12 @@ struct PlayIntegrityFeature: GatewayFeature {
         )
     }
 
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``), its heads screened
+    /// as a signature route's.
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
+
     var keys: [GatewayKeyInventory.Entry] {
         var keys: [GatewayKeyInventory.Entry] = []
         if let file = settings.decryptionKeyFile { keys.append(.init(role: "Play Integrity decryption key", name: file, algorithm: "A256KW")) }

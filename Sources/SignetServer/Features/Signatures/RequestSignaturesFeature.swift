@@ -69,8 +69,7 @@ struct RequestSignaturesFeature: GatewayFeature {
                 gate: gate,
                 takesDeliveredKeys: gate.signatureKeys != nil,
                 storeTimeout: .milliseconds(dependencies.configuration.storeTimeoutMilliseconds),
-                metrics: dependencies.metrics,
-                clock: dependencies.clock
+                metrics: dependencies.metrics
             )
         )
     }

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetCore
+import SignetMiddleware
+
+/// The head screen of a request whose route needs a signature, as the event-loop data plane makes
+/// it: the screen Hummingbird's path makes before a body is read (``RequestCompletionResponder``)
+/// — the same request verifier, the route table's requirement for the request, within the
+/// request's time for the store — whatever the route's gate (a signature route's, or
+/// `play-integrity`'s, which verifies a signature too).
+struct LoopScreen: Sendable {
+    let verifier: SignetRequestVerifier
+    let requirement: AccessRequirement
+    let storeTimeout: Duration
+    let clock: @Sendable () -> Date
+
+    /// Refuses, from its head alone, a request that cannot verify
+    /// (``SignetRequestVerifier/screen(_:receivedTarget:requirement:signatureKeys:now:)``).
+    ///
+    /// - Parameter head: The head as received (its path the client's).
+    func screen(_ head: HTTPRequest, receivedTarget: String?) async throws {
+        try await StoreBudget.within(storeTimeout) {
+            try await verifier.screen(
+                Request(head: head, body: RequestBody(buffer: ByteBuffer())),
+                receivedTarget: receivedTarget,
+                requirement: requirement,
+                now: clock()
+            )
+        }
+    }
+
+    /// What `judge` made of the complete request; `nil` where `screen` — the screen of a head
+    /// that was not screened while its body came — refuses the head: that request is
+    /// Hummingbird's to refuse, as from its head.
+    ///
+    /// Hummingbird's path screens every such head first; here the screen runs only when `judge`
+    /// refused — a request its gate admits passes every check the screen makes — so for what the
+    /// screen finds before anything the gate weighs first (the key before the window), the
+    /// refusal is the screen's on both paths. Not after the store failed: the request has had its
+    /// time for the store.
+    static func judging<T: Sendable>(
+        _ screen: LoopScreen?,
+        _ head: HTTPRequest,
+        receivedTarget: String?,
+        _ judge: () async throws -> T
+    ) async throws -> T? {
+        guard let screen else { return try await judge() }
+        do {
+            return try await judge()
+        } catch {
+            guard ProblemResponse.signetError(from: error).code != .storeUnavailable else { throw error }
+            do { try await screen.screen(head, receivedTarget: receivedTarget) } catch { return nil }
+            throw error
+        }
+    }
+}
