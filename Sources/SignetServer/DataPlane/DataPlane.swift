@@ -80,31 +80,47 @@ final class DataPlane: Sendable {
 
         var signsResponses: Bool { responseSigner != nil }
 
-        /// The screen of `head`'s request, where Hummingbird's path would screen it
-        /// (``RouteTable/signature(method:path:deliversKey:)``): an enforced route that needs a
+        /// The screen of `head`'s request under `decision`, where Hummingbird's path would screen
+        /// it (``RouteTable/signature(method:path:deliversKey:)``): an enforced route that needs a
         /// signature, and no key delivered where the route takes delivered keys.
-        func screen(_ head: HTTPRequest, routedPath: String) -> LoopScreen? {
-            let delivered = head.headerFields[RequestCompletionResponder.signatureKeyField] != nil
-                || head.headerFields[RequestCompletionResponder.signatureAgentField] != nil
-            guard let requirement = routes.signature(method: head.method.rawValue, path: routedPath, deliversKey: delivered) else { return nil }
+        func screen(_ head: HTTPRequest, _ decision: Decision) -> LoopScreen? {
+            guard let requirement = decision.signature, !decision.monitored else { return nil }
+            if decision.takesDeliveredKeys,
+                head.headerFields[RequestCompletionResponder.signatureKeyField] != nil
+                    || head.headerFields[RequestCompletionResponder.signatureAgentField] != nil
+            {
+                return nil
+            }
             return LoopScreen(verifier: requestVerifier, requirement: requirement, storeTimeout: storeTimeout, clock: clock)
         }
 
-        /// The gate of the request, where the data plane answers it: a proxied method, a path
+        /// How the data plane judges a request: its route's gate, and what its head's screen needs.
+        struct Decision {
+            let gate: LoopGate
+            /// A `monitor` route (one with a gate to judge: it forwards what it would refuse, as
+            /// ``MonitoredGate`` does).
+            let monitored: Bool
+            /// What the route's signature must meet, for modes that take one.
+            let signature: AccessRequirement?
+            let takesDeliveredKeys: Bool
+        }
+
+        /// The decision on the request, where the data plane answers it: a proxied method, a path
         /// that normalises to `routedPath` outside Signet's own segments, and a route in force
-        /// whose gate runs on the loop; `monitored` for a `monitor` route (one with a gate to
-        /// judge: it forwards what it would refuse, as ``MonitoredGate`` does).
-        func gate(method: HTTPRequest.Method, routedPath: String) -> (gate: LoopGate, monitored: Bool)? {
+        /// whose gate runs on the loop.
+        func decide(method: HTTPRequest.Method, routedPath: String) -> Decision? {
             guard SignetGateway.proxiedMethods.contains(method) else { return nil }
             if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
                 return nil
             }
-            guard let route = routes.route(method: method.rawValue, path: routedPath), let gate = gates[route.access] else { return nil }
-            switch (route.mode, gate) {
-            case (.enforce, _): return (gate, false)
-            case (.monitor, .verifying), (.monitor, .authenticating): return (gate, true)
+            guard let rule = routes.rule(method: method.rawValue, path: routedPath), let gate = gates[rule.access] else { return nil }
+            let monitored: Bool
+            switch (rule.mode, gate) {
+            case (.enforce, _): monitored = false
+            case (.monitor, .verifying), (.monitor, .authenticating): monitored = true
             case (.monitor, .open): return nil
             }
+            return Decision(gate: gate, monitored: monitored, signature: rule.signature, takesDeliveredKeys: rule.takesDeliveredKeys)
         }
     }
 }

@@ -141,7 +141,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ head: HTTPRequest, context: ChannelHandlerContext) -> LoopExchange? {
         guard let snapshot = plane.snapshot, let received = head.path,
             let routed = try? RoutingPath.normalize(received),
-            let (gate, monitored) = snapshot.gate(method: head.method, routedPath: routed), Self.takes(head, gate),
+            let decision = snapshot.decide(method: head.method, routedPath: routed), Self.takes(head, decision.gate),
             // A body that waits for `100 Continue` is Hummingbird's, and so is one announced past
             // the limit (refused before it is read).
             head.headerFields[.expect] == nil,
@@ -165,7 +165,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
         // Screened at the end of this read, if its body is still to come (``channelReadComplete``);
         // a `monitor` route's never (it refuses nothing from a head).
-        if !monitored, hasBody(head, context: context), let screen = snapshot.screen(head, routedPath: routed) {
+        if hasBody(head, context: context), let screen = snapshot.screen(head, decision) {
             exchange.screen = screen
             exchange.screenPending = true
         }
@@ -228,14 +228,15 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The request is complete: judged by the configuration in force now, then forwarded.
     private func complete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
-        guard let snapshot = plane.snapshot, let (gate, monitored) = snapshot.gate(method: exchange.head.method, routedPath: exchange.routedPath),
-            Self.takes(exchange.head, gate)
+        guard let snapshot = plane.snapshot, let decision = snapshot.decide(method: exchange.head.method, routedPath: exchange.routedPath),
+            Self.takes(exchange.head, decision.gate)
         else {
             // A reload made it another gate's.
             return handOver(exchange, then: .end(nil), context: context)
         }
         exchange.begin(snapshot: snapshot)
-        switch gate {
+        let monitored = decision.monitored
+        switch decision.gate {
         case .open(let admit):
             state = .forwarding(exchange)
             forward(exchange, snapshot: snapshot, context: context, admit: admit)

@@ -83,6 +83,12 @@ struct RouteTable: Sendable {
         return entry.mode == .monitor ? nil : entry.signature
     }
 
+    /// The configured rule that decides the request, where one matches: the event-loop data
+    /// plane's one lookup per request (its gate, and whether to screen the head).
+    func rule(method: String, path: String) -> Entry? {
+        entry(method: method, path: path)
+    }
+
     /// What decides the request — its access and mode — where a configured rule matches.
     func route(method: String, path: String) -> (access: GatewayConfiguration.Route.Access, mode: GatewayConfiguration.Route.Mode)? {
         entry(method: method, path: path).map { ($0.access, $0.mode) }
