@@ -28,9 +28,8 @@ public struct Admission: Sendable {
     /// leaves, on either of the gateway's paths.
     public var answerFields: HTTPFields
     /// Applied to the whole answer before it leaves, where its fields depend on the answer itself
-    /// (Digest's `Authentication-Info` over the body, `qop=auth-int`); `nil` for none. A gate
-    /// whose admissions have one runs on Hummingbird's path only: the event-loop data plane
-    /// streams answers it does not sign.
+    /// (Digest's `Authentication-Info` over the body, `qop=auth-int`); `nil` for none. The
+    /// gateway's event-loop data plane holds such an answer whole for it.
     public var answering: (@Sendable (inout Response) async throws -> Void)?
 
     public init(

@@ -45,15 +45,15 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         self.clock = clock
     }
 
-    public func handle(
-        _ request: Request,
-        context: Context,
-        next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
+    /// A signed request on a `password-or-device` route: the device branch, the verification
+    /// middleware with this route's requirement (checked before any cryptography or nonce claim).
+    /// Otherwise the password branch: the login, the credentials removed before the upstream, and
+    /// Digest's `Authentication-Info` on the answer. One authenticator either way, so every path
+    /// that runs the gate (Hummingbird's, the gateway's event-loop data plane) runs both branches.
+    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         if let signatures, request.headers[.signatureInput] != nil || request.headers[.signature] != nil {
-            // The device branch is the verification middleware with this route's requirement
-            // (checked before any cryptography or nonce claim); password material it carries goes
-            // no further — so a signature may not vouch for it: the upstream would never get it.
+            // Password material a signed request carries goes no further — so a signature may not
+            // vouch for it: the upstream would never get it.
             if !route.keepAuthorization, Self.carriesPassword(request), Self.coversAuthorization(request) {
                 throw SignetError(.malformedHeader, "the signature covers Authorization, whose password credentials never reach the upstream")
             }
@@ -63,16 +63,10 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
                 metrics: metrics,
                 clock: clock
             )
-            return try await devices.handle(request, context: context) { request, context in
-                try await next(Self.removingAuthorization(request, keep: route.keepAuthorization, passwordSchemesOnly: true), context)
-            }
+            let admission = try await devices.authenticate(&request, context: &context)
+            request = Self.removingAuthorization(request, keep: route.keepAuthorization, passwordSchemesOnly: true)
+            return admission
         }
-        return try await admit(request, context: context, next: next)
-    }
-
-    /// The password branch: the login, the credentials removed before the upstream, and Digest's
-    /// `Authentication-Info` on the answer.
-    public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let login: PasswordLogin
         do {
             login = try await authenticator.authenticate(&request, context: context, route: route, maximumBodyBytes: maximumBodyBytes, clock: clock)
@@ -82,6 +76,12 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
             throw refusal
         }
         request = Self.removingAuthorization(request, keep: route.keepAuthorization)
+        guard login.needsResponseBody else {
+            // Digest's `Authentication-Info` without the answer's body: known now.
+            var fields = HTTPFields()
+            if login.scheme == .digest, let info = login.authenticationInfo() { fields[.authenticationInfo] = info }
+            return Admission(login.identity, answerFields: fields)
+        }
         let limit = maximumBodyBytes
         return Admission(login.identity) { response in
             response = try await Self.authenticate(&response, login: login, maximumBodyBytes: limit)

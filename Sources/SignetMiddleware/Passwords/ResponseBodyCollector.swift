@@ -5,19 +5,19 @@ import NIOCore
 
 /// Collects what a response body writes, to compute something over it before it is sent; keeps at
 /// most `limit` bytes.
-final class ResponseBodyCollector: ResponseBodyWriter {
-    let limit: Int
+package final class ResponseBodyCollector: ResponseBodyWriter {
+    package let limit: Int
     private var buffer = ByteBuffer()
-    private(set) var overflowed = false
+    package private(set) var overflowed = false
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// The whole body, or `nil` when it was larger than the limit.
-    var collected: ByteBuffer? { overflowed ? nil : buffer }
+    package var collected: ByteBuffer? { overflowed ? nil : buffer }
 
-    func write(_ buffer: ByteBuffer) async throws {
+    package func write(_ buffer: ByteBuffer) async throws {
         guard !overflowed else { return }
         var buffer = buffer
         guard self.buffer.readableBytes + buffer.readableBytes <= limit else {
@@ -28,5 +28,5 @@ final class ResponseBodyCollector: ResponseBodyWriter {
         self.buffer.writeBuffer(&buffer)
     }
 
-    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    package func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }

@@ -28,6 +28,8 @@ struct LoopAuthenticator: Sendable {
         let body: ByteBuffer
         /// Set on the answer's head (``Admission/answerFields``).
         let answerFields: HTTPFields
+        /// Applied to the whole answer (``Admission/answering``): the answer is held whole for it.
+        let answering: (@Sendable (inout Response) async throws -> Void)?
     }
 
     /// Judges the complete request: admitted and counted, or its refusal as the client should see
@@ -54,11 +56,6 @@ struct LoopAuthenticator: Sendable {
             context.signet.routedPath = head.path
             context.signet.isComplete = true
             let admission = try await gate.authenticate(&request, context: &context)
-            guard admission.answering == nil else {
-                // A gate whose answer's fields depend on the whole answer stays Hummingbird's.
-                logger.error("a gate on the data plane asked to rework the whole answer; refused", metadata: ["gate": "\(type(of: gate))"])
-                throw SignetError(.internalError, "this route's gate cannot run on the data plane")
-            }
             gate.metrics?.recordAccepted(admission.identity)
             // Bounded as `GatewayProxy` bounds what it forwards, whatever the gate made of it.
             let forwarded = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
@@ -67,7 +64,8 @@ struct LoopAuthenticator: Sendable {
                 message: context.signet.verifiedMessage,
                 head: request.head,
                 body: forwarded,
-                answerFields: admission.answerFields
+                answerFields: admission.answerFields,
+                answering: admission.answering
             )
         }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import SignetCore
 import SignetMiddleware
@@ -34,6 +35,8 @@ final class LoopExchange {
     private var forwarded: HTTPRequest?
     /// Fields its gate sets on the answer (``Admission/answerFields``).
     private var admissionFields = HTTPFields()
+    /// What its gate does to the whole answer (``Admission/answering``: Digest's `auth-int` proof).
+    private(set) var answering: (@Sendable (inout Response) async throws -> Void)?
     /// Its route needs a signature and its body is still to come: the screen of its head
     /// (``LoopScreen``), begun at the end of the read that brought the head, or after its gate
     /// refused it where the body came in that read too.
@@ -103,6 +106,7 @@ final class LoopExchange {
         forwarded = admitted.head
         body = admitted.body
         admissionFields = admitted.answerFields
+        answering = admitted.answering
     }
 
     /// Its `monitor` route's gate would have refused it (`verdict`): forwarded all the same, with
@@ -117,6 +121,9 @@ final class LoopExchange {
 
     /// Its answer is signed by the gateway: held whole, then signed (``signedAnswer(_:body:)``).
     var signsAnswer: Bool { verifiedMessage != nil }
+
+    /// Its answer is held whole before it leaves: signed, or reworked by its gate.
+    var holdsAnswer: Bool { signsAnswer || answering != nil }
 
     /// The head as routing leaves it for a gate: its path the routed one.
     var routedHead: HTTPRequest {

@@ -19,8 +19,9 @@ enum LoopGate: Sendable {
 
 extension GatewayFeature {
     /// The feature's own gate for `access` as the data plane runs it (``LoopAuthenticator``): what
-    /// a feature whose gates are ``RequestAuthenticator``s, and whose admissions need no rework of
-    /// the whole answer (``Admission/answering``), returns from ``loopGate(for:listener:)``.
+    /// a feature whose gates are ``RequestAuthenticator``s returns from ``loopGate(for:listener:)``.
+    /// The data plane runs `authenticate` alone, so such a gate decides everything there: a gate
+    /// whose `handle` does more than ``RequestAuthenticator/admit(_:context:next:)`` must not opt in.
     /// A mode with a signature (`play-integrity`) has its heads screened as every signed route's
     /// (``LoopScreen``).
     func authenticatingLoopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import NIOHTTPTypes
 import SignetCore
@@ -479,6 +480,47 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         if let body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(body)), promise: nil) }
         finish(exchange)
+    }
+
+    /// An answer made whole here, reworked by its gate (``LoopExchange/answering``) as
+    /// `RequestAuthenticator.admit` has it reworked on Hummingbird's path, then its end.
+    func answer(
+        _ exchange: LoopExchange,
+        whole head: HTTPResponse,
+        body: ByteBuffer?,
+        reworkedBy answering: @escaping @Sendable (inout Response) async throws -> Void
+    ) {
+        guard let context, let executor, case .forwarding(let current) = state, current === exchange else { return }
+        let method = exchange.head.method
+        let bound = NIOLoopBound((self, exchange), eventLoop: context.eventLoop)
+        executor.run { () -> (HTTPResponse, ByteBuffer) in
+            let length = head.headerFields[.contentLength].flatMap(Int.init)
+            var response = Response(
+                status: head.status,
+                headers: head.headerFields,
+                body: ResponseBody(contentLength: length) { writer in
+                    if let body, body.readableBytes > 0 { try await writer.write(body) }
+                    try await writer.finish(nil)
+                }
+            )
+            try await answering(&response)
+            let collector = ResponseBodyCollector(limit: .max)
+            try await response.body.write(collector)
+            var reworked = HTTPResponse(status: response.status, headerFields: response.headers)
+            let content = collector.collected ?? ByteBuffer()
+            // Whole: its length is known (a HEAD answer keeps the upstream's).
+            if method != .head, reworked.status.code >= 200, reworked.status != .noContent, reworked.status != .notModified {
+                reworked.headerFields[.contentLength] = String(content.readableBytes)
+                reworked.headerFields[.transferEncoding] = nil
+            }
+            return (reworked, content)
+        }.whenComplete { result in
+            let (handler, exchange) = bound.value
+            switch result {
+            case .success(let (reworked, content)): handler.answer(exchange, whole: reworked, body: content)
+            case .failure(let error): handler.refuse(exchange, error)
+            }
+        }
     }
 
     func answer(_ exchange: LoopExchange, body: ByteBuffer) -> Bool {

@@ -14,7 +14,9 @@ import SignetMiddleware
 ///
 /// An answer the gateway signs (to a verified request, where `responseSigning` is configured) is
 /// held whole — at most ``SignetGateway/maximumBufferedResponseBytes`` — then signed and written,
-/// as `GatewayProxy` does: its signature covers its digest.
+/// as `GatewayProxy` does: its signature covers its digest. So is one its gate reworks
+/// (``LoopExchange/answering``: Digest's `auth-int` proof over the body), which past that bound
+/// streams on as it is — what the gate itself does with an answer too long for it.
 final class LoopRelay: UpstreamSink {
     private weak var handler: LoopProxyHandler?
     private let exchange: LoopExchange
@@ -23,6 +25,8 @@ final class LoopRelay: UpstreamSink {
     private var held: (head: HTTPResponse, body: [ByteBuffer])?
     /// The answer is signed: held whole, in one buffer, until its end.
     private let signs: Bool
+    /// The answer is held whole (signed, or reworked by its gate) until its end.
+    private var holds: Bool
     private var whole = ByteBuffer()
     private var headWritten = false
     private var paused = false
@@ -32,6 +36,7 @@ final class LoopRelay: UpstreamSink {
         self.handler = handler
         self.exchange = exchange
         signs = exchange.signsAnswer
+        holds = exchange.holdsAnswer
     }
 
     var abandoned: Bool { over }
@@ -49,9 +54,10 @@ final class LoopRelay: UpstreamSink {
         guard !over else { return }
         // A HEAD answer has no body, whatever comes.
         guard exchange.head.method != .head else { return }
-        if signs {
+        if holds {
             // Copied into one buffer as it comes: parts kept apart would each pin a read buffer.
             guard whole.readableBytes + part.readableBytes <= SignetGateway.maximumBufferedResponseBytes else {
+                guard signs else { return streamOn(part) }
                 let limit = SignetGateway.maximumBufferedResponseBytes
                 return fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(limit) bytes that can be signed"))
             }
@@ -69,8 +75,8 @@ final class LoopRelay: UpstreamSink {
     }
 
     func upstreamReadComplete() {
-        // A signed answer leaves at its end.
-        guard !over, !signs else { return }
+        // An answer held whole leaves at its end.
+        guard !over, !holds else { return }
         // The answer goes on beyond this read: it streams, its length (or chunking) the upstream's.
         if let (head, body) = held {
             held = nil
@@ -84,9 +90,9 @@ final class LoopRelay: UpstreamSink {
         guard !over else { return }
         over = true
         upstream = nil
-        if signs, let (head, _) = held {
+        if holds, let (head, _) = held {
             held = nil
-            return sign(head, whole)
+            return finishWhole(head, whole)
         }
         if let (head, body) = held {
             held = nil
@@ -114,16 +120,38 @@ final class LoopRelay: UpstreamSink {
         }
     }
 
-    /// Signs the whole answer and writes it; one that cannot be signed is refused as
-    /// `GatewayProxy` refuses it.
-    private func sign(_ head: HTTPResponse, _ body: ByteBuffer) {
+    /// Signs the whole answer, has its gate rework it, and writes it; one that cannot be signed is
+    /// refused as `GatewayProxy` refuses it.
+    private func finishWhole(_ head: HTTPResponse, _ body: ByteBuffer) {
+        let answer: HTTPResponse
+        let content: ByteBuffer?
         do {
-            let (answer, content) = try exchange.signedAnswer(head, body: body)
-            headWritten = true
-            handler?.answer(exchange, whole: answer, body: content)
+            (answer, content) = signs ? try exchange.signedAnswer(head, body: body) : (exchange.answerHead(head), body)
         } catch {
             handler?.refuse(exchange, error)
+            return
         }
+        guard let answering = exchange.answering else {
+            headWritten = true
+            handler?.answer(exchange, whole: answer, body: content)
+            return
+        }
+        // Nothing written until it is reworked: a client gone meanwhile is logged as gone.
+        handler?.answer(exchange, whole: answer, body: content, reworkedBy: answering)
+    }
+
+    /// Past the bound of what is held: an answer held only for its gate's rework streams on as
+    /// it is, what was held first.
+    private func streamOn(_ part: ByteBuffer) {
+        holds = false
+        if let (head, _) = held {
+            held = nil
+            writeHead(head)
+        }
+        let first = whole
+        whole = ByteBuffer()
+        if first.readableBytes > 0 { _ = handler?.answer(exchange, body: first) }
+        upstreamBody(part)
     }
 
     /// The answer cannot be delivered: the upstream's connection closed (it cannot be reused

@@ -74,4 +74,10 @@ struct PasswordsFeature: GatewayFeature {
             clock: d.clock
         )
     }
+
+    /// The same gate, run by the event-loop data plane (``LoopAuthenticator``); an `auth-int`
+    /// login's answer held whole there for its proof.
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        authenticatingLoopGate(for: access, listener: listener)
+    }
 }
