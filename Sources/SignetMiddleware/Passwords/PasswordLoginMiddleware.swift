@@ -83,8 +83,9 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
             return Admission(login.identity, answerFields: fields)
         }
         let limit = maximumBodyBytes
+        let method = request.method
         return Admission(login.identity) { response in
-            response = try await Self.authenticate(&response, login: login, maximumBodyBytes: limit)
+            response = try await Self.authenticate(&response, login: login, maximumBodyBytes: limit, method: method)
         }
     }
 
@@ -118,7 +119,14 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
     /// Adds `Authentication-Info` to a Digest login's answer. For `auth-int` the proof covers the
     /// body, so only an answer of known length within `maximumBodyBytes` is read to compute it; any
     /// other streams through as it is, without the proof (which RFC 7616 allows).
-    static func authenticate(_ response: inout Response, login: PasswordLogin, maximumBodyBytes: Int) async throws -> Response {
+    /// An answer without content (to `HEAD`, a `204`, a `304`) keeps its framing: its proof covers
+    /// the empty body it has.
+    static func authenticate(
+        _ response: inout Response,
+        login: PasswordLogin,
+        maximumBodyBytes: Int,
+        method: HTTPRequest.Method
+    ) async throws -> Response {
         guard login.scheme == .digest else { return response }
         guard login.needsResponseBody else {
             if let info = login.authenticationInfo() { response.headers[.authenticationInfo] = info }
@@ -134,8 +142,9 @@ public struct PasswordLoginMiddleware<Context: SignetRequestContextProtocol>: Ro
         }
         var headers = response.headers
         if let info = login.authenticationInfo(responseBody: Array(buffer: body)) { headers[.authenticationInfo] = info }
-        headers[.contentLength] = String(body.readableBytes)
-        return Response(status: response.status, headers: headers, body: .init(byteBuffer: body))
+        let hasContent = method != .head && response.status.code >= 200 && ![204, 304].contains(response.status.code)
+        if hasContent { headers[.contentLength] = String(body.readableBytes) }
+        return Response(status: response.status, headers: headers, body: hasContent ? .init(byteBuffer: body) : ResponseBody { try await $0.finish(nil) })
     }
 }
 

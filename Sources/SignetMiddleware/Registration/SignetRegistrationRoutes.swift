@@ -331,7 +331,7 @@ public struct SignetRegistrationRoutes<Context: SignetRequestContextProtocol>: S
     func answered(_ response: Response, login: PasswordLogin?) async throws -> Response {
         guard let login else { return response }
         var response = response
-        return try await PasswordLoginMiddleware<Context>.authenticate(&response, login: login, maximumBodyBytes: Self.maximumRegistrationBytes)
+        return try await PasswordLoginMiddleware<Context>.authenticate(&response, login: login, maximumBodyBytes: Self.maximumRegistrationBytes, method: .post)
     }
 
     // MARK: Admin

@@ -494,7 +494,10 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let method = exchange.head.method
         let bound = NIOLoopBound((self, exchange), eventLoop: context.eventLoop)
         executor.run { () -> (HTTPResponse, ByteBuffer) in
-            let length = head.headerFields[.contentLength].flatMap(Int.init)
+            // The length as `GatewayProxy` hands the answer on: a whole one's own (up to what the
+            // upstream connection reads whole), else the upstream's field, as for `HEAD`.
+            let size = body?.readableBytes ?? 0
+            let length = method == .head || size > UpstreamExchangeHandler.wholeAnswerBytes ? nil : size
             var response = Response(
                 status: head.status,
                 headers: head.headerFields,
@@ -516,6 +519,12 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return (reworked, content)
         }.whenComplete { result in
             let (handler, exchange) = bound.value
+            guard case .forwarding(let current) = handler.state, current === exchange else {
+                // The client left while it was reworked: logged as its doing, as before a head.
+                exchange.refused(SignetError(.clientClosedRequest, "the client closed the connection before its answer"))
+                exchange.logAnswer(status: ProblemResponse.status(for: .clientClosedRequest).code)
+                return
+            }
             switch result {
             case .success(let (reworked, content)): handler.answer(exchange, whole: reworked, body: content)
             case .failure(let error): handler.refuse(exchange, error)

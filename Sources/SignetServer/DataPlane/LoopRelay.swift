@@ -27,6 +27,9 @@ final class LoopRelay: UpstreamSink {
     private let signs: Bool
     /// The answer is held whole (signed, or reworked by its gate) until its end.
     private var holds: Bool
+    /// The most it holds: what can be signed, or — held only for its gate's rework — what the gate
+    /// reworks (`maxBodyBytes`, as Digest's proof reads at most), past which it streams on.
+    private let holdLimit: Int
     private var whole = ByteBuffer()
     private var headWritten = false
     private var paused = false
@@ -37,6 +40,8 @@ final class LoopRelay: UpstreamSink {
         self.exchange = exchange
         signs = exchange.signsAnswer
         holds = exchange.holdsAnswer
+        let signable = SignetGateway.maximumBufferedResponseBytes
+        holdLimit = signs ? signable : min(signable, exchange.snapshot?.maximumBodyBytes ?? signable)
     }
 
     var abandoned: Bool { over }
@@ -47,6 +52,8 @@ final class LoopRelay: UpstreamSink {
 
     func upstreamHead(_ head: HTTPResponse) {
         guard !over else { return }
+        // Announced past what its gate reworks: it streams as it is from its head.
+        if holds, !signs, let length = head.headerFields[.contentLength].flatMap(Int.init), length > holdLimit { holds = false }
         held = (head, [])
     }
 
@@ -56,10 +63,9 @@ final class LoopRelay: UpstreamSink {
         guard exchange.head.method != .head else { return }
         if holds {
             // Copied into one buffer as it comes: parts kept apart would each pin a read buffer.
-            guard whole.readableBytes + part.readableBytes <= SignetGateway.maximumBufferedResponseBytes else {
+            guard whole.readableBytes + part.readableBytes <= holdLimit else {
                 guard signs else { return streamOn(part) }
-                let limit = SignetGateway.maximumBufferedResponseBytes
-                return fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(limit) bytes that can be signed"))
+                return fail(SignetError(.upstreamUnavailable, "the upstream's answer exceeds the \(holdLimit) bytes that can be signed"))
             }
             whole.writeImmutableBuffer(part)
             return
@@ -136,7 +142,7 @@ final class LoopRelay: UpstreamSink {
             handler?.answer(exchange, whole: answer, body: content)
             return
         }
-        // Nothing written until it is reworked: a client gone meanwhile is logged as gone.
+        // Nothing written until it is reworked: a client gone meanwhile is logged as gone there.
         handler?.answer(exchange, whole: answer, body: content, reworkedBy: answering)
     }
 

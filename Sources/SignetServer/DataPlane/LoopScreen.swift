@@ -52,7 +52,13 @@ struct LoopScreen: Sendable {
             return try await judge()
         } catch {
             guard ProblemResponse.signetError(from: error).code != .storeUnavailable else { throw error }
-            do { try await screen.screen(head, receivedTarget: receivedTarget) } catch { return nil }
+            do {
+                try await screen.screen(head, receivedTarget: receivedTarget)
+            } catch let screened {
+                // Only a judgement of the head is Hummingbird's to make again; the screen's own
+                // failure (the store, its time) leaves the gate's refusal standing.
+                if MonitoredGate.isVerdict(ProblemResponse.signetError(from: screened).code) { return nil }
+            }
             throw error
         }
     }

@@ -2,6 +2,7 @@
 import Foundation
 import NIOHTTP1
 import SignetCore
+import SignetMiddleware
 @testable import SignetServer
 import SignetTestSupport
 import Testing
@@ -98,5 +99,40 @@ import Testing
         #expect(plane.forwardedCount == 0)
         // Each on the loop, with the two challenges asked for on the loop's leg.
         #expect(plane.refusedCount == cases.count + 2)
+    }
+
+    /// An `auth-int` login's answer is proven where the gate can read it whole (within
+    /// `maxBodyBytes`) and streams as it is past that, on the loop as on Hummingbird's path.
+    @Test func anAuthIntAnswerIsProvenWithinTheLimitAndStreamsPastItEitherWay() async throws {
+        let harness = try await GatewayHarness.startWithPasswords {
+            $0.routes.insert(.init(prefix: "/large", access: .password(.init(requireAuthInt: true))), at: 0)
+        }
+        Cleanup.after { try await harness.stop() }
+        let plane = harness.gateway.listeners.dataPlane
+        let snapshot = try #require(plane.snapshot)
+        try await harness.putUser(Self.user, password: Self.password)
+        let limit = harness.gateway.configuration.maxBodyBytes
+        for (size, proven) in [(1000, true), (limit + 1000, false)] {
+            let path = "/large/\(size)"
+            for loop in [true, false] {
+                plane.replace(with: loop ? snapshot : nil)
+                let forwarded = plane.forwardedCount
+                let challenge = try await harness.challenge(path)
+                let credentials = GatewayHarness.digest(challenge, user: Self.user, password: Self.password, uri: path, qop: .authInt)
+                let answer = try await GatewayHarness.send(method: "GET", url: harness.base + path, headers: [("Authorization", credentials.fieldValue)])
+                #expect(answer.status == 200 && answer.body.count == size, "\(size) \(loop): \(answer.status) \(answer.body.count)")
+                #expect(plane.forwardedCount == forwarded + (loop ? 1 : 0))
+                let info = answer.headers["Authentication-Info"].first
+                #expect((info != nil) == proven, "\(size) \(loop): \(answer.headers)")
+                if let info {
+                    let parsed = try HTTPAuthentication(credentials: "Digest " + info)
+                    #expect(
+                        parsed["rspauth"]
+                            == DigestResponse.rspauth(
+                                ha1: Self.ha1(), nonce: challenge.nonce, nc: "00000001", cnonce: credentials.cnonce, qop: .authInt,
+                                uri: path, responseBody: answer.body, algorithm: .sha256))
+                }
+            }
+        }
     }
 }
