@@ -3,7 +3,7 @@ import SignetMiddleware
 
 /// A route's gate as the event-loop data plane runs it, on the connection's loop, with the
 /// request complete (``GatewayFeature/loopGate(for:listener:)``). A route whose owner gives none
-/// — a password login, a known agent's signature — is answered by Hummingbird
+/// is answered by Hummingbird
 /// (``GatewayFeature/gate(for:listener:)``), so the data plane never decides less than the gate
 /// would.
 enum LoopGate: Sendable {

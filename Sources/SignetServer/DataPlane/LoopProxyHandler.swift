@@ -142,7 +142,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ head: HTTPRequest, context: ChannelHandlerContext) -> LoopExchange? {
         guard let snapshot = plane.snapshot, let received = head.path,
             let routed = try? RoutingPath.normalize(received),
-            let decision = snapshot.decide(method: head.method, routedPath: routed), Self.takes(head, decision.gate),
+            let decision = snapshot.decide(method: head.method, routedPath: routed),
             // A body that waits for `100 Continue` is Hummingbird's, and so is one announced past
             // the limit (refused before it is read).
             head.headerFields[.expect] == nil,
@@ -171,12 +171,6 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             exchange.screenPending = true
         }
         return exchange
-    }
-
-    /// Whether the data plane takes `head`'s request under `gate`.
-    private static func takes(_ head: HTTPRequest, _ gate: LoopGate) -> Bool {
-        guard case .verifying(let verifier) = gate else { return true }
-        return verifier.takes(head)
     }
 
     /// A request with a body to read, as ``RequestCompletionResponder`` decides it.
@@ -229,9 +223,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The request is complete: judged by the configuration in force now, then forwarded.
     private func complete(_ exchange: LoopExchange, context: ChannelHandlerContext) {
-        guard let snapshot = plane.snapshot, let decision = snapshot.decide(method: exchange.head.method, routedPath: exchange.routedPath),
-            Self.takes(exchange.head, decision.gate)
-        else {
+        guard let snapshot = plane.snapshot, let decision = snapshot.decide(method: exchange.head.method, routedPath: exchange.routedPath) else {
             // A reload made it another gate's.
             return handOver(exchange, then: .end(nil), context: context)
         }

@@ -12,19 +12,12 @@ import SignetMiddleware
 /// the store (``StoreBudget``), as ``RequestCompletionResponder`` does. Its head is screened as
 /// every signed route's is (``LoopScreen``).
 struct LoopVerifier: Sendable {
+    /// The route's middleware: keys from the store, or delivered with the request where the
+    /// route takes them (`Signature-Key`, a known agent's `Signature-Agent`), whose heads are not
+    /// screened on either path (``DataPlane/Snapshot/screen(_:_:)``).
     let gate: SignetVerificationMiddleware<SignetRequestContext>
-    /// The route takes keys a request delivers (`Signature-Key`, `Signature-Agent`): such a
-    /// request is resolved from its whole signature, and is Hummingbird's.
-    let takesDeliveredKeys: Bool
     let storeTimeout: Duration
     let metrics: SignetMetrics
-
-    /// Whether the data plane verifies `head`'s request; one delivering a key goes to Hummingbird.
-    func takes(_ head: HTTPRequest) -> Bool {
-        !takesDeliveredKeys
-            || (head.headerFields[RequestCompletionResponder.signatureKeyField] == nil
-                && head.headerFields[RequestCompletionResponder.signatureAgentField] == nil)
-    }
 
     /// Who the complete request is from, and the message that verified (what a signed answer is
     /// bound to), counted; or its refusal, as the client should see it (`SignetError` or

@@ -19,10 +19,14 @@ import Testing
     /// What a PoP of a device's consent to attest a key it names is for.
     static let consent = AppTokenTests.issuer + "/signet/v1/client-attestations"
 
-    static func start(clock: ManualClock? = nil, adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayHarness {
+    static func start(
+        clock: ManualClock? = nil,
+        transport: GatewayHarness.Transport = .router,
+        adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayHarness {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-attester-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return try await GatewayHarness.start(transport: .router, clock: clock) { configuration in
+        return try await GatewayHarness.start(transport: transport, clock: clock) { configuration in
             configuration.tokens = .init(issuer: AppTokenTests.issuer, audience: ["scores"], keyFile: folder.appendingPathComponent("tokens.pem").path)
             configuration.clientAttestation = .init(clientId: clientID, audience: audience)
             configuration.routes.insert(contentsOf: [

@@ -13,8 +13,11 @@ import Testing
 /// `cnf.jwk` signs for the attested device; every refusal with its code, the draft's
 /// `Signature-Error`, and what the route takes.
 @Suite(.awaitsCleanups) struct SignatureKeyTests {
-    static func start(_ adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }) async throws -> GatewayHarness {
-        try await ClientAttestationTests.start { configuration in
+    static func start(
+        transport: GatewayHarness.Transport = .router,
+        _ adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> GatewayHarness {
+        try await ClientAttestationTests.start(transport: transport) { configuration in
             adjust(&configuration)
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/open-keys", access: .init(mode: "verified", options: ["signatureKey": .string("hwk, jwt")])),

@@ -2,7 +2,7 @@
 import Foundation
 import NIOHTTP1
 import SignetCore
-import SignetServer
+@testable import SignetServer
 import SignetTestSupport
 import Testing
 
@@ -30,13 +30,19 @@ import Testing
         return try JSONSerialization.data(withJSONObject: ["keys": entries])
     }
 
-    static func start(publishing keys: [SigningKey], directory path: String = "", requireSigned: Bool = false) async throws -> Setup {
+    static func start(
+        publishing keys: [SigningKey],
+        directory path: String = "",
+        requireSigned: Bool = false,
+        transport: GatewayHarness.Transport = .router
+    ) async throws -> Setup {
         let folder = try SignetProcess.temporaryDirectory()
         let file = folder.appendingPathComponent("directory.json")
         try Self.directoryJSON(keys).write(to: file)
         let server = try await PythonServer("agent_directory_peer.py", [file.path])
         let clock = ManualClock()
-        let harness = try await GatewayHarness.start(store: .memory, transport: .router, clock: clock) { configuration in
+        // Over sockets the gateway keeps real time; the manual clock, never advanced there, says it.
+        let harness = try await GatewayHarness.start(store: .memory, transport: transport, clock: transport == .router ? clock : nil) { configuration in
             configuration.webBotAuth = .init(
                 agents: [.init(name: "example-bot", directory: "http://127.0.0.1:\(server.port)\(path)")],
                 tags: ["web-bot-auth", "agent-browser-auth"]
@@ -85,9 +91,11 @@ import Testing
         Int(try await GatewayHarness.send(method: "GET", url: setup.origin + "/fetches").text) ?? -1
     }
 
-    @Test func aKnownAgentSignsWithTheKeyItPublishes() async throws {
+    /// Over real sockets too, where the event-loop data plane verifies agents (issue 39).
+    @Test(arguments: [GatewayHarness.Transport.router, .sockets])
+    func aKnownAgentSignsWithTheKeyItPublishes(_ transport: GatewayHarness.Transport) async throws {
         let key = try SigningKey.generate(.ed25519)
-        let setup = try await Self.start(publishing: [key])
+        let setup = try await Self.start(publishing: [key], transport: transport)
         Cleanup.after {
             try await setup.harness.stop()
             setup.directory.stop()
@@ -112,11 +120,16 @@ import Testing
         #expect(try await Self.get(setup, "/echo/elsewhere", key: key).status == 401)
         // Many requests, one fetch.
         #expect(try await Self.fetches(setup) == 1)
+        if transport == .sockets {
+            // The four admitted ones (two agents', one device's on the mixed route) on the loop.
+            #expect(setup.harness.gateway.listeners.dataPlane.forwardedCount == 4)
+        }
     }
 
-    @Test func everyWayAnAgentsSignatureCanBeWrongIsRefused() async throws {
+    @Test(arguments: [GatewayHarness.Transport.router, .sockets])
+    func everyWayAnAgentsSignatureCanBeWrongIsRefused(_ transport: GatewayHarness.Transport) async throws {
         let key = try SigningKey.generate(.ed25519)
-        let setup = try await Self.start(publishing: [key])
+        let setup = try await Self.start(publishing: [key], transport: transport)
         Cleanup.after {
             try await setup.harness.stop()
             setup.directory.stop()

@@ -67,7 +67,6 @@ struct RequestSignaturesFeature: GatewayFeature {
         return .verifying(
             LoopVerifier(
                 gate: gate,
-                takesDeliveredKeys: gate.signatureKeys != nil,
                 storeTimeout: .milliseconds(dependencies.configuration.storeTimeoutMilliseconds),
                 metrics: dependencies.metrics
             )

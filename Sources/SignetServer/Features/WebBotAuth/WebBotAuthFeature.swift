@@ -83,4 +83,17 @@ struct WebBotAuthFeature: GatewayFeature {
             clock: d.clock
         )
     }
+
+    /// The same middleware, run by the event-loop data plane (``LoopVerifier``): the agent's
+    /// directory fetched (or read from its cache) in the verification's task.
+    func loopGate(for access: GatewayConfiguration.Route.Access, listener: FeatureListener) -> LoopGate? {
+        guard let gate = (try? gate(for: access, listener: listener)) as? SignetVerificationMiddleware<SignetRequestContext> else { return nil }
+        return .verifying(
+            LoopVerifier(
+                gate: gate,
+                storeTimeout: .milliseconds(dependencies.configuration.storeTimeoutMilliseconds),
+                metrics: dependencies.metrics
+            )
+        )
+    }
 }
