@@ -5,6 +5,12 @@ http-message-signatures, with the key written by Python's cryptography (not Sign
 
     signature_key_peer.py hwk ALG KEY_PEM JOSE_ALG MESSAGE.json   -> the signed message as JSON
     signature_key_peer.py jwt ALG KEY_PEM JWT MESSAGE.json        -> the signed message as JSON
+    signature_key_peer.py agent ALG KEY_PEM ORIGIN,TAG MESSAGE.json -> the signed message as JSON
+
+The agent form is Web Bot Auth (draft-meunier-web-bot-auth-architecture, draft-ietf-webbotauth-
+httpsig-protocol-01): no key in the request, `Signature-Agent: sig1="ORIGIN"` naming the agent's key
+directory, covered as its dictionary member (`"signature-agent";key="sig1"`), with `tag` (Visa's
+`agent-browser-auth`, `agent-payer-auth`, or `web-bot-auth`) and a one-hour `expires`.
 
 ALG is the RFC 9421 name (ed25519, ecdsa-p256-sha256, rsa-pss-sha512); JOSE_ALG the key's alg in the
 hwk member (Ed25519, ES256, PS512). The signature covers @method, @target-uri and signature-key, its
@@ -12,6 +18,7 @@ keyid is the key's RFC 7638 thumbprint. MESSAGE.json: {"method", "url", "headers
 "body_b64", "nonce"}.
 """
 import base64
+import datetime
 import hashlib
 import json
 import sys
@@ -60,15 +67,23 @@ def main() -> None:
         pem = handle.read()
     private_key = serialization.load_pem_private_key(pem, password=None)
     jwk = public_jwk(private_key)
-    if scheme == "hwk":
-        members = ";".join(f'{name}="{value}"' for name, value in jwk.items())
-        signature_key = f'sig1=hwk;{members};alg="{extra}"'
-    else:
-        signature_key = f'sig1=jwt;jwt="{extra}"'
     message = json.load(open(message_path))
     body = base64.b64decode(message["body_b64"])
     headers = dict(message["headers"])
-    headers["Signature-Key"] = signature_key
+    tag = None
+    expires = None
+    if scheme == "agent":
+        origin, tag = extra.rsplit(",", 1)
+        headers["Signature-Agent"] = f'sig1="{origin}"'
+        covered = ("@method", "@target-uri", '"signature-agent";key="sig1"')
+        expires = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)
+    else:
+        if scheme == "hwk":
+            members = ";".join(f'{name}="{value}"' for name, value in jwk.items())
+            headers["Signature-Key"] = f'sig1=hwk;{members};alg="{extra}"'
+        else:
+            headers["Signature-Key"] = f'sig1=jwt;jwt="{extra}"'
+        covered = ("@method", "@target-uri", "signature-key")
     request = requests.Request(message["method"], message["url"], headers=headers, data=body or None).prepare()
     key_id = thumbprint(jwk)
     signer = HTTPMessageSigner(signature_algorithm=ALGORITHMS[alg], key_resolver=MappingKeyResolver(public_keys={}, private_keys={key_id: pem}))
@@ -77,7 +92,9 @@ def main() -> None:
         key_id=key_id,
         label="sig1",
         nonce=message.get("nonce", "pyauth-nonce"),
-        covered_component_ids=("@method", "@target-uri", "signature-key"),
+        tag=tag,
+        expires=expires,
+        covered_component_ids=covered,
         body=body,
     )
     print(json.dumps({

@@ -59,4 +59,29 @@ import Testing
         let refused = try await Self.send(thief)
         #expect(refused.status >= 400 && refused.headers["Signature-Error"].first != nil, "\(refused.text)")
     }
+
+    /// A known agent (Web Bot Auth) whose request pyauth signs with Visa's tags: its key found in
+    /// the directory the agent publishes (served by Python), verified on the event-loop data
+    /// plane; a tag the gateway is not configured for is refused `tag_mismatch`.
+    @Test func pyauthSignsAsAKnownAgentWithVisasTags() async throws {
+        guard PythonPeer.available("http_message_signatures, cryptography") else { return }
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await WebBotAuthTests.start(publishing: [key], transport: .sockets)
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        for (tag, reason) in [("agent-browser-auth", nil), ("web-bot-auth", nil), ("agent-payer-auth", "tag_mismatch")] {
+            let wire = try await Self.signed("agent", "ed25519", key: key, extra: "\(setup.origin),\(tag)", url: setup.harness.base + "/echo/agents/shop")
+            let answer = try await Self.send(wire)
+            if let reason {
+                #expect(answer.status == 401 && answer.reason == reason, "\(tag): \(answer.text)")
+            } else {
+                #expect(answer.status == 200, "\(tag): \(answer.text)")
+                let echoed = answer.json["headers"] as? [String: String] ?? [:]
+                #expect(echoed["signet-agent"] == "example-bot" && echoed["signet-trust-level"] == "agent", "\(tag): \(echoed)")
+            }
+        }
+        #expect(setup.harness.gateway.listeners.dataPlane.forwardedCount == 2)
+    }
 }
