@@ -72,6 +72,39 @@ import Testing
         return (header ?? [:], claims ?? [:])
     }
 
+    /// An Android device registered with Key Attestation gets an attestation that says so
+    /// (`trust_level`, `platform`) of its attested key; where only attested devices are attested
+    /// (`issueTo`), its PoPs pass an attestation route as that device and a device key is refused.
+    @Test func anAndroidDeviceGetsAnAttestationOfItsAttestedKey() async throws {
+        let harness = try await Self.start { $0.clientAttestation?.issueTo = .androidKeyAttestation }
+        Cleanup.after { try await harness.stop() }
+        let android = SimulatedAndroidDevice(ca: GatewayHarness.androidCA)
+        let registered = try await harness.attestAndroid(android)
+        try #require(registered.status == 201, "\(registered.text)")
+        let device = GatewayHarness.Device(
+            key: android.signingKey,
+            keyID: try #require(registered.json["keyid"] as? String),
+            deviceID: try #require(registered.json["deviceId"] as? String),
+            algorithm: ECDSAP256SHA256()
+        )
+        let jwt = try await Self.attestation(harness, device)
+        let (_, claims) = try Self.claims(of: jwt)
+        #expect(claims["trust_level"] as? String == "android-key-attestation" && claims["platform"] as? String == "android", "\(claims)")
+        #expect(claims["device_id"] as? String == device.deviceID && claims["sub"] as? String == Self.clientID)
+        let cnf = try #require((claims["cnf"] as? [String: Any])?["jwk"] as? [String: Any])
+        #expect(cnf["x"] as? String == android.signingKey.verificationKey.jwk.x && cnf["y"] as? String == android.signingKey.verificationKey.jwk.y)
+
+        let accepted = try await Self.send(
+            harness.base + "/echo/attested/x", [("OAuth-Client-Attestation", jwt), ("OAuth-Client-Attestation-PoP", try Self.pop(android.signingKey))])
+        #expect(accepted.status == 200, "\(accepted.text)")
+        let seen = accepted.json["headers"] as? [String: String] ?? [:]
+        #expect(seen["signet-device"] == device.deviceID && seen["signet-trust-level"] == "android-key-attestation", "\(seen)")
+
+        // A device key is not attested where only Android devices are.
+        let plain = try await Self.attest(harness, try await harness.register(.p256))
+        #expect(plain.status == 403, "\(plain.text)")
+    }
+
     @Test func aVerifiedDeviceGetsAnAttestationOfItsKeyOrOfTheKeyItNames() async throws {
         let harness = try await Self.start()
         Cleanup.after { try await harness.stop() }
