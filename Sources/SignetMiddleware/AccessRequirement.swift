@@ -10,6 +10,10 @@ public enum AccessRequirement: Sendable, Hashable {
     case verified
     /// A verified client whose key has at least this trust level.
     case trustLevel(TrustLevel)
+    /// A verified client whose key has at least this trust level, or a known agent (Web Bot Auth):
+    /// a route that takes agents beside its registered clients. An agent satisfies no trust level
+    /// of its own accord; the route says it takes them.
+    case trustLevelOrAgent(TrustLevel)
     /// A client certificate from the device CA over mutual TLS, of an active device.
     case clientCertificate
     /// The seed high-score scheme: `msg` + hex `hmac` query parameters under a shared key.
@@ -36,6 +40,8 @@ public enum AccessRequirement: Sendable, Hashable {
         switch self {
         case .trustLevel(let minimum) where !level.satisfies(minimum):
             throw SignetError(.trustLevelInsufficient, "this route needs \(minimum.rawValue), the client is \(level.rawValue)")
+        case .trustLevelOrAgent(let minimum) where level != .agent && !level.satisfies(minimum):
+            throw SignetError(.trustLevelInsufficient, "this route needs \(minimum.rawValue) or a known agent, the client is \(level.rawValue)")
         case .passwordOrDevice where level < .deviceKey || owner?.user == nil:
             // The route is a user's: a device stands in for the password only if it was
             // registered after one.

@@ -38,7 +38,11 @@ import Testing
         #expect(Self.refusal { $0.routes = [route("verified", ["agents": .string("*")])] } == nil)
         #expect(Self.refusal { $0.routes = [route("agent", ["agents": .string("nobody")])] } == "routes[0].agents")
         #expect(Self.refusal { $0.routes = [route("verified", ["agents": .string("example-bot, nobody")])] } == "routes[0].agents")
-        #expect(Self.refusal { $0.routes = [route("device-key", ["agents": .string("*")])] }?.hasPrefix("routes[0]") == true, "agents only beside verified clients")
+        // Beside a trust level's devices too; not where no signature is verified.
+        #expect(Self.refusal { $0.routes = [route("device-key", ["agents": .string("*")])] } == nil)
+        #expect(Self.refusal { $0.routes = [route("attested", ["agents": .string("example-bot")])] } == nil)
+        #expect(Self.refusal { $0.routes = [route("attested", ["agents": .string("nobody")])] } == "routes[0].agents")
+        #expect(Self.refusal { $0.routes = [route("client-certificate", ["agents": .string("*")])] }?.hasPrefix("routes[0]") == true, "agents only beside signatures")
         #expect(Self.refusal {
             $0.webBotAuth = nil
             $0.routes = [route("verified", ["agents": .string("*")])]

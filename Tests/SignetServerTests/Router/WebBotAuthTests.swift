@@ -51,6 +51,8 @@ import Testing
             configuration.routes.insert(contentsOf: [
                 .init(prefix: "/echo/agents", access: .init(mode: "agent")),
                 .init(prefix: "/echo/mixed", access: .init(mode: "verified", options: ["agents": .string("*")])),
+                .init(prefix: "/echo/devices-or-agents", access: .init(mode: "device-key", options: ["agents": .string("*")])),
+                .init(prefix: "/echo/attested-or-agents", access: .init(mode: "attested", options: ["agents": .string("example-bot")])),
             ], at: 0)
         }
         return Setup(harness: harness, directory: server, file: file, clock: clock)
@@ -124,6 +126,32 @@ import Testing
             // The four admitted ones (two agents', one device's on the mixed route) on the loop.
             #expect(setup.harness.gateway.listeners.dataPlane.forwardedCount == 4)
         }
+    }
+
+    /// A trust-level route with `agents` takes known agents beside the devices its level admits,
+    /// and still refuses a client below that level (issue 42).
+    @Test func aTrustLevelRouteWithAgentsTakesThemBesideItsDevices() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let agent = try await Self.get(setup, "/echo/devices-or-agents", key: key)
+        #expect(agent.status == 200, "\(agent.text)")
+        #expect((agent.json["headers"] as? [String: String])?["signet-trust-level"] == "agent")
+        #expect(try await Self.get(setup, "/echo/attested-or-agents", key: key).status == 200)
+
+        let device = try await setup.harness.register(.p256)
+        func signed(_ path: String, by signer: MessageSigner) async throws -> GatewayHarness.Answer {
+            let request = try HTTPMessage.request(method: "GET", uri: setup.harness.base + path)
+            return try await GatewayHarness.send(try signer.sign(request, created: setup.clock.now, nonce: Nonce.random()))
+        }
+        #expect(try await signed("/echo/devices-or-agents", by: device.signer).status == 200)
+        // Below the route's level: a shared secret on a device-key route, a device key on an attested one.
+        let bank = MessageSigner(key: try SigningKey(secret: GatewayHarness.bankSecret), keyID: "bank-v1", algorithm: HMACSHA256())
+        #expect(try await signed("/echo/devices-or-agents", by: bank).reason == "trust_level_insufficient")
+        #expect(try await signed("/echo/attested-or-agents", by: device.signer).reason == "trust_level_insufficient")
     }
 
     @Test(arguments: [GatewayHarness.Transport.router, .sockets])

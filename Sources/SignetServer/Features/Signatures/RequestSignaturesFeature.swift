@@ -14,6 +14,7 @@ struct RequestSignaturesFeature: GatewayFeature {
     static let accessModes: [AccessMode] = {
         let build = GatewayConfiguration.appBuildOptions
         let keys = GatewayConfiguration.signatureKeyOption
+        let agents = WebBotAuthFeature.agentsOption
         let check: @Sendable (GatewayConfiguration.Route, GatewayConfiguration, String) throws -> Void = { route, configuration, at in
             _ = try GatewayConfiguration.signatureKeySchemes(for: route.access, configuration, at: at)
             if route.access.options[WebBotAuthFeature.agentsOption.name] != nil {
@@ -35,13 +36,14 @@ struct RequestSignaturesFeature: GatewayFeature {
             // Not on routes a plain device key passes: a re-signed binary would register one, declare
             // no build, and make the options a promise the route does not keep.
             // Registered clients and, with `agents`, known agents (Web Bot Auth) beside them.
-            AccessMode(name: "verified", options: [keys, WebBotAuthFeature.agentsOption], signature: .verified, check: check),
-            AccessMode(name: "shared-secret", options: [keys], signature: .trustLevel(.sharedSecret), check: check),
-            AccessMode(name: "device-key", options: [keys], signature: .trustLevel(.deviceKey), check: check),
-            AccessMode(name: "app-attest", options: build + [keys], signature: .trustLevel(.appAttest), check: check),
-            AccessMode(name: "android-key-attestation", options: [keys], signature: .trustLevel(.androidKeyAttestation), check: check),
+            AccessMode(name: "verified", options: [keys, agents], signature: .verified, check: check),
+            // Each trust level, and with `agents` known agents beside it (``AccessRequirement/trustLevelOrAgent(_:)``).
+            AccessMode(name: "shared-secret", options: [keys, agents], signature: .trustLevel(.sharedSecret), check: check),
+            AccessMode(name: "device-key", options: [keys, agents], signature: .trustLevel(.deviceKey), check: check),
+            AccessMode(name: "app-attest", options: build + [keys, agents], signature: .trustLevel(.appAttest), check: check),
+            AccessMode(name: "android-key-attestation", options: [keys, agents], signature: .trustLevel(.androidKeyAttestation), check: check),
             // An attested device of either platform.
-            AccessMode(name: "attested", options: build + [keys], signature: .trustLevel(.attested), check: check),
+            AccessMode(name: "attested", options: build + [keys, agents], signature: .trustLevel(.attested), check: check),
         ]
     }()
 
@@ -77,9 +79,14 @@ struct RequestSignaturesFeature: GatewayFeature {
         guard let requirement = AccessModeRegistry.mode(named: access.mode)?.signature else {
             throw ConfigurationError.invalid("routes", "routes: \(access.mode) is not a signature mode")
         }
+        var takes = requirement
+        // Known agents beside the route's own clients: an agent's key passes the trust level.
+        if case .trustLevel(let level) = requirement, access.options[WebBotAuthFeature.agentsOption.name] != nil {
+            takes = .trustLevelOrAgent(level)
+        }
         return SignetVerificationMiddleware<SignetRequestContext>(
             verifier: dependencies.requestVerifier,
-            requirement: requirement,
+            requirement: takes,
             appBuild: try GatewayConfiguration.appBuildPolicy(for: access, dependencies.configuration, at: "routes"),
             signatureKeys: try deliveredKeys(for: access),
             metrics: dependencies.metrics,
