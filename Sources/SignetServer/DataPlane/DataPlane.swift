@@ -84,11 +84,7 @@ final class DataPlane: Sendable {
         /// it (``RouteTable/signature(method:path:deliversKey:)``): an enforced route that needs a
         /// signature, and no key delivered where the route takes delivered keys.
         func screen(_ head: HTTPRequest, _ decision: Decision) -> LoopScreen? {
-            guard let requirement = decision.signature, !decision.monitored else { return nil }
-            if decision.takesDeliveredKeys,
-                head.headerFields[RequestCompletionResponder.signatureKeyField] != nil
-                    || head.headerFields[RequestCompletionResponder.signatureAgentField] != nil
-            {
+            guard let requirement = decision.rule.screening(deliversKey: { RequestCompletionResponder.deliversKey(head.headerFields) }) else {
                 return nil
             }
             return LoopScreen(verifier: requestVerifier, requirement: requirement, storeTimeout: storeTimeout, clock: clock)
@@ -97,12 +93,12 @@ final class DataPlane: Sendable {
         /// How the data plane judges a request: its route's gate, and what its head's screen needs.
         struct Decision {
             let gate: LoopGate
+            /// The route: its mode, and what its requests' heads are screened against.
+            let rule: RouteTable.Entry
+
             /// A `monitor` route (one with a gate to judge: it forwards what it would refuse, as
             /// ``MonitoredGate`` does).
-            let monitored: Bool
-            /// What the route's signature must meet, for modes that take one.
-            let signature: AccessRequirement?
-            let takesDeliveredKeys: Bool
+            var monitored: Bool { rule.mode == .monitor }
         }
 
         /// The decision on the request, where the data plane answers it: a proxied method, a path
@@ -114,13 +110,9 @@ final class DataPlane: Sendable {
                 return nil
             }
             guard let rule = routes.rule(method: method.rawValue, path: routedPath), let gate = gates[rule.access] else { return nil }
-            let monitored: Bool
-            switch (rule.mode, gate) {
-            case (.enforce, _): monitored = false
-            case (.monitor, .verifying), (.monitor, .authenticating): monitored = true
-            case (.monitor, .open): return nil
-            }
-            return Decision(gate: gate, monitored: monitored, signature: rule.signature, takesDeliveredKeys: rule.takesDeliveredKeys)
+            // A monitored `open` route has nothing to judge here: it stays Hummingbird's, as before.
+            if rule.mode == .monitor, case .open = gate { return nil }
+            return Decision(gate: gate, rule: rule)
         }
     }
 }

@@ -18,52 +18,25 @@ import SignetMiddleware
 struct LoopAuthenticator: Sendable {
     let gate: any RequestAuthenticator<SignetRequestContext>
 
-    /// The request as the gate admitted it: who it is from, and what goes upstream — the gate may
-    /// have rewritten it (credentials removed, a body decrypted, a query rebuilt).
-    struct Admitted: Sendable {
-        let identity: SignetIdentity
-        /// What verified, where the gate verified a message (an answer signed is bound to it).
-        let message: ServerMessage?
-        let head: HTTPRequest
-        let body: ByteBuffer
-        /// Set on the answer's head (``Admission/answerFields``).
-        let answerFields: HTTPFields
-        /// Applied to the whole answer (``Admission/answering``): the answer is held whole for it.
-        let answering: (@Sendable (inout Response) async throws -> Void)?
-    }
-
-    /// Judges the complete request: admitted and counted, or its refusal as the client should see
-    /// it (`SignetError` or `ChallengedRefusal`).
-    ///
-    /// - Parameters:
-    ///   - head: The request's head as routing left it: its path the routed one.
-    ///   - receivedTarget: The target as the client sent it, where routing normalised it.
-    func judge(
-        _ head: HTTPRequest,
-        body: ByteBuffer,
-        receivedTarget: String?,
-        client: String?,
-        channel: any Channel,
-        maximumBodyBytes: Int,
-        storeTimeout: Duration,
-        logger: Logger
-    ) async throws -> Admitted {
+    /// Judges the complete request, its path the routed one as routing leaves it for a gate:
+    /// admitted and counted, with the request as the gate left it, or its refusal as the client
+    /// should see it (`SignetError` or `ChallengedRefusal`).
+    func judge(_ loop: LoopRequest, maximumBodyBytes: Int, storeTimeout: Duration, logger: Logger) async throws -> LoopAdmission {
         try await StoreBudget.within(storeTimeout) {
-            var request = Request(head: head, body: RequestBody(buffer: body))
-            var context = SignetRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
-            context.signet.clientAddress = client
-            context.signet.receivedTarget = receivedTarget
-            context.signet.routedPath = head.path
+            var request = Request(head: loop.routedHead, body: RequestBody(buffer: loop.body))
+            var context = SignetRequestContext(source: ApplicationRequestContextSource(channel: loop.channel, logger: logger))
+            context.signet.clientAddress = loop.client
+            context.signet.receivedTarget = loop.receivedTarget
+            context.signet.routedPath = loop.routedPath
             context.signet.isComplete = true
             let admission = try await gate.authenticate(&request, context: &context)
             gate.metrics?.recordAccepted(admission.identity)
             // Bounded as `GatewayProxy` bounds what it forwards, whatever the gate made of it.
             let forwarded = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
-            return Admitted(
+            return LoopAdmission(
                 identity: admission.identity,
                 message: context.signet.verifiedMessage,
-                head: request.head,
-                body: forwarded,
+                forwarded: (request.head, forwarded),
                 answerFields: admission.answerFields,
                 answering: admission.answering
             )

@@ -41,10 +41,12 @@ final class LoopExchange {
     /// (``LoopScreen``), begun at the end of the read that brought the head, or after its gate
     /// refused it where the body came in that read too.
     var screen: LoopScreen?
-    /// Its head is still to be screened at the end of this read.
-    var screenPending = false
     /// The screen of its head, once begun at the end of a read.
     var screening: EventLoopFuture<Void>?
+
+    /// The screen to run after its gate refused it: its head's, where none was begun while its
+    /// body was read (it came whole in the read of its head, or was taken up after an answer).
+    var lateScreen: LoopScreen? { screening == nil ? screen : nil }
     /// The upstream side, once the request is forwarded.
     var relay: LoopRelay?
 
@@ -88,25 +90,28 @@ final class LoopExchange {
         record.update { $0.routedPath = routedPath }
     }
 
-    /// Its gate verified it as `message`: `identity` goes upstream and into its access line.
-    func admitted(_ identity: SignetIdentity, message: ServerMessage?, monitored: Bool) {
-        self.identity = identity
-        if snapshot?.signsResponses == true { verifiedMessage = message }
+    /// Its gate admitted it as `admission` says: its identity goes upstream and into its access
+    /// line, the request as the gate left it goes upstream, and the answer is signed (bound to what
+    /// verified) and carries what the gate asked for.
+    func admitted(_ admission: LoopAdmission, monitored: Bool) {
+        identity = admission.identity
+        if snapshot?.signsResponses == true { verifiedMessage = admission.message }
         if monitored { verdict = "accepted" }
-        record.update { [verdict] in
+        record.update { [identity, verdict] in
             $0.identity = identity
             $0.verdict = verdict
         }
+        if let (head, body) = admission.forwarded {
+            forwarded = head
+            self.body = body
+        }
+        admissionFields = admission.answerFields
+        answering = admission.answering
     }
 
-    /// Its gate (``LoopAuthenticator``) admitted it as `admitted` says: what goes upstream is the
-    /// request as the gate left it, and the answer carries the fields the gate asked for.
-    func admitted(_ admitted: LoopAuthenticator.Admitted, monitored: Bool) {
-        self.admitted(admitted.identity, message: admitted.message, monitored: monitored)
-        forwarded = admitted.head
-        body = admitted.body
-        admissionFields = admitted.answerFields
-        answering = admitted.answering
+    /// The complete request as the data plane hands it to its gate.
+    func request(on channel: any Channel) -> LoopRequest {
+        LoopRequest(head: head, routedPath: routedPath, body: body, receivedTarget: receivedTarget, client: client, channel: channel)
     }
 
     /// Its `monitor` route's gate would have refused it (`verdict`): forwarded all the same, with
@@ -124,13 +129,6 @@ final class LoopExchange {
 
     /// Its answer is held whole before it leaves: signed, or reworked by its gate.
     var holdsAnswer: Bool { signsAnswer || answering != nil }
-
-    /// The head as routing leaves it for a gate: its path the routed one.
-    var routedHead: HTTPRequest {
-        var routed = head
-        routed.path = routedPath
-        return routed
-    }
 
     /// The target as the client sent it, where routing normalised it: what a signature covers.
     var receivedTarget: String? {

@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SignetCore
 import SignetMiddleware
 
 /// A route's gate as the event-loop data plane runs it, on the connection's loop, with the
@@ -15,6 +19,39 @@ enum LoopGate: Sendable {
     /// Any other gate: the route's own authenticator, run on the complete request (its head
     /// screened where its mode needs a signature, as every route's that does: ``LoopScreen``).
     case authenticating(LoopAuthenticator)
+}
+
+/// A complete request as the data plane hands it to a gate, in the task that judges it.
+struct LoopRequest: Sendable {
+    /// The head as received: its path the client's.
+    let head: HTTPRequest
+    let routedPath: String
+    let body: ByteBuffer
+    /// The target as the client sent it, where routing normalised it: what a signature covers.
+    let receivedTarget: String?
+    let client: String?
+    let channel: any Channel
+
+    /// The head as routing leaves it for a gate: its path the routed one.
+    var routedHead: HTTPRequest {
+        var routed = head
+        routed.path = routedPath
+        return routed
+    }
+}
+
+/// What a gate on the data plane admitted: who the request is from, and what it needs on its way.
+struct LoopAdmission: Sendable {
+    let identity: SignetIdentity
+    /// What verified, where the gate verified a message (an answer signed is bound to it).
+    let message: ServerMessage?
+    /// The request as the gate rewrote it (credentials removed, a body decrypted, a query rebuilt);
+    /// `nil` where it goes upstream as received.
+    var forwarded: (head: HTTPRequest, body: ByteBuffer)? = nil
+    /// Set on the answer's head (``Admission/answerFields``).
+    var answerFields: HTTPFields = [:]
+    /// Applied to the whole answer (``Admission/answering``): the answer is held whole for it.
+    var answering: (@Sendable (inout Response) async throws -> Void)? = nil
 }
 
 extension GatewayFeature {

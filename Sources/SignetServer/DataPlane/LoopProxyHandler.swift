@@ -166,10 +166,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         )
         // Screened at the end of this read, if its body is still to come (``channelReadComplete``);
         // a `monitor` route's never (it refuses nothing from a head).
-        if hasBody(head, context: context), let screen = snapshot.screen(head, decision) {
-            exchange.screen = screen
-            exchange.screenPending = true
-        }
+        if hasBody(head, context: context) { exchange.screen = snapshot.screen(head, decision) }
         return exchange
     }
 
@@ -234,110 +231,69 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
             state = .forwarding(exchange)
             forward(exchange, snapshot: snapshot, context: context, admit: admit)
         case .verifying(let verifier):
-            state = .judging(exchange)
-            afterScreen(exchange, context: context) { handler, context in
-                handler.verify(exchange, verifier, monitored: monitored, snapshot: snapshot, context: context)
+            judge(exchange, monitored: monitored, snapshot: snapshot, context: context) { request in
+                try await verifier.judge(request)
             }
         case .authenticating(let authenticator):
-            state = .judging(exchange)
-            afterScreen(exchange, context: context) { handler, context in
-                handler.authenticate(exchange, authenticator, monitored: monitored, snapshot: snapshot, context: context)
-            }
-        }
-    }
-
-    /// Judges the complete request (`judge`) once its head passed the screen, where one was begun
-    /// while its body was read; a head the screen refused is Hummingbird's, which refuses it as
-    /// from its head.
-    private func afterScreen(
-        _ exchange: LoopExchange,
-        context: ChannelHandlerContext,
-        then judge: @escaping (LoopProxyHandler, ChannelHandlerContext) -> Void
-    ) {
-        guard let screening = exchange.screening else { return judge(self, context) }
-        let bound = NIOLoopBound((self, context, exchange, judge), eventLoop: context.eventLoop)
-        screening.whenComplete { screen in
-            let (handler, context, exchange, judge) = bound.value
-            // The connection closed meanwhile: the client's place is given back only now.
-            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
-            guard case .success = screen else { return handler.handOverComplete(exchange, context: context) }
-            judge(handler, context)
-        }
-    }
-
-    /// Verifies the complete request: admitted, it is forwarded; refused, it is answered here. On
-    /// a `monitor` route, a refusal that is a verdict is forwarded with it, as ``MonitoredGate``
-    /// forwards it.
-    private func verify(_ exchange: LoopExchange, _ verifier: LoopVerifier, monitored: Bool, snapshot: DataPlane.Snapshot, context: ChannelHandlerContext) {
-        guard let executor else { return }
-        let head = exchange.head
-        let body = exchange.body
-        let received = exchange.receivedTarget
-        // A body that came whole in the read of its head (or was taken up after an answer) was
-        // not screened while it was read: screened if its verify refuses it.
-        let late = exchange.screening == nil ? exchange.screen : nil
-        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
-        executor.run {
-            try await LoopScreen.judging(late, head, receivedTarget: received) {
-                try await verifier.judge(head, body: body, receivedTarget: received)
-            }
-        }.whenComplete { verdict in
-            let (handler, context, exchange) = bound.value
-            // The connection closed meanwhile: the client's place is given back only now.
-            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
-            switch verdict {
-            case .success((let identity, let message)?):
-                handler.state = .forwarding(exchange)
-                exchange.admitted(identity, message: message, monitored: monitored)
-                handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
-            case .success(nil):
-                handler.handOverComplete(exchange, context: context)
-            case .failure(let refusal):
-                handler.refused(exchange, refusal, monitored: monitored, snapshot: snapshot, context: context)
-            }
-        }
-    }
-
-    /// Runs the route's own authenticator on the complete request: admitted, it is forwarded as
-    /// the gate left it; refused, as ``verify(_:_:monitored:snapshot:context:)`` refuses.
-    private func authenticate(
-        _ exchange: LoopExchange,
-        _ authenticator: LoopAuthenticator,
-        monitored: Bool,
-        snapshot: DataPlane.Snapshot,
-        context: ChannelHandlerContext
-    ) {
-        guard let executor else { return }
-        let head = exchange.routedHead
-        let body = exchange.body
-        let target = exchange.receivedTarget
-        let client = exchange.client
-        let channel = context.channel
-        // Screened, where its route screens signatures, if its gate refuses it (as ``verify``).
-        let late = exchange.screening == nil ? exchange.screen : nil
-        let received = exchange.head
-        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
-        executor.run {
-            try await LoopScreen.judging(late, received, receivedTarget: target) {
+            judge(exchange, monitored: monitored, snapshot: snapshot, context: context) { request in
                 try await authenticator.judge(
-                    head,
-                    body: body,
-                    receivedTarget: target,
-                    client: client,
-                    channel: channel,
+                    request,
                     maximumBodyBytes: snapshot.maximumBodyBytes,
                     storeTimeout: snapshot.storeTimeout,
                     logger: snapshot.logger
                 )
             }
+        }
+    }
+
+    /// Judges the complete request by its gate (`gate`, in a task on this loop), once its head
+    /// passed the screen where one was begun while its body was read: admitted, it is forwarded
+    /// as the gate left it; refused, it is answered here, or — on a `monitor` route, where the
+    /// refusal is a verdict — forwarded with it (``refused(_:_:monitored:snapshot:context:)``). A
+    /// head the screen refused, before or after the gate (``LoopScreen/judging(_:_:receivedTarget:_:)``),
+    /// is Hummingbird's, which refuses it as from its head.
+    private func judge(
+        _ exchange: LoopExchange,
+        monitored: Bool,
+        snapshot: DataPlane.Snapshot,
+        context: ChannelHandlerContext,
+        by gate: @escaping @Sendable (LoopRequest) async throws -> LoopAdmission
+    ) {
+        state = .judging(exchange)
+        guard let screening = exchange.screening else {
+            return run(gate, on: exchange, monitored: monitored, snapshot: snapshot, context: context)
+        }
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        screening.whenComplete { screen in
+            let (handler, context, exchange) = bound.value
+            // The connection closed meanwhile: the client's place is given back only now.
+            guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
+            guard case .success = screen else { return handler.handOverComplete(exchange, context: context) }
+            handler.run(gate, on: exchange, monitored: monitored, snapshot: snapshot, context: context)
+        }
+    }
+
+    private func run(
+        _ gate: @escaping @Sendable (LoopRequest) async throws -> LoopAdmission,
+        on exchange: LoopExchange,
+        monitored: Bool,
+        snapshot: DataPlane.Snapshot,
+        context: ChannelHandlerContext
+    ) {
+        guard let executor else { return }
+        let request = exchange.request(on: context.channel)
+        let late = exchange.lateScreen
+        let bound = NIOLoopBound((self, context, exchange), eventLoop: context.eventLoop)
+        executor.run {
+            try await LoopScreen.judging(late, request.head, receivedTarget: request.receivedTarget) { try await gate(request) }
         }.whenComplete { judged in
             let (handler, context, exchange) = bound.value
             // The connection closed meanwhile: the client's place is given back only now.
             guard case .judging(let current) = handler.state, current === exchange else { return exchange.release() }
             switch judged {
-            case .success(let admitted?):
+            case .success(let admission?):
                 handler.state = .forwarding(exchange)
-                exchange.admitted(admitted, monitored: monitored)
+                exchange.admitted(admission, monitored: monitored)
                 handler.forward(exchange, snapshot: snapshot, context: context, admit: nil)
             case .success(nil):
                 handler.handOverComplete(exchange, context: context)
@@ -385,8 +341,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if case .collecting(let exchange) = state, exchange.screenPending, let screen = exchange.screen {
-            exchange.screenPending = false
+        if case .collecting(let exchange) = state, let screen = exchange.lateScreen {
             self.screen(exchange, screen, context: context)
         }
         context.fireChannelReadComplete()

@@ -21,13 +21,13 @@ struct LoopVerifier: Sendable {
 
     /// Who the complete request is from, and the message that verified (what a signed answer is
     /// bound to), counted; or its refusal, as the client should see it (`SignetError` or
-    /// `ChallengedRefusal`).
-    func judge(_ head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
-        let verified = try await StoreBudget.within(storeTimeout) {
-            var request = Request(head: head, body: RequestBody(buffer: body))
-            return try await gate.judge(&request, receivedTarget: receivedTarget, screened: true)
+    /// `ChallengedRefusal`). The request goes upstream as received.
+    func judge(_ request: LoopRequest) async throws -> LoopAdmission {
+        let (identity, message) = try await StoreBudget.within(storeTimeout) {
+            var verified = Request(head: request.head, body: RequestBody(buffer: request.body))
+            return try await gate.judge(&verified, receivedTarget: request.receivedTarget, screened: true)
         }
-        metrics.recordAccepted(verified.0)
-        return verified
+        metrics.recordAccepted(identity)
+        return LoopAdmission(identity: identity, message: message)
     }
 }

@@ -97,7 +97,7 @@ struct RequestCompletionResponder: HTTPResponder {
                 let requirement = routes.signature(
                     method: request.method.rawValue,
                     path: routed,
-                    deliversKey: request.headers[Self.signatureKeyField] != nil || request.headers[Self.signatureAgentField] != nil
+                    deliversKey: Self.deliversKey(request.headers)
                 )
             {
                 try await StoreBudget.within(storeTimeout) {
@@ -156,6 +156,11 @@ struct RequestCompletionResponder: HTTPResponder {
             response.headers[.connection] = "close"
         }
         return response
+    }
+
+    /// Whether a request delivers its key (`Signature-Key`) or points to it (`Signature-Agent`).
+    static func deliversKey(_ fields: HTTPFields) -> Bool {
+        fields[signatureKeyField] != nil || fields[signatureAgentField] != nil
     }
 
     static let signatureKeyField = HTTPField.Name(SignatureKey.fieldName)!

@@ -20,6 +20,13 @@ struct RouteTable: Sendable {
         /// Whether the route takes keys the request delivers (`Signature-Key`) or points to
         /// (`Signature-Agent`).
         var takesDeliveredKeys = false
+
+        /// What a request's head is screened against (``RouteTable/signature(method:path:deliversKey:)``):
+        /// none on a `monitor` route, nor for a key the request delivers where the route takes one.
+        func screening(deliversKey: () -> Bool) -> AccessRequirement? {
+            if takesDeliveredKeys && deliversKey() { return nil }
+            return mode == .monitor ? nil : signature
+        }
     }
 
     /// One Hummingbird route: a path (`/a/b` or `/a/b/**`), a method and what it demands.
@@ -79,8 +86,7 @@ struct RouteTable: Sendable {
     func signature(method: String, path: String, deliversKey: @autoclosure () -> Bool = false) -> AccessRequirement? {
         guard let entry = entry(method: method, path: path) else { return .verified }
         // The request's fields are looked at only for a route that takes delivered keys.
-        if entry.takesDeliveredKeys && deliversKey() { return nil }
-        return entry.mode == .monitor ? nil : entry.signature
+        return entry.screening(deliversKey: deliversKey)
     }
 
     /// The configured rule that decides the request, where one matches: the event-loop data

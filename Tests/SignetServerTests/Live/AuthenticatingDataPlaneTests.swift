@@ -30,6 +30,13 @@ import Testing
         }
     }
 
+    /// ``gateway()``, stopped after the test, and its data plane.
+    static func started() async throws -> (GatewayHarness, DataPlane) {
+        let harness = try await gateway()
+        Cleanup.after { try await harness.stop() }
+        return (harness, plane(harness))
+    }
+
     /// What the backend received: its headers, lowercased, and its target.
     static func echoed(_ answer: GatewayHarness.Answer) -> (fields: [String: String], path: String?) {
         let json = answer.json
@@ -48,9 +55,7 @@ import Testing
     }
 
     @Test func tokenRoutesAreAdmittedOnTheLoopWithTheirCredentialsKeptBack() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
-        let plane = Self.plane(harness)
+        let (harness, plane) = try await Self.started()
         let device = try await harness.register(.p256)
         let token = try await DPoPTests.token(harness, device)
 
@@ -79,9 +84,7 @@ import Testing
     /// A nonce route hands out its nonce on the loop as on Hummingbird's path, and the proof made
     /// with it is taken on the loop.
     @Test func aDPoPNonceIsHandedOutAndTakenOnTheLoop() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
-        let plane = Self.plane(harness)
+        let (harness, plane) = try await Self.started()
         let device = try await harness.register(.p256)
         let token = try await DPoPTests.token(harness, device)
         let url = harness.base + "/echo/nonce/c"
@@ -100,9 +103,7 @@ import Testing
     /// The legacy query scheme's gate rebuilds the query from what it verified: the upstream
     /// receives that query, not the one sent, on the loop as on Hummingbird's path.
     @Test func aLegacyQueryIsForwardedAsItsGateRebuiltIt() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
-        let plane = Self.plane(harness)
+        let (harness, plane) = try await Self.started()
         let snapshot = try #require(plane.snapshot)
         let query = LegacyQueryHMAC(key: GatewayHarness.legacySecret).query(for: "score=42")
         var paths: [String?] = []
@@ -122,9 +123,7 @@ import Testing
     /// Each kind of refusal a token or legacy gate makes, sent both ways (the data plane swapped
     /// out for the second): the same status, fields (challenges included) and problem document.
     @Test func everyRefusalOfAnotherGateOnTheLoopIsTheOneHummingbirdMakes() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
-        let plane = Self.plane(harness)
+        let (harness, plane) = try await Self.started()
         let snapshot = try #require(plane.snapshot)
         let device = try await harness.register(.p256)
         let token = try await DPoPTests.token(harness, device)
@@ -168,9 +167,7 @@ import Testing
     /// A monitored token route forwards its verdicts on the loop as Hummingbird does: the identity
     /// only when accepted, the token and proof kept back either way.
     @Test func aMonitoredTokenRouteForwardsEveryVerdictOnTheLoopAsHummingbirdDoes() async throws {
-        let harness = try await Self.gateway()
-        Cleanup.after { try await harness.stop() }
-        let plane = Self.plane(harness)
+        let (harness, plane) = try await Self.started()
         let snapshot = try #require(plane.snapshot)
         let device = try await harness.register(.p256)
         let token = try await DPoPTests.token(harness, device)
