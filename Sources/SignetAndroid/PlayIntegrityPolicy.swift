@@ -54,6 +54,15 @@ public struct PlayIntegrityPolicy: Sendable {
         public var minimumSDKVersion: Int?
         /// Device recall bits (1 to 3) that refuse a device when set: the backend marked it.
         public var refusedRecallBits: Set<Int>
+        /// What a signal outside the policy does: refuse the registration or request (the
+        /// default), or let it through flagged, the findings kept in the device record and sent
+        /// upstream, to see what enforcing would refuse or to let the backend decide.
+        public var action: Action
+
+        public enum Action: String, Sendable, Hashable {
+            case refuse
+            case flag
+        }
 
         public init() {
             maximumPlayProtectRisk = nil
@@ -61,6 +70,7 @@ public struct PlayIntegrityPolicy: Sendable {
             maximumDeviceActivityLevel = nil
             minimumSDKVersion = nil
             refusedRecallBits = []
+            action = .refuse
         }
 
         public static let playProtectOrder = ["NO_ISSUES", "NO_DATA", "POSSIBLE_RISK", "MEDIUM_RISK", "HIGH_RISK"]
@@ -69,49 +79,74 @@ public struct PlayIntegrityPolicy: Sendable {
             "UNKNOWN_INSTALLED", "UNKNOWN_CAPTURING", "UNKNOWN_CONTROLLING", "UNKNOWN_OVERLAYS",
         ]
 
-        /// Throws `integrity_verdict_insufficient` for the first signal outside the policy.
-        func check(_ verdict: PlayIntegrityVerdict) throws {
-            func refuse(_ why: String) -> SignetError { SignetError(.integrityVerdictInsufficient, why) }
+        /// Each signal outside the policy, in the order above, with its own code
+        /// (`play_protect_risk`, `app_access_risk`, `device_activity_excessive`,
+        /// `device_sdk_outdated`, `device_recalled`); none when the verdict meets it.
+        public func findings(_ verdict: PlayIntegrityVerdict) -> [SignetError] {
+            var found: [SignetError] = []
             if let maximum = maximumPlayProtectRisk {
-                guard let limit = Self.playProtectOrder.firstIndex(of: maximum) else {
-                    throw refuse("the policy's \(maximum) is not a Play Protect verdict")
-                }
                 let said = verdict.environmentDetails?.playProtectVerdict
-                guard let said, let rank = Self.playProtectOrder.firstIndex(of: said) else {
-                    throw refuse("the verdict has no Play Protect evaluation (\(said ?? "none"))")
+                if let limit = Self.playProtectOrder.firstIndex(of: maximum) {
+                    if let said, let rank = Self.playProtectOrder.firstIndex(of: said) {
+                        if rank > limit { found.append(SignetError(.playProtectRisk, "Play Protect reports \(said); at most \(maximum) is taken")) }
+                    } else {
+                        found.append(SignetError(.playProtectRisk, "the verdict has no Play Protect evaluation (\(said ?? "none"))"))
+                    }
+                } else {
+                    found.append(SignetError(.playProtectRisk, "the policy's \(maximum) is not a Play Protect verdict"))
                 }
-                guard rank <= limit else { throw refuse("Play Protect reports \(said); at most \(maximum) is taken") }
             }
             if !refusedAppsDetected.isEmpty {
-                guard let detected = verdict.environmentDetails?.appAccessRiskVerdict?.appsDetected else {
-                    throw refuse("the verdict has no app access risk evaluation")
-                }
-                if let found = detected.first(where: refusedAppsDetected.contains) {
-                    throw refuse("apps that may read or control this one run on the device (\(found))")
+                if let detected = verdict.environmentDetails?.appAccessRiskVerdict?.appsDetected {
+                    if let seen = detected.first(where: refusedAppsDetected.contains) {
+                        found.append(SignetError(.appAccessRisk, "apps that may read or control this one run on the device (\(seen))"))
+                    }
+                } else {
+                    found.append(SignetError(.appAccessRisk, "the verdict has no app access risk evaluation"))
                 }
             }
             if let maximum = maximumDeviceActivityLevel {
                 // UNEVALUATED (a device Google has too little history of, or does not trust) is no
                 // level at all: refused with the rest, as the other asked-for signals are.
                 let level = verdict.deviceIntegrity?.recentDeviceActivity?.deviceActivityLevel
-                guard let level, level.hasPrefix("LEVEL_"), let number = Int(level.dropFirst("LEVEL_".count)) else {
-                    throw refuse("the verdict has no recent device activity level (\(level ?? "none"))")
-                }
-                guard number <= maximum else {
-                    throw refuse("the device asked for integrity tokens at \(level) lately; at most LEVEL_\(maximum) is taken")
+                if let level, level.hasPrefix("LEVEL_"), let number = Int(level.dropFirst("LEVEL_".count)) {
+                    if number > maximum {
+                        found.append(SignetError(
+                            .deviceActivityExcessive, "the device asked for integrity tokens at \(level) lately; at most LEVEL_\(maximum) is taken"))
+                    }
+                } else {
+                    found.append(SignetError(.deviceActivityExcessive, "the verdict has no recent device activity level (\(level ?? "none"))"))
                 }
             }
             if let minimum = minimumSDKVersion {
-                guard let sdk = verdict.deviceIntegrity?.deviceAttributes?.sdkVersion else {
-                    throw refuse("the verdict has no device SDK version")
+                if let sdk = verdict.deviceIntegrity?.deviceAttributes?.sdkVersion {
+                    if sdk < minimum { found.append(SignetError(.deviceSDKOutdated, "the device runs Android SDK \(sdk); at least \(minimum) is taken")) }
+                } else {
+                    found.append(SignetError(.deviceSDKOutdated, "the verdict has no device SDK version"))
                 }
-                guard sdk >= minimum else { throw refuse("the device runs Android SDK \(sdk); at least \(minimum) is taken") }
             }
             if !refusedRecallBits.isEmpty {
-                guard let recall = verdict.deviceIntegrity?.deviceRecall?.values else { throw refuse("the verdict has no device recall") }
-                let marked = recall.setBits.intersection(refusedRecallBits)
-                if let bit = marked.min() { throw refuse("the backend marked this device (device recall bit \(bit))") }
+                if let recall = verdict.deviceIntegrity?.deviceRecall?.values {
+                    if let bit = recall.setBits.intersection(refusedRecallBits).min() {
+                        found.append(SignetError(.deviceRecalled, "the backend marked this device (device recall bit \(bit))"))
+                    }
+                } else {
+                    found.append(SignetError(.deviceRecalled, "the verdict has no device recall"))
+                }
             }
+            return found
+        }
+
+        /// Throws the first finding where the policy refuses; passes where it flags.
+        func check(_ verdict: PlayIntegrityVerdict) throws {
+            guard action == .refuse, let first = findings(verdict).first else { return }
+            throw first
+        }
+
+        /// The codes of the findings a flagging policy lets through, for the record and the
+        /// upstream (`Signet-Integrity-Flags`); none where the policy refuses.
+        public func flags(_ verdict: PlayIntegrityVerdict) -> [String] {
+            action == .flag ? findings(verdict).map(\.code.rawValue) : []
         }
     }
 
@@ -137,7 +172,8 @@ extension PlayIntegrityPolicy {
     /// The checks on a verdict, however it was obtained (decrypted locally, or decoded by Google for
     /// a standard token), each with its name, in order: age (`token_expired`), nonce
     /// (`attestation_nonce_mismatch`), app (`app_id_mismatch`), verdicts
-    /// (`integrity_verdict_insufficient`).
+    /// (`integrity_verdict_insufficient`), the environment signals (each its own code, where the
+    /// policy refuses: ``Environment/findings(_:)``).
     ///
     /// - Parameters:
     ///   - verdict: The verdict, as Google signed or decoded it.

@@ -48,8 +48,8 @@ extension SignetClient {
     /// `challenge` when the server gave one — for an authorization server or API other than the
     /// gateway's own routes.
     ///
-    /// - Throws: `alg_unsupported` when the signer cannot make PoPs (an App Attest key, a shared
-    ///   secret, no signer yet).
+    /// - Throws: `alg_unsupported` when the signer cannot make PoPs (a shared secret, an App Attest
+    ///   install without a proof key, no signer yet).
     public func clientAttestationFields(audience: String, challenge: String? = nil, origin: Origin? = nil) async throws -> MessageFields {
         let attestation = try await clientAttestation(origin: origin)
         return [
@@ -102,8 +102,20 @@ extension SignetClient {
         return try signer.attestationPoP(audience: audience, challenge: challenge, now: gatewayNow)
     }
 
+    /// Asks `origin` for an attestation of the signer's key; a key other than the registered one
+    /// (an App Attest install's proof key) is named in the body, with its consent: a PoP for the
+    /// attester's issuing endpoint.
     private func fetchClientAttestation(origin: Origin) async throws -> ClientAttestation {
-        let answer = try await send("POST", origin.description + "/signet/v1/client-attestations", body: [], sign: signer != nil)
+        let url = origin.description + "/signet/v1/client-attestations"
+        var fields: MessageFields = []
+        var body: [UInt8] = []
+        if let signer = signer as? any ClientAttestationSigning, let named = try signer.namedKey {
+            let consent = ClientAttestationPoP.consentAudience(issuer: configuration.attesterIssuer ?? origin.description)
+            fields.append(name: "Content-Type", value: "application/json")
+            fields.append(name: "OAuth-Client-Attestation-PoP", value: try signer.attestationPoP(audience: consent, challenge: nil, now: gatewayNow))
+            body = Array(#"{"jwk":\#(named.jsonString)}"#.utf8)
+        }
+        let answer = try await send("POST", url, fields: fields, body: body, sign: signer != nil)
         guard answer.status == 201, let object = answer.json, let attestation = object["attestation"] as? String,
             let clientID = object["clientId"] as? String,
             let expires = (object["expiresAt"] as? String).flatMap(Self.parseRFC3339)

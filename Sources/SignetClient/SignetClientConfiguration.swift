@@ -47,6 +47,10 @@ public struct SignetClientConfiguration: Sendable {
     /// What PoPs name as `aud` on ``clientAttestationPaths``; the audience the gateway gives with
     /// each attestation when `nil`.
     public var clientAttestationAudience: String?
+    /// The gateway's `tokens.issuer`, the attester's name: an App Attest install, whose key signs
+    /// only assertions, asks for its proof key to be attested with a PoP for the attester's issuing
+    /// endpoint under it (``ClientAttestationSigning/namedKey``). The origin asked when `nil`.
+    public var attesterIssuer: String?
     /// When requests are sent again: failures to reach the gateway, `503`, `Retry-After`, with
     /// backoff and jitter, never a request that may have been executed unless its method is
     /// idempotent (``RequestRetry``).

@@ -25,6 +25,9 @@ public struct SignetIdentity: Sendable, Hashable {
     /// The known agent (Web Bot Auth) whose published key signed, by its configured name
     /// (forwarded as `Signet-Agent`).
     public var agent: String?
+    /// The codes of the Play Integrity signals a flagging policy let through on this request
+    /// (`play_protect_risk`…), forwarded as `Signet-Integrity-Flags`; empty elsewhere.
+    public var integrityFlags: [String] = []
 
     public init(
         deviceID: String?,

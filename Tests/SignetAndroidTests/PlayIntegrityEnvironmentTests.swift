@@ -60,29 +60,52 @@ import Testing
         let protect = Self.policy { $0.maximumPlayProtectRisk = "NO_DATA" }
         #expect(Self.outcome(protect, try Self.verdict(playProtect: "NO_ISSUES")) == "accepted")
         #expect(Self.outcome(protect, try Self.verdict(playProtect: "NO_DATA")) == "accepted")
-        #expect(Self.outcome(protect, try Self.verdict(playProtect: "POSSIBLE_RISK")) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(protect, try Self.verdict(playProtect: "UNEVALUATED")) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(protect, try Self.verdict(playProtect: nil)) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(protect, try Self.verdict(playProtect: "POSSIBLE_RISK")) == "play_protect_risk")
+        #expect(Self.outcome(protect, try Self.verdict(playProtect: "UNEVALUATED")) == "play_protect_risk")
+        #expect(Self.outcome(protect, try Self.verdict(playProtect: nil)) == "play_protect_risk")
 
         let access = Self.policy { $0.refusedAppsDetected = ["KNOWN_CAPTURING", "UNKNOWN_CONTROLLING"] }
         #expect(Self.outcome(access, try Self.verdict()) == "accepted")
-        #expect(Self.outcome(access, try Self.verdict(appsDetected: ["KNOWN_INSTALLED", "UNKNOWN_CONTROLLING"])) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(access, try Self.verdict(appsDetected: nil)) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(access, try Self.verdict(appsDetected: ["KNOWN_INSTALLED", "UNKNOWN_CONTROLLING"])) == "app_access_risk")
+        #expect(Self.outcome(access, try Self.verdict(appsDetected: nil)) == "app_access_risk")
 
         let activity = Self.policy { $0.maximumDeviceActivityLevel = 2 }
         #expect(Self.outcome(activity, try Self.verdict(activity: "LEVEL_2")) == "accepted")
-        #expect(Self.outcome(activity, try Self.verdict(activity: "LEVEL_3")) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(activity, try Self.verdict(activity: "UNEVALUATED")) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(activity, try Self.verdict(activity: nil)) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(activity, try Self.verdict(activity: "LEVEL_3")) == "device_activity_excessive")
+        #expect(Self.outcome(activity, try Self.verdict(activity: "UNEVALUATED")) == "device_activity_excessive")
+        #expect(Self.outcome(activity, try Self.verdict(activity: nil)) == "device_activity_excessive")
 
         let sdk = Self.policy { $0.minimumSDKVersion = 33 }
         #expect(Self.outcome(sdk, try Self.verdict(sdk: 33)) == "accepted")
-        #expect(Self.outcome(sdk, try Self.verdict(sdk: 30)) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(sdk, try Self.verdict(sdk: nil)) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(sdk, try Self.verdict(sdk: 30)) == "device_sdk_outdated")
+        #expect(Self.outcome(sdk, try Self.verdict(sdk: nil)) == "device_sdk_outdated")
 
         let recall = Self.policy { $0.refusedRecallBits = [2] }
         #expect(Self.outcome(recall, try Self.verdict(recall: [true, false, true])) == "accepted")
-        #expect(Self.outcome(recall, try Self.verdict(recall: [false, true, false])) == "integrity_verdict_insufficient")
-        #expect(Self.outcome(recall, try Self.verdict(recall: nil)) == "integrity_verdict_insufficient")
+        #expect(Self.outcome(recall, try Self.verdict(recall: [false, true, false])) == "device_recalled")
+        #expect(Self.outcome(recall, try Self.verdict(recall: nil)) == "device_recalled")
+    }
+
+    /// A flagging policy refuses nothing for the signals, and names each finding by its code, in
+    /// order; a refusing one names none. The verdicts below the signals are refused either way.
+    @Test func aFlaggingPolicyLetsThroughAndNamesWhatItFound() throws {
+        let flagging = Self.policy {
+            $0.maximumPlayProtectRisk = "NO_ISSUES"
+            $0.refusedRecallBits = [1]
+            $0.maximumDeviceActivityLevel = 1
+            $0.action = .flag
+        }
+        let risky = try Self.verdict(playProtect: "HIGH_RISK", activity: "LEVEL_3", recall: [true, false, false])
+        #expect(Self.outcome(flagging, risky) == "accepted")
+        #expect(flagging.environment.flags(risky) == ["play_protect_risk", "device_activity_excessive", "device_recalled"])
+        #expect(flagging.environment.flags(try Self.verdict()) == [])
+        var refusing = flagging
+        refusing.environment.action = .refuse
+        #expect(Self.outcome(refusing, risky) == "play_protect_risk")
+        #expect(refusing.environment.flags(risky) == [])
+        #expect(refusing.environment.findings(risky).map(\.code.rawValue) == flagging.environment.flags(risky))
+        var weak = flagging
+        weak.minimumDeviceIntegrity = .strong
+        #expect(Self.outcome(weak, risky) == "integrity_verdict_insufficient")
     }
 }

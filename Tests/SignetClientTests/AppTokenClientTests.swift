@@ -5,6 +5,7 @@ import NIOPosix
 import SignetClient
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -99,6 +100,51 @@ import Testing
         let bearer = try await Self.client(harness)
         let refused = try await bearer.send("GET", harness.base + "/echo/bound/balance")
         #expect(refused.status == 401 && refused.reason == "dpop_proof_missing", "\(refused.text)")
+    }
+
+    /// An App Attest install proves possession with its proof key: its token is bound to that key
+    /// (named by the assertion on the token request), the same key after a relaunch. Where no proof
+    /// key can be made, requests still go signed by assertions and proofs are refused as such.
+    @Test func anAppAttestInstallBindsItsTokenToItsProofKeyAcrossLaunches() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        var configuration = try await harness.client().configuration
+        configuration.appTokenPaths = ["/echo/bound"]
+        configuration.dpopPaths = ["/echo/bound"]
+        let keychain = MemoryValueStore()
+        let service = AppAttestLifecycleTests.service()
+        let client = try SignetClient(configuration: configuration)
+        let device = try await client.register(using: AppAttestLifecycle(service: service, store: keychain, proofKeys: SoftwareKeyFactory()))
+        let answer = try await client.send("GET", harness.base + "/echo/bound/balance")
+        #expect(answer.status == 200, "\(answer.text)")
+        let headers = answer.json?["headers"] as? [String: String] ?? [:]
+        #expect(headers["signet-device"] == device.deviceID && headers["signet-trust-level"] == "app-attest", "\(headers)")
+        let token = try await client.appToken(dpopBound: true)
+        let thumbprint = try await Self.proofThumbprint(client, token)
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(Base64.urlDecode(String(token.token.split(separator: ".")[1]))!)) as? [String: Any])
+        #expect((claims["cnf"] as? [String: String])?["jkt"] == thumbprint)
+
+        // Relaunch: the kept proof key, so a token bound before is still proven.
+        let relaunched = try SignetClient(configuration: configuration)
+        try await relaunched.start(with: AppAttestLifecycle(service: service, store: keychain, proofKeys: SoftwareKeyFactory()))
+        #expect(try await Self.proofThumbprint(relaunched, token) == thumbprint)
+        #expect(try await relaunched.send("GET", harness.base + "/echo/bound/again").status == 200)
+        #expect(service.calls.filter { $0 == .attestKey }.count == 1)
+
+        // No proof key: assertions still sign, proofs are refused before anything is sent.
+        let plain = try SignetClient(configuration: configuration)
+        try await plain.register(using: AppAttestLifecycle(service: service, store: MemoryValueStore(), proofKeys: UnavailableKeyFactory()))
+        #expect(try await plain.send("POST", harness.base + "/scores", fields: [("Content-Type", "application/json")], body: Array(#"{"name":"Enkidu","score":1}"#.utf8)).status == 201)
+        let refused = await #expect(throws: SignetError.self) { try await plain.send("GET", harness.base + "/echo/bound/balance") }
+        #expect(refused?.code == .algUnsupported)
+    }
+
+    static func proofThumbprint(_ client: SignetClient, _ token: AppToken) async throws -> String {
+        let proof = try await client.dpopProof(method: "GET", url: "https://api.example.com/x", accessToken: token.token)
+        return try DPoPProof(
+            verifying: proof, method: "GET", targetURI: "https://api.example.com/x", accessToken: token.token,
+            now: Date(), lifetime: 60, clockSkew: 5
+        ).thumbprint
     }
 
     @Test func aTokenNearItsExpiryIsRenewedAndADroppedOneFetchedAgain() async throws {

@@ -3,6 +3,7 @@ import Foundation
 import SignetClient
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -80,5 +81,40 @@ import Testing
         try await plain.register(using: SoftwareKeyProvider())
         let refused = try await plain.send("GET", harness.base + "/echo/attested/x")
         #expect(refused.status == 401 && refused.reason == "client_attestation_missing", "\(refused.text)")
+    }
+
+    /// An App Attest install has its proof key attested: the request names it (with its consent, a
+    /// PoP for the attester's endpoint under `tokens.issuer`), and the PoPs it makes on the routes
+    /// pass as the App Attest device. Without the attester's name the consent is refused.
+    @Test func anAppAttestInstallHasItsProofKeyAttestedAndCarriesIt() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        var configuration = try await harness.client().configuration
+        configuration.clientAttestationPaths = ["/echo/attested", "/echo/challenged"]
+        let service = SimulatedAppAttestService(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+
+        // The gateway's issuer is not its origin here: a consent for the origin's endpoint is not one.
+        let unnamed = try SignetClient(configuration: configuration)
+        try await unnamed.register(using: AppAttestLifecycle(service: service, store: MemoryValueStore(), proofKeys: SoftwareKeyFactory()))
+        let refused = await #expect(throws: SignetError.self) { try await unnamed.clientAttestation() }
+        #expect(refused?.code == .clientAttestationPoPInvalid, "\(String(describing: refused))")
+
+        configuration.attesterIssuer = "https://gateway.example.com"
+        let client = try SignetClient(configuration: configuration)
+        let device = try await client.register(using: AppAttestLifecycle(service: service, store: MemoryValueStore(), proofKeys: SoftwareKeyFactory()))
+        let answer = try await client.send("GET", harness.base + "/echo/challenged/balance")
+        #expect(answer.status == 200, "\(answer.text)")
+        let headers = answer.json?["headers"] as? [String: String] ?? [:]
+        #expect(headers["signet-device"] == device.deviceID && headers["signet-trust-level"] == "app-attest", "\(headers)")
+        #expect(headers["signature"] == nil, "\(headers)")
+
+        // What the gateway attested is the proof key, which signs the PoPs for another server too.
+        let attestation = try await client.clientAttestation()
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(Base64.urlDecode(String(attestation.attestation.split(separator: ".")[1]))!)) as? [String: Any])
+        #expect(claims["platform"] as? String == "ios" && claims["trust_level"] as? String == "app-attest", "\(claims)")
+        let jwk = try #require((claims["cnf"] as? [String: Any])?["jwk"] as? [String: Any])
+        let key = try VerificationKey(jwk: try JWK(json: Array(try JSONSerialization.data(withJSONObject: jwk))))
+        let fields = try await client.clientAttestationFields(audience: "https://as.example.com")
+        _ = try ClientAttestationPoP(verifying: try #require(fields["OAuth-Client-Attestation-PoP"]), key: key, audience: "https://as.example.com", now: Date(), lifetime: 60, clockSkew: 5)
     }
 }

@@ -28,6 +28,12 @@ import SignetCore
 ///   through a Keychain group.
 /// - Where App Attest is not supported, ``Fallback`` decides: refuse, or register another provider
 ///   (a ``DeviceKeyProvider`` over a Secure Enclave key).
+/// - **A proof key beside the App Attest key.** An App Attest key signs only assertions, so DPoP
+///   proofs and client attestation PoPs are made by a second key, a Secure Enclave one by default
+///   (`proofKeys`), made with the registration's signer and kept with the App Attest key (its
+///   enclave reference), forgotten with it. The gateway learns it from the install's assertions:
+///   the token request's assertion covers the `DPoP` proof whose key the token is bound to, and
+///   the client attestation request's names the key to attest.
 ///
 /// Assertions are generated in order but can still arrive out of order when the app sends several
 /// requests at once (`URLSession` opens several connections, HTTP/2 multiplexes): the gateway's
@@ -70,6 +76,8 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
         var deviceKeyID: String?
         /// The attestation of `keyID` made for a registration that has not been answered yet.
         var pending: PendingAttestation?
+        /// What ``proofKeys`` kept of the proof key (a Secure Enclave key's reference).
+        var proofKey: Data?
     }
 
     /// An attestation and the challenge it answers, until the gateway answers its registration.
@@ -83,6 +91,14 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     /// A kept attestation is sent again only while its challenge has this long left to travel.
     static let deliveryMargin: TimeInterval = 10
 
+    /// The Secure Enclave where this device has one; elsewhere no proof key is made.
+    public static var defaultProofKeys: any DeviceKeyFactory {
+        #if canImport(CryptoKit) && canImport(Darwin)
+        if SecureEnclaveKeyFactory.isAvailable { return SecureEnclaveKeyFactory() }
+        #endif
+        return UnavailableKeyFactory()
+    }
+
     /// Whether this process is an app extension (its bundle is an `.appex`).
     public static var isRunningInAppExtension: Bool {
         Bundle.main.bundleURL.pathExtension == "appex"
@@ -90,6 +106,7 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
 
     private let service: any AppAttestService
     private let store: any SecureValueStore
+    private let proofKeys: any DeviceKeyFactory
     private let fallback: Fallback
     private let retry: Retry
     private let inAppExtension: Bool
@@ -100,6 +117,9 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     /// - Parameters:
     ///   - service: `DCAppAttestService`'s shim (`DeviceCheckAppAttestService`), or the simulated one.
     ///   - store: Where the key id and the registered device are kept (the Keychain).
+    ///   - proofKeys: Makes the key that signs DPoP proofs and client attestation PoPs: the Secure
+    ///     Enclave where there is one (``defaultProofKeys``). Where it cannot make one, the install
+    ///     still signs requests with assertions, and proofs are refused `alg_unsupported`.
     ///   - fallback: What to do where App Attest is not supported.
     ///   - retry: How `serverUnavailable` is retried.
     ///   - inAppExtension: Refuse registration and never write the kept state (an extension may
@@ -109,6 +129,7 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     public init(
         service: any AppAttestService,
         store: any SecureValueStore,
+        proofKeys: any DeviceKeyFactory = AppAttestLifecycle.defaultProofKeys,
         fallback: Fallback = .refuse,
         retry: Retry = Retry(),
         inAppExtension: Bool = AppAttestLifecycle.isRunningInAppExtension,
@@ -117,6 +138,7 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     ) {
         self.service = service
         self.store = store
+        self.proofKeys = proofKeys
         self.fallback = fallback
         self.retry = retry
         self.inAppExtension = inAppExtension
@@ -279,7 +301,9 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     private func makeSigner(for device: RegisteredDevice, fallback usesFallback: Bool, restoring: Bool = false) async throws
         -> any RequestSigning
     {
-        guard usesFallback else { return AppAttestAssertionSigner(keyID: device.keyID, lifecycle: self) }
+        guard usesFallback else {
+            return AppAttestAssertionSigner(keyID: device.keyID, lifecycle: self, proofKey: try await proofKey())
+        }
         guard case .provider(let provider) = fallback else {
             throw SignetError(.algUnsupported, "this install registered through a fallback that is no longer configured")
         }
@@ -292,6 +316,18 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
     }
 
     // MARK: Helpers
+
+    /// The install's proof key: the kept one, else a new one kept with the App Attest key; `nil`
+    /// where none can be made (no Secure Enclave), or in an app extension that finds none kept
+    /// (it must not write the app's state).
+    private func proofKey() async throws -> (any DeviceSigningKey)? {
+        var saved = try await load()
+        if let kept = saved.proofKey, let key = try? proofKeys.restore(kept) { return key }
+        guard !inAppExtension, let (key, kept) = try? proofKeys.make() else { return nil }
+        saved.proofKey = kept
+        try await save(saved)
+        return key
+    }
 
     private func device(in saved: Saved) -> RegisteredDevice? {
         guard let deviceID = saved.deviceID, let keyID = saved.deviceKeyID else { return nil }
@@ -325,13 +361,24 @@ public actor AppAttestLifecycle: PersistentAttestationProvider {
 
 /// RFC 9421 with an App Attest assertion over the signature base (the gateway's `apple-app-attest`):
 /// `clientDataHash = SHA256(signature base)`, the assertion as the `Signature` value.
+/// A `DPoP` proof on the request is covered: that names the proof key the token asked for is bound to.
 struct AppAttestAssertionSigner: RequestSigning {
     let keyID: String
     let lifecycle: AppAttestLifecycle
+    /// Makes DPoP proofs and client attestation PoPs; `nil` where none could be made.
+    let proofKey: (any DeviceSigningKey)?
+
+    func requireProofKey(_ what: String) throws -> any DeviceSigningKey {
+        guard let proofKey else {
+            throw SignetError(.algUnsupported, "an App Attest key signs only assertions, and this device could make no proof key for \(what)")
+        }
+        return proofKey
+    }
 
     func sign(_ request: HTTPMessage, now: Date) async throws -> HTTPMessage {
         var message = request
-        let components = MessageSigner.defaultComponents(for: message)
+        var components = MessageSigner.defaultComponents(for: message)
+        if message.fields.contains("dpop") { components.append("dpop") }
         if components.contains(.contentDigest), !message.fields.contains("content-digest") {
             message.fields.append(name: "Content-Digest", value: ContentDigest.fieldValue(for: message.body, algorithm: .sha256))
         }

@@ -24,6 +24,13 @@ public struct ClientAttestationPoP: Sendable {
     /// The `typ` a proof carries (§5.1).
     public static let type = "oauth-client-attestation-pop+jwt"
 
+    /// The `aud` of the PoP by which a key consents to being attested for a device that names it
+    /// (Signet's `POST /signet/v1/client-attestations`): the attester `issuer`'s issuing endpoint.
+    /// No route's audience may be it, so a PoP meant for a route never serves as that consent.
+    public static func consentAudience(issuer: String) -> String {
+        (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/signet/v1/client-attestations"
+    }
+
     private struct Header: ClientJWSHeader {
         var typ: String?
         var alg: String?

@@ -92,6 +92,19 @@ extension SignetError.Code {
     /// A Play Integrity verdict below the policy: the app not recognised by Google Play, the device
     /// below the integrity asked for, or no licence.
     public static let integrityVerdictInsufficient = Self("integrity_verdict_insufficient", 403)
+    // Play Integrity's opt-in environment signals (2026), each refused with its own code: outside
+    // the policy, or not in the verdict where the policy asks about it.
+    /// Play Protect reports a risk above the policy's (or did not evaluate the device).
+    public static let playProtectRisk = Self("play_protect_risk", 403)
+    /// Apps that may read or control this one run on the device (or access risk was not evaluated).
+    public static let appAccessRisk = Self("app_access_risk", 403)
+    /// The device asked for integrity tokens more often lately than the policy takes, as a farm
+    /// does (or its activity was not evaluated).
+    public static let deviceActivityExcessive = Self("device_activity_excessive", 403)
+    /// The device runs an Android SDK older than the policy's (or its SDK version is not reported).
+    public static let deviceSDKOutdated = Self("device_sdk_outdated", 403)
+    /// The app's backend marked this device through device recall (or recall was not reported).
+    public static let deviceRecalled = Self("device_recalled", 403)
     public static let environmentMismatch = Self("environment_mismatch", 401)
     public static let deviceExists = Self("device_exists", 409)
     /// The server refused a registration with a code this client does not know.
@@ -269,6 +282,7 @@ extension SignetError.Code {
         .attestationKeyMismatch, .appIDMismatch, .attestationExpired, .attestationRootUnknown, .attestationRevoked,
         .attestationSecurityLevel, .attestationBootState, .attestationPatchLevel, .attestationBatchExceeded,
         .attestationStatusUnavailable, .integrityVerdictInsufficient,
+        .playProtectRisk, .appAccessRisk, .deviceActivityExcessive, .deviceSDKOutdated, .deviceRecalled,
         .environmentMismatch, .deviceExists, .registrationFailed,
         .receiptInvalid, .receiptChainInvalid, .receiptExpired, .receiptNotYetValid, .receiptStale,
         .riskMetricExceeded, .appCategoryRefused, .appVersionRefused, .appBuildUndeclared, .signatureKeyInvalid, .signatureKeyUnsupported, .agentUnknown, .agentDirectoryUnavailable, .tokenMissing, .tokenInvalid, .tokenExpired, .tokenAudienceMismatch, .tokenReplayed,

@@ -73,9 +73,7 @@ public struct ClientAttestationIssuer: Sendable {
     public var consentAudience: String { Self.consentAudience(issuer: issuer) }
 
     /// ``consentAudience`` for the attester `issuer`.
-    public static func consentAudience(issuer: String) -> String {
-        (issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer) + "/signet/v1/client-attestations"
-    }
+    public static func consentAudience(issuer: String) -> String { ClientAttestationPoP.consentAudience(issuer: issuer) }
 
     static func platform(of trustLevel: TrustLevel) -> String? {
         switch trustLevel {

@@ -71,13 +71,25 @@ public struct AndroidAttestationRegistrar: Sendable {
         self.playIntegrity = playIntegrity
     }
 
-    /// What the record keeps of a Play Integrity verdict.
-    static func attributes(_ verdict: PlayIntegrityVerdict) -> [String: String] {
-        [
+    /// What the record keeps of a Play Integrity verdict: the verdicts, the opt-in environment
+    /// signals the verdict carries, and the `flags` a flagging policy let through (their codes).
+    static func attributes(_ verdict: PlayIntegrityVerdict, flags: [String] = []) -> [String: String] {
+        var attributes = [
             "play_app_recognition": verdict.appIntegrity?.appRecognitionVerdict ?? "-",
             "play_device_integrity": (verdict.deviceIntegrity?.deviceRecognitionVerdict ?? []).joined(separator: ","),
             "play_licensing": verdict.accountDetails?.appLicensingVerdict ?? "-",
         ]
+        let environment = verdict.environmentDetails
+        let device = verdict.deviceIntegrity
+        attributes["play_protect"] = environment?.playProtectVerdict
+        attributes["play_apps_detected"] = environment?.appAccessRiskVerdict?.appsDetected.map { $0.joined(separator: ",") }
+        attributes["play_device_activity"] = device?.recentDeviceActivity?.deviceActivityLevel
+        attributes["play_sdk_version"] = device?.deviceAttributes?.sdkVersion.map(String.init)
+        attributes["play_device_recall"] = device?.deviceRecall?.values.map { values in
+            values.setBits.isEmpty ? "none" : values.setBits.sorted().map(String.init).joined(separator: ",")
+        }
+        if !flags.isEmpty { attributes["play_integrity_flags"] = flags.joined(separator: ",") }
+        return attributes
     }
 
     /// The name a batch is counted under: SHA-256 of its public key (SubjectPublicKeyInfo), hex. The

@@ -58,7 +58,10 @@ extension SignetRegistrationRoutes {
         let (keyID, jwk) = try DeviceRegistration.stored(key, algorithm: "ecdsa-p256-sha256")
         let deviceID = "dev_" + Nonce.random()
         var attributes = AndroidAttestationRegistrar.attributes(verified)
-        if let verdict { attributes.merge(AndroidAttestationRegistrar.attributes(verdict)) { $1 } }
+        if let verdict, let check = android.playIntegrity {
+            attributes.merge(AndroidAttestationRegistrar.attributes(verdict, flags: check.policy.environment.flags(verdict))) { $1 }
+            for flag in check.policy.environment.flags(verdict) { metrics.record(outcome: "flagged", reason: flag) }
+        }
         if let batchGuard = android.batchGuard {
             let batches = verified.issuers.map(AndroidAttestationRegistrar.batchName)
             switch try await batchGuard.admit(batches: batches, key: keyID, now: now) {

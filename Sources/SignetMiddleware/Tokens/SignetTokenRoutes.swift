@@ -10,7 +10,9 @@ import SignetStore
 ///
 /// - `POST /signet/v1/tokens`: a verified device asks for a token (`{"limitedUse": true}` for one
 ///   that works once) → `201 {"token", "expiresAt", "tokenType"}`. With a `DPoP` proof by the
-///   device key (RFC 9449 §5) the token is DPoP-bound (`tokenType: DPoP`). The route goes under
+///   device key (RFC 9449 §5) the token is DPoP-bound (`tokenType: DPoP`). An App Attest key signs
+///   only assertions, so an App Attest device binds the token to a key of its own instead: the
+///   proof's, which the device's signature names by covering the `DPoP` field. The route goes under
 ///   whatever middleware establishes the device (a signature of a minimum trust level, or a client
 ///   certificate).
 /// - `GET /signet/v1/jwks`: the published keys, cacheable, so any backend can check tokens with its
@@ -87,26 +89,32 @@ public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable
         }
         let deviceKey = try JWK(json: Array(device.publicKeyJWK.utf8))
         let now = clock()
-        // RFC 9449 §5: a proof on the token request binds the token to its key, which must be the
-        // device's own (the key `cnf.jkt` names either way).
+        // RFC 9449 §5: a proof on the token request binds the token to its key (the key `cnf.jkt`
+        // names either way), which is the device's own, or for an App Attest device the one its
+        // assertion named.
         var bound = false
+        var boundKey = deviceKey
         if request.headers[DPoPVerifier.proofField] != nil {
             guard let dpop else { throw SignetError(.dpopProofInvalid, "this gateway issues no DPoP-bound tokens") }
-            _ = try await dpop.check(
-                request,
-                receivedTarget: context.signet.receivedTarget,
-                accessToken: nil,
-                boundTo: try deviceKey.thumbprint,
-                requireNonce: false,
-                now: now
-            )
+            if identity.trustLevel == .appAttest {
+                boundKey = try await Self.namedProofKey(request, identity: identity, dpop: dpop, receivedTarget: context.signet.receivedTarget, now: now)
+            } else {
+                _ = try await dpop.check(
+                    request,
+                    receivedTarget: context.signet.receivedTarget,
+                    accessToken: nil,
+                    boundTo: try deviceKey.thumbprint,
+                    requireNonce: false,
+                    now: now
+                )
+            }
             bound = true
         }
         let (token, claims) = try await issuer.issue(
             deviceID: deviceID,
             keyID: device.keyID,
             trustLevel: identity.trustLevel,
-            deviceKey: deviceKey,
+            deviceKey: boundKey,
             limitedUse: limitedUse,
             dpopBound: bound,
             now: now
@@ -117,5 +125,22 @@ public struct SignetTokenRoutes<Context: SignetRequestContextProtocol>: Sendable
         )
         response.headers[.cacheControl] = "no-store"
         return response
+    }
+
+    /// The key an App Attest device binds its token to: its DPoP proof's, named by the device's
+    /// assertion covering the `DPoP` field — without that coverage anyone holding the request
+    /// before it was sent could have put their own proof on it. The proof is claimed once, as any.
+    static func namedProofKey(_ request: Request, identity: SignetIdentity, dpop: DPoPVerifier, receivedTarget: String?, now: Date) async throws
+        -> JWK
+    {
+        guard identity.components.contains("\"dpop\"") else {
+            throw ChallengedRefusal(
+                SignetError(.dpopKeyMismatch, "an App Attest key signs only assertions: its signature names the key to bind by covering the DPoP field"),
+                challenges: [DPoPVerifier.challenge(error: "invalid_dpop_proof")]
+            )
+        }
+        let proof = try dpop.proof(request, receivedTarget: receivedTarget, accessToken: nil, now: now)
+        try await dpop.claim(proof, now: now)
+        return proof.key.jwk
     }
 }

@@ -33,7 +33,7 @@ enum ExternalAuthorization {
     /// The fields an allowed answer carries for the upstream.
     static let identityNames: [HTTPField.Name] = [
         .signetKeyID, .signetTrustLevel, .signetDevice, .signetUser, .signetRiskMetric, .signetAppID,
-        .signetAppCategory, .signetAppVersion, .signetAgent, .signetVerdict,
+        .signetAppCategory, .signetAppVersion, .signetAgent, .signetIntegrityFlags, .signetVerdict,
     ]
 }
 

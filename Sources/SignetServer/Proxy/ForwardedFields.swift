@@ -9,8 +9,8 @@ import SignetMiddleware
 /// in place, from the client's request to the upstream's (and back, for the response).
 ///
 /// The identity fields: `Signet-Trust-Level`, and `Signet-Key-Id`, `Signet-Device`, `Signet-User`,
-/// `Signet-Risk-Metric`, `Signet-App-Id`, `Signet-App-Category`, `Signet-App-Version` and
-/// `Signet-Agent` where they apply; on a `monitor` route, `Signet-Verdict`.
+/// `Signet-Risk-Metric`, `Signet-App-Id`, `Signet-App-Category`, `Signet-App-Version`,
+/// `Signet-Agent` and `Signet-Integrity-Flags` where they apply; on a `monitor` route, `Signet-Verdict`.
 ///
 /// Removed from what the client sent:
 /// - every field whose name, lowercased with `_` read as `-`, starts with `signet-`: CGI-style
@@ -76,6 +76,9 @@ enum ForwardedFields {
                 fields.append(HTTPField(name: .signetAppVersion, value: fieldText(version)))
             }
             if let agent = identity.agent { fields.append(HTTPField(name: .signetAgent, value: fieldText(agent))) }
+            if !identity.integrityFlags.isEmpty {
+                fields.append(HTTPField(name: .signetIntegrityFlags, value: identity.integrityFlags.joined(separator: ", ")))
+            }
         }
         if let verdict { fields.append(HTTPField(name: .signetVerdict, value: verdict)) }
     }
@@ -154,6 +157,7 @@ extension HTTPField.Name {
     static let signetAppCategory = Self("Signet-App-Category")!
     static let signetAppVersion = Self("Signet-App-Version")!
     static let signetAgent = Self("Signet-Agent")!
+    static let signetIntegrityFlags = Self("Signet-Integrity-Flags")!
     static let signetVerdict = Self("Signet-Verdict")!
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xForwardedProto = Self("X-Forwarded-Proto")!

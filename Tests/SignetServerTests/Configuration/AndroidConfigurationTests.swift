@@ -76,6 +76,12 @@ import Testing
             $0.refuseRecallBits = [1]
         }
         #expect(valid != "\(at).maximumPlayProtectRisk" && valid?.hasPrefix(at) != true)
+
+        // `action` is refuse or flag, as JSON writes it.
+        typealias Environment = GatewayConfiguration.AndroidAttestation.PlayIntegrity.Environment
+        let flagging = try JSONDecoder().decode(Environment.self, from: Data(#"{"maximumPlayProtectRisk": "NO_DATA", "action": "flag"}"#.utf8))
+        #expect(flagging.action == .flag)
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(Environment.self, from: Data(#"{"action": "warn"}"#.utf8)) }
     }
 
     @Test func aPlayIntegrityRouteNeedsPlayIntegrity() {

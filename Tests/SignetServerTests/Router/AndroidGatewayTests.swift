@@ -241,27 +241,37 @@ import X509
 /// Play Integrity at registration: a classic token (made by joserfc as Google Play makes them) whose
 /// nonce is the registration's challenge is checked besides the key attestation.
 @Suite(.awaitsCleanups) struct AndroidPlayIntegrityGatewayTests {
-    @Test func aRegistrationCarriesAVerdictForItsChallenge() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-play-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let decryption = SymmetricKey(size: .bits256).withUnsafeBytes { Base64.encode(Array($0)) }
-        let google = P256.Signing.PrivateKey()
-        let decryptionFile = folder.appendingPathComponent("play-decryption.txt")
-        try Data(decryption.utf8).write(to: decryptionFile)
-        let verificationFile = folder.appendingPathComponent("play-verification.txt")
-        try Data(Base64.encode(Array(google.publicKey.derRepresentation)).utf8).write(to: verificationFile)
-        let signingFile = folder.appendingPathComponent("google.pem")
-        try Data(google.pemRepresentation.utf8).write(to: signingFile)
-        let harness = try await GatewayHarness.start(transport: .router) {
-            $0.androidAttestation?.playIntegrity = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
-            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
+    /// Google's keys for classic tokens, and tokens made with them by the Python peer.
+    struct PlayKeys {
+        let folder: URL
+        let decryption: String
+        let signingFile: URL
+        let settings: GatewayConfiguration.AndroidAttestation.PlayIntegrity
+
+        init() throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("signet-play-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            decryption = SymmetricKey(size: .bits256).withUnsafeBytes { Base64.encode(Array($0)) }
+            let google = P256.Signing.PrivateKey()
+            let decryptionFile = folder.appendingPathComponent("play-decryption.txt")
+            try Data(decryption.utf8).write(to: decryptionFile)
+            let verificationFile = folder.appendingPathComponent("play-verification.txt")
+            try Data(Base64.encode(Array(google.publicKey.derRepresentation)).utf8).write(to: verificationFile)
+            signingFile = folder.appendingPathComponent("google.pem")
+            try Data(google.pemRepresentation.utf8).write(to: signingFile)
+            settings = .init(decryptionKeyFile: decryptionFile.path, verificationKeyFile: verificationFile.path)
         }
-        Cleanup.after {
-            try await harness.stop()
-            try? FileManager.default.removeItem(at: folder)
-        }
-        func token(nonce: String, device: [String] = ["MEETS_DEVICE_INTEGRITY"]) async throws -> String {
-            let verdict: [String: Any] = [
+
+        /// A classic token for `nonce`; `deviceExtras` and `environment` add the opt-in signals.
+        func token(
+            nonce: String,
+            device: [String] = ["MEETS_DEVICE_INTEGRITY"],
+            deviceExtras: [String: Any] = [:],
+            environment: [String: Any]? = nil
+        ) async throws -> String {
+            var deviceIntegrity: [String: Any] = ["deviceRecognitionVerdict": device]
+            deviceIntegrity.merge(deviceExtras) { $1 }
+            var verdict: [String: Any] = [
                 "requestDetails": [
                     "requestPackageName": "com.example.scores", "nonce": nonce,
                     "timestampMillis": String(Int64(Date().timeIntervalSince1970 * 1000)),
@@ -270,13 +280,38 @@ import X509
                     "appRecognitionVerdict": "PLAY_RECOGNIZED", "packageName": "com.example.scores",
                     "certificateSha256Digest": [Base64.urlEncode(SimulatedAndroidDevice.developmentSigningDigest)],
                 ],
-                "deviceIntegrity": ["deviceRecognitionVerdict": device],
+                "deviceIntegrity": deviceIntegrity,
                 "accountDetails": ["appLicensingVerdict": "LICENSED"],
             ]
+            if let environment { verdict["environmentDetails"] = environment }
             let file = folder.appendingPathComponent("verdict-\(UUID().uuidString).json")
             try JSONSerialization.data(withJSONObject: verdict).write(to: file)
             return try await PythonPeer.run("play_integrity_peer.py", ["make", decryption, signingFile.path, file.path])
                 .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// A request to `path` signed by `device`, and the nonce its Play Integrity token must carry:
+    /// the SHA-256 of the signature's base.
+    static func signedForIntegrity(_ device: SimulatedAndroidDevice, keyID: String, _ url: String) throws -> (HTTPMessage, String) {
+        let message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(try HTTPMessage.request(method: "GET", uri: url), created: Date(), nonce: Nonce.random())
+        let parameters = try SignatureFields(message.fields).entries[0].parameters
+        let base = try SignatureBase(message: message, parameters: parameters).bytes
+        return (message, Base64.urlEncode(Array(SHA256.hash(data: base))))
+    }
+
+    @Test func aRegistrationCarriesAVerdictForItsChallenge() async throws {
+        let play = try PlayKeys()
+        let harness = try await GatewayHarness.start(transport: .router) {
+            $0.androidAttestation?.playIntegrity = play.settings
+            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            try? FileManager.default.removeItem(at: play.folder)
+        }
+        func token(nonce: String, device: [String] = ["MEETS_DEVICE_INTEGRITY"]) async throws -> String {
+            try await play.token(nonce: nonce, device: device)
         }
         func register(_ challenge: String, token: String?) async throws -> GatewayHarness.Answer {
             try await harness.attestAndroid(AndroidGatewayTests.android(), challenge: challenge, integrityToken: token)
@@ -306,14 +341,7 @@ import X509
         let enrolled = try await harness.attestAndroid(device, challenge: enrolment, integrityToken: try await token(nonce: enrolment))
         let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
         func signed() throws -> (HTTPMessage, String) {
-            let message = try AndroidGatewayTests.signer(device, keyID: keyID).sign(
-                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/purchase/42"),
-                created: Date(),
-                nonce: Nonce.random()
-            )
-            let parameters = try SignatureFields(message.fields).entries[0].parameters
-            let base = try SignatureBase(message: message, parameters: parameters).bytes
-            return (message, Base64.urlEncode(Array(SHA256.hash(data: base))))
+            try Self.signedForIntegrity(device, keyID: keyID, harness.base + "/echo/purchase/42")
         }
         var (purchase, digest) = try signed()
         let unbound = try await GatewayHarness.send(purchase)
@@ -349,5 +377,103 @@ import X509
         purchase.fields.append(name: "Signet-Integrity-Token", value: bound)
         let moved = try await GatewayHarness.send(purchase)
         #expect(moved.status == 401 && moved.reason == "attestation_nonce_mismatch", "\(moved.text)")
+    }
+
+    /// Play Integrity's opt-in signals of 2026: kept in the device record; outside the policy, each
+    /// refused with its own code, or — with `action: flag` — let through, the findings in the
+    /// record and sent upstream as `Signet-Integrity-Flags` on `play-integrity` routes.
+    @Test(arguments: [GatewayConfiguration.RiskAction.refuse, .flag])
+    func theEnvironmentSignalsAreKeptAndRefusedOrFlagged(_ action: GatewayConfiguration.RiskAction) async throws {
+        let play = try PlayKeys()
+        let harness = try await GatewayHarness.start(transport: .router) {
+            var settings = play.settings
+            var environment = GatewayConfiguration.AndroidAttestation.PlayIntegrity.Environment()
+            environment.maximumPlayProtectRisk = "NO_DATA"
+            environment.refuseRecallBits = [1]
+            environment.minimumSdkVersion = 33
+            environment.action = action
+            settings.environment = environment
+            $0.androidAttestation?.playIntegrity = settings
+            $0.routes.insert(.init(prefix: "/echo/purchase", access: .playIntegrity), at: 0)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            try? FileManager.default.removeItem(at: play.folder)
+        }
+        func token(nonce: String, risk: String = "NO_ISSUES", recall: Bool = false, sdk: Int = 34) async throws -> String {
+            try await play.token(
+                nonce: nonce,
+                deviceExtras: [
+                    "recentDeviceActivity": ["deviceActivityLevel": "LEVEL_2"],
+                    "deviceAttributes": ["sdkVersion": sdk],
+                    "deviceRecall": ["values": ["bitFirst": recall, "bitSecond": false, "bitThird": true]],
+                ],
+                environment: ["playProtectVerdict": risk, "appAccessRiskVerdict": ["appsDetected": ["KNOWN_INSTALLED"]]]
+            )
+        }
+        func register(_ device: SimulatedAndroidDevice = AndroidGatewayTests.android(), risk: String = "NO_ISSUES", recall: Bool = false, sdk: Int = 34)
+            async throws -> GatewayHarness.Answer
+        {
+            let challenge = try await harness.challenge()
+            return try await harness.attestAndroid(device, challenge: challenge, integrityToken: try await token(nonce: challenge, risk: risk, recall: recall, sdk: sdk))
+        }
+        func attributes(_ answer: GatewayHarness.Answer) async throws -> [String: String] {
+            let id = try #require(answer.json["deviceId"] as? String, "\(answer.text)")
+            let record = try await GatewayHarness.send(method: "GET", url: harness.base + "/signet/v1/devices/\(id)", headers: AndroidGatewayTests.bearer)
+            return record.json["attributes"] as? [String: String] ?? [:]
+        }
+
+        // Within the policy: registered either way, the signals kept, nothing flagged.
+        let clean = try await register()
+        #expect(clean.status == 201, "\(clean.text)")
+        let kept = try await attributes(clean)
+        #expect(kept["play_protect"] == "NO_ISSUES" && kept["play_apps_detected"] == "KNOWN_INSTALLED", "\(kept)")
+        #expect(kept["play_device_activity"] == "LEVEL_2" && kept["play_sdk_version"] == "34" && kept["play_device_recall"] == "3", "\(kept)")
+        #expect(kept["play_integrity_flags"] == nil)
+
+        // Outside it: each signal its own code, or flagged.
+        let outside: [(risk: String, recall: Bool, sdk: Int, codes: [String])] = [
+            ("HIGH_RISK", false, 34, ["play_protect_risk"]),
+            ("NO_ISSUES", true, 34, ["device_recalled"]),
+            ("NO_ISSUES", false, 30, ["device_sdk_outdated"]),
+            ("MEDIUM_RISK", true, 34, ["play_protect_risk", "device_recalled"]),
+        ]
+        for (risk, recall, sdk, codes) in outside {
+            let answer = try await register(risk: risk, recall: recall, sdk: sdk)
+            switch action {
+            case .refuse:
+                #expect(answer.status == 403 && answer.reason == codes[0], "\(answer.text)")
+            case .flag:
+                #expect(answer.status == 201, "\(answer.text)")
+                #expect(try await attributes(answer)["play_integrity_flags"] == codes.joined(separator: ","))
+            }
+        }
+
+        // On a play-integrity route the same, per request; the upstream reads the flags.
+        let device = AndroidGatewayTests.android()
+        let enrolled = try await register(device)
+        let keyID = try #require(enrolled.json["keyid"] as? String, "\(enrolled.text)")
+        let cases: [(risk: String, recall: Bool, codes: [String])] = [
+            ("NO_ISSUES", false, []), ("POSSIBLE_RISK", true, ["play_protect_risk", "device_recalled"]),
+        ]
+        for (risk, recall, codes) in cases {
+            var (purchase, nonce) = try Self.signedForIntegrity(device, keyID: keyID, harness.base + "/echo/purchase/1")
+            purchase.fields.append(name: "Signet-Integrity-Token", value: try await token(nonce: nonce, risk: risk, recall: recall))
+            let answer = try await GatewayHarness.send(purchase)
+            let flags = AndroidGatewayTests.echo(answer)?.headers["signet-integrity-flags"]
+            if codes.isEmpty || action == .flag {
+                #expect(answer.status == 200, "\(answer.text)")
+                let expected: String? = codes.isEmpty ? nil : codes.joined(separator: ", ")
+                #expect(flags == expected, "\(answer.text)")
+            } else {
+                #expect(answer.status == 403 && answer.reason == codes[0], "\(answer.text)")
+            }
+        }
+        // A client cannot send the flags itself: the gateway's own field is the only one.
+        var (forged, nonce) = try Self.signedForIntegrity(device, keyID: keyID, harness.base + "/echo/purchase/2")
+        forged.fields.append(name: "Signet-Integrity-Token", value: try await token(nonce: nonce))
+        forged.fields.append(name: "Signet-Integrity-Flags", value: "none")
+        let answer = try await GatewayHarness.send(forged)
+        #expect(answer.status == 200 && AndroidGatewayTests.echo(answer)?.headers["signet-integrity-flags"] == nil, "\(answer.text)")
     }
 }

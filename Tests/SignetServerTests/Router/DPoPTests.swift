@@ -3,6 +3,7 @@ import Foundation
 import NIOHTTP1
 import SignetCore
 import SignetServer
+import SignetSimulator
 import SignetTestSupport
 import Testing
 
@@ -187,6 +188,41 @@ import Testing
         let url = harness.base + "/echo/bound/x"
         let proven = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(device.key, url, token: token))])
         #expect(proven.status == 200, "\(proven.text)")
+    }
+
+    /// An App Attest key signs only assertions: the install binds its token to a key of its own,
+    /// the proof's, which its assertion names by covering the `DPoP` field. Uncovered, the proof
+    /// could be anyone's, and is refused.
+    @Test func anAppAttestDeviceBindsItsTokenToTheProofKeyItsAssertionCovers() async throws {
+        let harness = try await Self.start()
+        Cleanup.after { try await harness.stop() }
+        let iPhone = SimulatedAppAttestDevice(appID: GatewayHarness.appID, ca: GatewayHarness.simulatorCA)
+        try #require(try await harness.attest(iPhone).status == 201)
+        let proofKey = try SigningKey.generate(.p256)
+        let endpoint = harness.base + "/signet/v1/tokens"
+        func ask(covering: Bool) async throws -> GatewayHarness.Answer {
+            let request = try HTTPMessage.request(
+                method: "POST", uri: endpoint, fields: [("DPoP", try Self.proof(proofKey, endpoint, method: "POST", token: nil))])
+            let components: [ComponentIdentifier] = covering ? [.method, .targetURI, "dpop"] : [.method, .targetURI]
+            return try await GatewayHarness.send(
+                try SimulatedAppAttestSigner(device: iPhone).sign(request, components: components, created: Date(), nonce: Nonce.random()))
+        }
+        let uncovered = try await ask(covering: false)
+        #expect(uncovered.status == 401 && uncovered.reason == "dpop_key_mismatch", "\(uncovered.text)")
+        #expect(uncovered.headers["WWW-Authenticate"].first?.hasPrefix("DPoP error=\"invalid_dpop_proof\"") == true)
+
+        let issued = try await ask(covering: true)
+        #expect(issued.status == 201 && issued.json["tokenType"] as? String == "DPoP", "\(issued.text)")
+        let token = try #require(issued.json["token"] as? String)
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(Base64.urlDecode(String(token.split(separator: ".")[1]))!)) as? [String: Any])
+        #expect((claims["cnf"] as? [String: String])?["jkt"] == (try proofKey.verificationKey.jwk.thumbprint))
+        #expect(claims["trust_level"] as? String == "app-attest")
+
+        let url = harness.base + "/echo/bound/x"
+        let proven = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(proofKey, url, token: token))])
+        #expect(proven.status == 200 && SignatureKeyTests.echoed(proven)["signet-trust-level"] == "app-attest", "\(proven.text)")
+        let other = try await Self.send(url, [("Authorization", "DPoP \(token)"), ("DPoP", try Self.proof(try SigningKey.generate(.p256), url, token: token))])
+        #expect(other.status == 401 && other.reason == "dpop_key_mismatch", "\(other.text)")
     }
 
     @Test func theOptionsBelongToAppTokenRoutes() async throws {

@@ -40,6 +40,10 @@ extension GatewayConfiguration.AndroidAttestation {
             public var minimumSdkVersion: Int?
             /// Device recall bits (1 to 3) that refuse a device when set.
             public var refuseRecallBits: [Int]?
+            /// `refuse` (when absent) or `flag`: a signal outside the policy lets the registration
+            /// or request through, its code kept in the device record and sent upstream as
+            /// `Signet-Integrity-Flags`.
+            public var action: GatewayConfiguration.RiskAction?
 
             public init() {}
         }
@@ -153,6 +157,7 @@ extension GatewayConfiguration.AndroidAttestation {
             policy.environment.maximumDeviceActivityLevel = environment.maximumDeviceActivityLevel
             policy.environment.minimumSDKVersion = environment.minimumSdkVersion
             policy.environment.refusedRecallBits = Set(environment.refuseRecallBits ?? [])
+            policy.environment.action = environment.action == .flag ? .flag : .refuse
         }
         return policy
     }

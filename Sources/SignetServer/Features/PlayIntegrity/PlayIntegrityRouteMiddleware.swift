@@ -73,9 +73,12 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
             try await perSource.admit(context.clientAddress, now: now, refusing: "too many Play Integrity decodes from this client")
             try await overall.admit("all", now: now, refusing: "this gateway's Play Integrity decodes for this minute are spent")
         }
-        _ = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
+        let verdict = try await check.verdict(token, standard: standard, nonce: Self.nonce(forSignatureBase: verified.signatureBaseBytes), now: now)
         metrics?.recordVerification(ContinuousClock.now - started)
         context.signet.verifiedMessage = message
-        return Admission(SignetIdentity(verified))
+        var identity = SignetIdentity(verified)
+        // A flagging policy's findings reach the upstream, which decides.
+        identity.integrityFlags = check.policy.environment.flags(verdict)
+        return Admission(identity)
     }
 }
