@@ -214,26 +214,63 @@ public struct SignetRequestVerifier: Sendable {
 
     /// `Accept-Signature` (RFC 9421 §5.1) for a refusal of `request` that the client can put right
     /// by signing otherwise (`answeredWithAcceptSignature`): the components and parameters this
-    /// gateway's policy asks of its signature. `nil` for any other refusal.
-    public func acceptSignature(refusing error: SignetError, _ request: Request) -> HTTPFields? {
-        guard Self.answeredWithAcceptSignature.contains(error.code) else { return nil }
-        // HTTP/2 frames a body without either field: there the methods that carry one are asked
-        // to cover it (a digest of an empty body is as good a cover as none).
-        let hasBody = request.headers[.contentLength].map { $0 != "0" }
-            ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
-        let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
+    /// gateway's policy asks of its signature — and `alg_mismatch`, answered with the key named and
+    /// the algorithm its record is for. `nil` for any other refusal.
+    ///
+    /// On a route that takes keys in the request (`signatureKeys`), what such a key's signature
+    /// needs besides: from a known agent (the request names a `Signature-Agent`, or the route
+    /// takes only agents) `@authority`, its `Signature-Agent` member, `created`, `expires` and a
+    /// tag the route takes (Web Bot Auth); with a key in `Signature-Key`, `signature-key` (§7.8).
+    public func acceptSignature(
+        refusing error: SignetError,
+        _ request: Request,
+        requirement: AccessRequirement? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil
+    ) -> HTTPFields? {
+        let named = error.code == .algMismatch ? error.keyAlgorithm : nil
+        guard Self.answeredWithAcceptSignature.contains(error.code) || named != nil else { return nil }
+        var asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: Self.hasBody(request))
+        if let named {
+            asked.keyID = named.keyID
+            asked.algorithm = named.algorithm
+        }
+        if let signatureKeys {
+            if let agents = signatureKeys.agents, requirement == .trustLevel(.agent) || request.headers[Self.signatureAgentField] != nil {
+                if !asked.components.contains(where: { $0.name == "@authority" || $0.name == "@target-uri" }) { asked.components.append(.authority) }
+                var member = SFParameters()
+                member["key"] = .string(asked.label)
+                asked.components.append(ComponentIdentifier(SignatureAgent.fieldName.lowercased(), parameters: member))
+                asked.created = true
+                asked.expires = true
+                asked.tag = agents.tags.contains("web-bot-auth") ? "web-bot-auth" : agents.tags.sorted().first
+            } else if !signatureKeys.schemes.isEmpty, request.headers[Self.signatureKeyField] != nil {
+                asked.components.append(ComponentIdentifier(SignatureKey.fieldName.lowercased()))
+            }
+        }
         guard let value = try? SignatureRequest.fieldValue([asked]) else { return nil }
         var fields = HTTPFields()
         fields[Self.acceptSignatureField] = value
         return fields
     }
 
+    /// Whether `request` has a body. HTTP/2 frames a body without either field: there the methods
+    /// that carry one are asked to cover it (a digest of an empty body is as good a cover as none).
+    static func hasBody(_ request: Request) -> Bool {
+        request.headers[.contentLength].map { $0 != "0" }
+            ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
+    }
+
     /// `error` as the client should see it: with `Accept-Signature` where signing otherwise would
     /// put it right, and — on a route that takes keys in `Signature-Key` — the draft's
     /// `Signature-Error` (with `Accept-Signature-Scheme` or `Accept-Signature-Alg` where a scheme or
     /// algorithm was refused); as it is otherwise. A 403 carries none of the draft's fields (§5).
-    public func refusal(_ error: SignetError, for request: Request, signatureKeys: SignatureKeyAcceptance? = nil) -> any Error {
-        var fields = acceptSignature(refusing: error, request) ?? HTTPFields()
+    public func refusal(
+        _ error: SignetError,
+        for request: Request,
+        requirement: AccessRequirement? = nil,
+        signatureKeys: SignatureKeyAcceptance? = nil
+    ) -> any Error {
+        var fields = acceptSignature(refusing: error, request, requirement: requirement, signatureKeys: signatureKeys) ?? HTTPFields()
         if let signatureKeys, !signatureKeys.schemes.isEmpty,
             let signatureError = SignatureErrorField(for: error.code, requiredInput: requiredInput(for: request))
         {
@@ -252,9 +289,7 @@ public struct SignetRequestVerifier: Sendable {
     /// What a signature with a delivered key must cover on `request`: the policy's components and
     /// `signature-key` (§7.8), for `Signature-Error`'s `required_input`.
     func requiredInput(for request: Request) -> [String] {
-        let hasBody = request.headers[.contentLength].map { $0 != "0" }
-            ?? (request.headers.contains(.transferEncoding) || [.post, .put, .patch].contains(request.method))
-        let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: hasBody)
+        let asked = verifier.policy.signatureRequest(method: request.method.rawValue, hasBody: Self.hasBody(request))
         return asked.components.map(\.name) + ["signature-key"]
     }
 
@@ -263,6 +298,8 @@ public struct SignetRequestVerifier: Sendable {
     public static var acceptSignatureAlgField: HTTPField.Name { HTTPField.Name("Accept-Signature-Alg")! }
 
     public static var acceptSignatureField: HTTPField.Name { HTTPField.Name("Accept-Signature")! }
+    static var signatureKeyField: HTTPField.Name { HTTPField.Name(SignatureKey.fieldName)! }
+    static var signatureAgentField: HTTPField.Name { HTTPField.Name(SignatureAgent.fieldName)! }
 
     /// The SignetCore view of `request`, body included (read, bounded, and left in the request).
     public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {

@@ -53,7 +53,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     }
 
     /// Verifies `request` as this route asks, counting the time a verify took; a refusal comes as
-    /// the client should see it (``SignetRequestVerifier/refusal(_:for:signatureKeys:)``). What
+    /// the client should see it (``SignetRequestVerifier/refusal(_:for:requirement:signatureKeys:)``). What
     /// ``authenticate(_:context:)`` does, for a server that holds no Hummingbird context (the
     /// gateway's event-loop data plane).
     ///
@@ -77,7 +77,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
                 clock: clock
             )
         } catch let error as SignetError {
-            throw verifier.refusal(error, for: request, signatureKeys: signatureKeys)
+            throw verifier.refusal(error, for: request, requirement: requirement, signatureKeys: signatureKeys)
         }
         metrics?.recordVerification(ContinuousClock.now - started)
         return (identity, message)

@@ -39,6 +39,10 @@ public struct SignetError: Error, Sendable, Hashable, CustomStringConvertible, C
     public internal(set) var signatureBase: String?
     /// Seconds after which the client may try again (`Retry-After`), for limits that lift.
     public var retryAfterSeconds: Int?
+    /// On `alg_mismatch`: the key the signature named and the algorithm its record is for, which
+    /// a server may ask for in `Accept-Signature` (the algorithm is the key record's, never the
+    /// message's).
+    public var keyAlgorithm: (keyID: String, algorithm: String)?
 
     public init(_ code: Code, _ reason: String, signatureBase: String? = nil) {
         self.code = code

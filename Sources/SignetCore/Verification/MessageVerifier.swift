@@ -318,7 +318,9 @@ public struct MessageVerifier: Sendable {
 
     private func algorithm(for record: KeyRecord, messageAlg: String?) throws -> any SignatureAlgorithm {
         if let messageAlg, messageAlg != record.algorithm {
-            throw SignetError(.algMismatch, "the message says \(messageAlg), the key is for \(record.algorithm)")
+            var error = SignetError(.algMismatch, "the message says \(messageAlg), the key is for \(record.algorithm)")
+            error.keyAlgorithm = (record.keyID, record.algorithm)
+            throw error
         }
         let algorithm = try algorithms.require(record.algorithm)
         guard algorithm.keyType == record.key.type else {

@@ -19,7 +19,7 @@ import Testing
         return configuration.refusalPath
     }
 
-    @Test func eachBadSettingIsRefusedAtItsPath() {
+    @Test func eachBadSettingIsRefusedAtItsPath() throws {
         #expect(Self.refusal { _ in } == nil)
         #expect(Self.refusal { $0.allowSoftware = true } == "androidAttestation.allowSoftware")
         #expect(Self.refusal(development: true) { $0.allowSoftware = true } == nil)

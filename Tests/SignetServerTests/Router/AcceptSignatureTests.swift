@@ -79,6 +79,50 @@ import Testing
         #expect(again.status == 200, "\(again.text)")
     }
 
+    /// A signature whose `alg` is not its key's is told the key's own (the key record decides the
+    /// algorithm, never the message), and signed with it is accepted.
+    @Test func anAlgorithmOtherThanTheKeysIsAnsweredWithTheKeysOwn() async throws {
+        let harness = try await GatewayHarness.start(transport: .router)
+        Cleanup.after { try await harness.stop() }
+        let device = try await harness.register(.ed25519)
+        let get = try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/x")
+        // Signed by hand: a signer refuses an algorithm its key is not for.
+        let parameters = SignatureParameters(
+            components: [.method, .targetURI], created: Int64(Date().timeIntervalSince1970), nonce: Nonce.random(),
+            algorithm: "ecdsa-p256-sha256", keyID: device.keyID)
+        var claiming = get
+        let signature = try Ed25519Algorithm().sign(try SignatureBase(message: get, parameters: parameters).bytes, with: device.key)
+        claiming.fields.append(name: "Signature-Input", value: "sig1=" + (try parameters.serialized))
+        claiming.fields.append(name: "Signature", value: "sig1=:\(Base64.encode(signature)):")
+        let mismatched = try await GatewayHarness.send(claiming)
+        #expect(mismatched.status == 401 && mismatched.reason == "alg_mismatch", "\(mismatched.text)")
+        let asked = try Self.asked(mismatched)
+        #expect(asked.keyID == device.keyID && asked.algorithm == "ed25519", "\(asked)")
+        let honest = MessageSigner(key: device.key, keyID: device.keyID, algorithm: Ed25519Algorithm(), includeAlgorithm: true)
+        #expect(try await GatewayHarness.send(try honest.sign(get, created: Date(), nonce: Nonce.random())).status == 200)
+        // An unknown key is told nothing of any key.
+        let stranger = MessageSigner(key: device.key, keyID: "nobody", algorithm: Ed25519Algorithm(), includeAlgorithm: true)
+        let unknown = try await GatewayHarness.send(try stranger.sign(get, created: Date(), nonce: Nonce.random()))
+        #expect(unknown.reason == "unknown_key" && unknown.headers["Accept-Signature"].isEmpty, "\(unknown.text)")
+    }
+
+    /// A key delivered in `Signature-Key` whose signature leaves that field out is asked to cover it
+    /// (§7.8), and covering it is accepted.
+    @Test func aDeliveredKeyIsAskedToCoverSignatureKey() async throws {
+        let harness = try await SignatureKeyTests.start()
+        Cleanup.after { try await harness.stop() }
+        let key = try SigningKey.generate(.ed25519)
+        let member = try SignatureKeyTests.hwk(key, alg: "Ed25519")
+        let uncovered = try await SignatureKeyTests.get(harness, "/echo/open-keys", key: key, signatureKey: member, keyID: nil, cover: false)
+        #expect(uncovered.status == 401 && uncovered.reason == "component_not_covered", "\(uncovered.text)")
+        #expect(try Self.asked(uncovered).components.contains("signature-key"))
+        #expect(try await SignatureKeyTests.get(harness, "/echo/open-keys", key: key, signatureKey: member, keyID: nil).status == 200)
+        // A registered key on the same route is asked as any.
+        let plain = try await GatewayHarness.send(method: "GET", url: harness.base + "/echo/open-keys/x")
+        let forPlain = try Self.asked(plain)
+        #expect(plain.reason == "signature_missing" && !forPlain.components.contains("signature-key"), "\(plain.text)")
+    }
+
     @Test func coveredFieldsNameFieldsThatReachTheUpstream() throws {
         for fields in [["signature"], ["@method"], ["x-forwarded-for"], ["bad field"], [""]] {
             var configuration = GatewayConfiguration(upstream: "http://127.0.0.1:9")

@@ -128,6 +128,36 @@ import Testing
         }
     }
 
+    /// An agent's refusal says what an agent's signature holds (`Accept-Signature`): its
+    /// `Signature-Agent` member, `created`, `expires` and a tag the route takes; a registered
+    /// client on a route that also takes agents is asked as any.
+    @Test func anAgentIsToldWhatItsSignatureMustHold() async throws {
+        let key = try SigningKey.generate(.ed25519)
+        let setup = try await Self.start(publishing: [key])
+        Cleanup.after {
+            try await setup.harness.stop()
+            setup.directory.stop()
+        }
+        let member = ComponentIdentifier("signature-agent", parameters: SFParameters([("key", .string("sig1"))]))
+        func asked(_ answer: GatewayHarness.Answer) throws -> SignatureRequest { try AcceptSignatureTests.asked(answer) }
+        let untagged = try await Self.get(setup, "/echo/agents", key: key, tag: "agent-payer-auth")
+        #expect(untagged.status == 401 && untagged.reason == "tag_mismatch", "\(untagged.text)")
+        let forAgent = try asked(untagged)
+        #expect(forAgent.components.contains(member) && forAgent.components.contains(.targetURI), "\(forAgent)")
+        #expect(forAgent.created && forAgent.expires && forAgent.tag == "web-bot-auth", "\(forAgent)")
+        let uncovered = try await Self.get(setup, "/echo/agents", key: key, coverAgent: false)
+        let forUncovered = try asked(uncovered)
+        #expect(uncovered.reason == "component_not_covered" && forUncovered.components.contains(member), "\(uncovered.text)")
+        // No signature at all on a route only agents pass: told to sign as one.
+        let unsigned = try await GatewayHarness.send(method: "GET", url: setup.harness.base + "/echo/agents/x")
+        let forUnsigned = try asked(unsigned)
+        #expect(unsigned.reason == "signature_missing" && forUnsigned.components.contains(member), "\(unsigned.text)")
+        // On a route for devices and agents, a client without Signature-Agent is asked as a device.
+        let plain = try await GatewayHarness.send(method: "GET", url: setup.harness.base + "/echo/mixed/x")
+        let forDevice = try asked(plain)
+        #expect(plain.reason == "signature_missing" && !forDevice.components.contains(member) && forDevice.tag == nil, "\(forDevice)")
+    }
+
     /// A trust-level route with `agents` takes known agents beside the devices its level admits,
     /// and still refuses a client below that level (issue 42).
     @Test func aTrustLevelRouteWithAgentsTakesThemBesideItsDevices() async throws {
