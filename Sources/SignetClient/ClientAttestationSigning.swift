@@ -4,7 +4,7 @@ import Foundation
 import SignetCore
 
 /// A signer that can prove possession of its key for a Client Attestation
-/// (draft-ietf-oauth-attestation-based-client-auth-10): a device key (``DeviceKeyProvider``'s
+/// (draft-ietf-oauth-attestation-based-client-auth-11): a device key (``DeviceKeyProvider``'s
 /// signer, ES256 with the Secure Enclave key) or a `MessageSigner` with an asymmetric key, whose
 /// public key the gateway attests in `cnf.jwk`, or an App Attest install's proof key (an App Attest
 /// key signs only assertions), which the gateway attests when the install names it. A shared secret

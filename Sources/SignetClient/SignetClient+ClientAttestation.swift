@@ -2,7 +2,7 @@
 import Foundation
 import SignetCore
 
-/// A Client Attestation JWT as the gateway gave it (draft-ietf-oauth-attestation-based-client-auth-10).
+/// A Client Attestation JWT as the gateway gave it (draft-ietf-oauth-attestation-based-client-auth-11).
 public struct ClientAttestation: Sendable, Hashable {
     /// The compact JWS, sent in `OAuth-Client-Attestation`.
     public let attestation: String

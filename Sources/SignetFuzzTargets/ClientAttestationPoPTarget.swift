@@ -3,7 +3,7 @@ import Foundation
 import SignetCore
 
 extension FuzzTarget {
-    /// Client Attestation PoPs (draft-ietf-oauth-attestation-based-client-auth-10) as the gateway
+    /// Client Attestation PoPs (draft-ietf-oauth-attestation-based-client-auth-11) as the gateway
     /// reads them from `OAuth-Client-Attestation-PoP`, checked with the draft's attested key at the
     /// draft's time.
     static let clientAttestationPoP = FuzzTarget(

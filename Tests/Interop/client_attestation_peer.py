@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-10)
+"""OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-11)
 with implementations Signet did not write.
 
   client_attestation_peer.py verify ATTESTATION JWKS_URL ISSUER CLIENT_ID
@@ -14,9 +14,10 @@ with implementations Signet did not write.
       FIXED_JTI makes every PoP carry that jti; IAT_OFFSET moves iat. Prints {"answers": [{status,
       reason, error}], "challenges": n}.
   client_attestation_peer.py combined URL ATTESTATION JWK_FILE COUNT
-      DPoP combined mode (§6): COUNT GETs to URL, each with the attestation and, instead of a PoP, a
-      DPoP proof (RFC 9449) written with joserfc by the attested key, its nonce the latest
-      OAuth-Client-Attestation-Challenge. Prints {"answers": [...], "challenges": n}.
+      DPoP combined mode (draft -11 §5.2): COUNT GETs to URL, each with the attestation and, instead
+      of a PoP, a DPoP proof (RFC 9449) written with joserfc by the attested key, its nonce the
+      latest DPoP-Nonce (-11 takes no attestation challenge in a DPoP proof). Prints
+      {"answers": [...], "nonces": n, "challenges": n}, each answer with its WWW-Authenticate.
 """
 import json
 import sys
@@ -91,20 +92,25 @@ def combined(url, attestation, jwk_file, count):
     key = JWKRegistry.import_key(private)
     alg = "EdDSA" if private.get("kty") == "OKP" else "ES256"
     public = {name: value for name, value in private.items() if name in ("kty", "crv", "x", "y")}
-    challenge = None
-    seen = 0
+    nonce = None
+    nonces = 0
+    challenges = 0
     answers = []
     for _ in range(count):
         claims = {"jti": str(uuid.uuid4()), "htm": "GET", "htu": url.split("?")[0], "iat": int(time.time())}
-        if challenge:
-            claims["nonce"] = challenge
+        if nonce:
+            claims["nonce"] = nonce
         proof = jws.serialize_compact({"typ": "dpop+jwt", "alg": alg, "jwk": public}, json.dumps(claims).encode(), key, algorithms=[alg])
         answer = requests.get(url, headers={"OAuth-Client-Attestation": attestation, "DPoP": proof}, timeout=10)
-        answers.append(outcome(answer))
+        result = outcome(answer)
+        result["wwwAuthenticate"] = answer.headers.get("WWW-Authenticate")
+        answers.append(result)
+        if answer.headers.get("DPoP-Nonce"):
+            nonce = answer.headers["DPoP-Nonce"]
+            nonces += 1
         if answer.headers.get("OAuth-Client-Attestation-Challenge"):
-            challenge = answer.headers["OAuth-Client-Attestation-Challenge"]
-            seen += 1
-    print(json.dumps({"answers": answers, "challenges": seen}))
+            challenges += 1
+    print(json.dumps({"answers": answers, "nonces": nonces, "challenges": challenges}))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SignetCore
 
-/// Client Attestation PoPs (draft-ietf-oauth-attestation-based-client-auth-10 §5.1): the draft's
+/// Client Attestation PoPs (draft-ietf-oauth-attestation-based-client-auth-11 §5.1): the draft's
 /// own PoPs verify with the key of its attestation's `cnf.jwk` at their time and audience; PoPs
 /// made here verify for every algorithm; each way a PoP can be wrong is refused with its code.
 @Suite struct ClientAttestationPoPTests {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 
-/// A Client Attestation PoP JWT (draft-ietf-oauth-attestation-based-client-auth-10 §5.1): the
+/// A Client Attestation PoP JWT (draft-ietf-oauth-attestation-based-client-auth-11 §5.1): the
 /// client instance's proof, for one request, that it holds the key its Client Attestation names in
 /// `cnf.jwk`, carried in `OAuth-Client-Attestation-PoP`.
 ///

@@ -155,7 +155,7 @@ extension SignetError.Code {
     public static let dpopNonceRequired = Self("dpop_nonce_required", 401)
     /// The proof is signed by a key other than the one the token is bound to (`cnf.jkt`).
     public static let dpopKeyMismatch = Self("dpop_key_mismatch", 401)
-    // OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-10).
+    // OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-11).
     /// The route asks for a client attestation, and the request lacks `OAuth-Client-Attestation`
     /// or `OAuth-Client-Attestation-PoP`.
     public static let clientAttestationMissing = Self("client_attestation_missing", 401)

@@ -3,7 +3,7 @@ import Foundation
 import JWTKit
 import SignetCore
 
-/// The claims of a Client Attestation JWT (draft-ietf-oauth-attestation-based-client-auth-10 §4)
+/// The claims of a Client Attestation JWT (draft-ietf-oauth-attestation-based-client-auth-11 §4)
 /// as Signet issues it: the OAuth client it speaks for (`sub`, the configured client id), when
 /// (`iat`, `exp`), the client instance's key (`cnf.jwk`, RFC 7800 §3.2), and what Signet
 /// established about the instance — the device, its key id, its trust level and platform.

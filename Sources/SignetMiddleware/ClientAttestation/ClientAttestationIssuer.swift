@@ -2,7 +2,7 @@
 import Foundation
 import SignetCore
 
-/// Makes the gateway a Client Attester (draft-ietf-oauth-attestation-based-client-auth-10): it
+/// Makes the gateway a Client Attester (draft-ietf-oauth-attestation-based-client-auth-11): it
 /// issues Client Attestation JWTs, `typ` `oauth-client-attestation+jwt`, to devices it verified,
 /// under the app tokens' key ring (so the same JWKS checks both), each bound to the instance's key.
 public struct ClientAttestationIssuer: Sendable {

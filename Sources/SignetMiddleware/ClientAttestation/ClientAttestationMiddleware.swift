@@ -5,15 +5,15 @@ import Hummingbird
 import SignetCore
 
 /// The `client-attestation` route policy: a Client Attestation and its PoP
-/// (draft-ietf-oauth-attestation-based-client-auth-10) in place of a signed request, checked on
+/// (draft-ietf-oauth-attestation-based-client-auth-11) in place of a signed request, checked on
 /// every request by ``ClientAttestationVerifier``, the attested device's identity put in the
 /// context (the client id as `Signet-App-Id`). A `DPoP` proof by the attested key may stand in for
-/// the PoP (the draft's combined mode, §6).
+/// the PoP (the draft's combined mode, §5.2).
 ///
 /// Refusals are `401` with the draft's OAuth error in the problem's `error` member and in a
 /// `WWW-Authenticate: OAuth-Client-Attestation error="…"` challenge (the draft registers no scheme;
 /// RFC 9110 §15.5.2 asks every 401 for one). A route that asks for challenges hands a fresh one
-/// in `OAuth-Client-Attestation-Challenge` on every answer (§7.2).
+/// in `OAuth-Client-Attestation-Challenge` on every answer (§6.2).
 ///
 /// ```swift
 /// router.group("oauth").add(middleware: ClientAttestationMiddleware(
@@ -50,9 +50,10 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
     public func authenticate(_ request: inout Request, context: inout Context) async throws -> Admission {
         let withheld = requirement.forward ? [] : Self.carried
         let identity: SignetIdentity
+        let combined: HTTPFields?
         do {
             guard let verifier else { throw SignetError(.clientAttestationInvalid, "this server issues no client attestations") }
-            identity = try await verifier.identity(
+            (identity, combined) = try await verifier.identity(
                 for: request,
                 receivedTarget: context.signet.receivedTarget,
                 audience: requirement.audience,
@@ -60,7 +61,11 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
                 now: clock()
             )
         } catch var refusal as ChallengedRefusal {
-            refusal.challenges = Self.challenges(for: refusal.error)
+            // A DPoP refusal in combined mode keeps RFC 9449's challenge (`use_dpop_nonce`,
+            // `invalid_dpop_proof`), as draft -11 §7.4 asks.
+            if ClientAttestationVerifier.oauthError(for: refusal.error.code) != nil || !refusal.error.code.rawValue.hasPrefix("dpop_") {
+                refusal.challenges = Self.challenges(for: refusal.error)
+            }
             refusal.withheld = withheld
             throw refusal
         } catch let error as SignetError {
@@ -71,6 +76,8 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
             for name in withheld { head.headerFields[name] = nil }
             request = Request(head: head, body: request.body)
         }
+        // Combined mode renews its DPoP nonce where due; the attestation challenge is the PoP's.
+        if let combined { return Admission(identity, answerFields: combined) }
         guard requirement.requireChallenge, let verifier else { return Admission(identity) }
         var fresh = HTTPFields()
         fresh[ClientAttestationVerifier.challengeField] = try await verifier.challenge(now: clock()).value

@@ -5,16 +5,16 @@ import Hummingbird
 import SignetCore
 import SignetStore
 
-/// Checks the client attestation a request carries (draft-ietf-oauth-attestation-based-client-auth-10
-/// §8): exactly one `OAuth-Client-Attestation`, a Client Attestation JWT this gateway issued (its
+/// Checks the client attestation a request carries (draft-ietf-oauth-attestation-based-client-auth-11
+/// §7): exactly one `OAuth-Client-Attestation`, a Client Attestation JWT this gateway issued (its
 /// type, a published key, the issuer, an accepted client id, not expired), its device still
 /// registered and active; exactly one `OAuth-Client-Attestation-PoP`, signed by the attested key
 /// for this server's audience within the window (`ClientAttestationPoP`); the server's challenge
 /// where the route asks for one; and — only after all of that passed — the PoP's `jti` claimed once
 /// in the store, across instances.
 ///
-/// Refusals carry the draft's OAuth error in the problem's `error` member (§8.4) and, for a missing
-/// or old challenge, a fresh one in `OAuth-Client-Attestation-Challenge` (§7.2), so a client
+/// Refusals carry the draft's OAuth error in the problem's `error` member (§7.4) and, for a missing
+/// or old challenge, a fresh one in `OAuth-Client-Attestation-Challenge` (§6.1), so a client
 /// retries on its own.
 public struct ClientAttestationVerifier: Sendable {
     /// The attestations' issuer (the app tokens').
@@ -75,7 +75,7 @@ public struct ClientAttestationVerifier: Sendable {
         self.clockSkew = clockSkew
     }
 
-    /// A fresh challenge (§7): what the challenge endpoint and a `use_attestation_challenge`
+    /// A fresh challenge (§6): what the challenge endpoint and a `use_attestation_challenge`
     /// refusal hand out.
     public func challenge(now: Date) async throws -> ServerNonce {
         ServerNonce.mint(.clientAttestationChallenge, secret: try await challengeKey.key(), now: now)
@@ -110,22 +110,25 @@ public struct ClientAttestationVerifier: Sendable {
     }
 
     /// The identity `request`'s attestation speaks for: with its PoP, or — where the request
-    /// carries no PoP but a `DPoP` proof and this verifier takes them — in combined mode (§6),
-    /// the DPoP proof checked as RFC 9449 says, by the attested key, carrying the challenge where
-    /// one is required, claimed once.
+    /// carries no PoP but a `DPoP` proof and this verifier takes them — in combined mode
+    /// (draft -11 §5.2, §7.3), the DPoP proof checked as RFC 9449 says, by the attested key,
+    /// claimed once. Combined mode takes no attestation challenge: where the route asks for
+    /// challenges, the proof carries a current DPoP nonce instead (RFC 9449 §9).
     ///
+    /// - Returns: The identity, and the fields its answer carries: in combined mode a renewed
+    ///   `DPoP-Nonce` where one is due (possibly none); `nil` with a PoP.
     /// - Throws: as ``identity(for:audience:requireChallenge:now:)``, and `dpop_*` codes in
-    ///   combined mode.
+    ///   combined mode (`dpop_nonce_required` with a fresh `DPoP-Nonce`).
     public func identity(
         for request: Request,
         receivedTarget: String?,
         audience: String,
         requireChallenge: Bool,
         now: Date
-    ) async throws -> SignetIdentity {
+    ) async throws -> (identity: SignetIdentity, combined: HTTPFields?) {
         let fields = request.headers
         guard fields[values: Self.proofField].isEmpty, let dpop, !fields[values: DPoPVerifier.proofField].isEmpty else {
-            return try await identity(for: fields, audience: audience, requireChallenge: requireChallenge, now: now)
+            return (try await identity(for: fields, audience: audience, requireChallenge: requireChallenge, now: now), nil)
         }
         let attestations = fields[values: Self.attestationField]
         guard let attestation = attestations.first else {
@@ -137,13 +140,19 @@ public struct ClientAttestationVerifier: Sendable {
         guard ConstantTime.equals(Array(proof.thumbprint.utf8), Array(try key.jwk.thumbprint.utf8)) else {
             throw SignetError(.clientAttestationPoPInvalid, "the DPoP proof is signed by another key than the attested one (cnf.jwk)")
         }
-        if requireChallenge { try await requireCurrentChallenge(proof.nonce, now: now) }
+        let renewal = requireChallenge ? try await dpop.currentNonce(in: proof, now: now) : HTTPFields()
         try await dpop.claim(proof, now: now)
-        return Self.identity(claims, record: record, trustLevel: trustLevel, jti: proof.jti, made: proof.issued)
+        return (Self.identity(claims, record: record, trustLevel: trustLevel, jti: proof.jti, made: proof.issued), renewal)
+    }
+
+    /// A fresh `DPoP-Nonce` where this verifier takes combined mode, for the challenge endpoint
+    /// (draft -11 §6.3); `nil` otherwise.
+    public func dpopNonce(now: Date) async throws -> String? {
+        try await dpop?.freshNonce(now: now)
     }
 
     /// The claims, attested key and device of an attestation this gateway issued, every check of
-    /// §8.1 passed.
+    /// §7.1 passed.
     private func attested(_ attestation: String, now: Date) async throws -> (ClientAttestationClaims, VerificationKey, KeyRecord, TrustLevel) {
         let claims = try await keys.verify(
             attestation,
@@ -174,7 +183,7 @@ public struct ClientAttestationVerifier: Sendable {
     }
 
     /// The key an attestation this gateway issued attests (`cnf.jwk`) and its device's record, every
-    /// check of §8.1 passed: how a `Signature-Key` `jwt` member delivers a signing key.
+    /// check of §7.1 passed: how a `Signature-Key` `jwt` member delivers a signing key.
     ///
     /// - Throws: `client_attestation_invalid`, `client_attestation_expired`, `risk_metric_exceeded`.
     public func attestedKey(_ attestation: String, now: Date) async throws -> (key: VerificationKey, device: KeyRecord) {
@@ -246,7 +255,7 @@ public struct ClientAttestationVerifier: Sendable {
         return proof
     }
 
-    /// The draft's OAuth error code (§8.4) for a `client_attestation_*` refusal:
+    /// The draft's OAuth error code (§7.4) for a `client_attestation_*` refusal:
     /// `use_attestation_challenge`, `use_fresh_attestation`, or `invalid_client_attestation`;
     /// `nil` for any other code.
     public static func oauthError(for code: SignetError.Code) -> String? {

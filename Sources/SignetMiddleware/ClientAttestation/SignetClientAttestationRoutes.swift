@@ -6,7 +6,7 @@ import NIOCore
 import SignetCore
 import SignetStore
 
-/// The Client Attester's endpoints (draft-ietf-oauth-attestation-based-client-auth-10):
+/// The Client Attester's endpoints (draft-ietf-oauth-attestation-based-client-auth-11):
 ///
 /// - `POST /signet/v1/client-attestations`: a verified device asks for a Client Attestation JWT
 ///   → `201 {"attestation", "expiresAt", "clientId", "audience"}` (the audience PoPs name on the
@@ -16,9 +16,10 @@ import SignetStore
 ///   under the attester's name (``ClientAttestationIssuer/consentAudience``), claimed once: how an App Attest device, whose key signs only
 ///   assertions, has a key of its own attested for its proofs. The route goes under whatever
 ///   middleware establishes the device.
-/// - `POST /signet/v1/attestation-challenge`: a fresh challenge (§7.1) →
-///   `200 {"attestation_challenge"}`, `Cache-Control: no-store`. Stateless (nothing is stored
-///   until a PoP carrying it is taken), so it is open to anyone.
+/// - `POST /signet/v1/attestation-challenge`: a fresh challenge (§6.3) →
+///   `200 {"attestation_challenge"}`, `Cache-Control: no-store`, and a fresh `DPoP-Nonce` where
+///   the gateway takes DPoP proofs in combined mode. Stateless (nothing is stored until a PoP
+///   carrying it is taken), so it is open to anyone.
 public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtocol>: Sendable {
     public let issuer: ClientAttestationIssuer
     public let verifier: ClientAttestationVerifier
@@ -58,6 +59,8 @@ public struct SignetClientAttestationRoutes<Context: SignetRequestContextProtoco
             let challenge = try await verifier.challenge(now: clock())
             var response = try JSONResponse.make(object: ["attestation_challenge": challenge.value], status: .ok)
             response.headers[.cacheControl] = "no-store"
+            // Draft -11 §6.3: where DPoP nonces are taken (combined mode), a fresh one too.
+            if let nonce = try await verifier.dpopNonce(now: clock()) { response.headers[DPoPVerifier.nonceField] = nonce }
             return response
         }
     }

@@ -82,32 +82,45 @@ public struct DPoPVerifier: Sendable {
                 challenges: [Self.challenge(error: "invalid_token")]
             )
         }
-        var renewal = HTTPFields()
-        if requireNonce {
-            let key = try await nonceKey.key()
-            guard let nonce = proof.nonce,
-                let issued = ServerNonce.issued(verifying: nonce, .dpop, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
-            else {
-                var refusal = ChallengedRefusal(
-                    SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
-                    challenges: [Self.challenge(error: "use_dpop_nonce")]
-                )
-                refusal.fields[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
-                throw refusal
-            }
-            if now.timeIntervalSince(issued) > nonceLifetime / 2 {
-                renewal[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
-            }
-        }
+        let renewal = requireNonce ? try await currentNonce(in: proof, now: now) : HTTPFields()
         try await claim(proof, now: now)
         return renewal
+    }
+
+    /// Refuses `proof` unless it carries a current nonce of this gateway's (RFC 9449 §9): with a
+    /// fresh one in `DPoP-Nonce` and `error="use_dpop_nonce"`.
+    ///
+    /// - Returns: The fields to set on the answer: a fresh `DPoP-Nonce` once the proof's is past
+    ///   half its lifetime; none otherwise.
+    public func currentNonce(in proof: DPoPProof, now: Date) async throws -> HTTPFields {
+        let key = try await nonceKey.key()
+        guard let nonce = proof.nonce,
+            let issued = ServerNonce.issued(verifying: nonce, .dpop, secret: key, lifetime: nonceLifetime, clockSkew: clockSkew, now: now)
+        else {
+            var refusal = ChallengedRefusal(
+                SignetError(.dpopNonceRequired, "this route needs a current server nonce in the proof: use the DPoP-Nonce of this answer"),
+                challenges: [Self.challenge(error: "use_dpop_nonce")]
+            )
+            refusal.fields[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
+            throw refusal
+        }
+        var renewal = HTTPFields()
+        if now.timeIntervalSince(issued) > nonceLifetime / 2 {
+            renewal[Self.nonceField] = ServerNonce.mint(.dpop, secret: key, now: now).value
+        }
+        return renewal
+    }
+
+    /// A fresh nonce of this gateway's, as `DPoP-Nonce` carries it.
+    public func freshNonce(now: Date) async throws -> String {
+        ServerNonce.mint(.dpop, secret: try await nonceKey.key(), now: now).value
     }
 
     /// The request's one `DPoP` proof, checked for this request as RFC 9449 §4.3 says: the first
     /// step of ``check(_:receivedTarget:accessToken:boundTo:requireNonce:now:)``, the key, nonce
     /// and claim left to the caller. A client attestation in combined mode
-    /// (draft-ietf-oauth-attestation-based-client-auth-10 §6) checks its own key and challenge
-    /// between this and ``claim(_:now:)``.
+    /// (draft-ietf-oauth-attestation-based-client-auth-11 §5.2) checks its own key and the nonce
+    /// (``currentNonce(in:now:)``) between this and ``claim(_:now:)``.
     ///
     /// - Throws: ``ChallengedRefusal`` with a `dpop_*` code.
     public func proof(_ request: Request, receivedTarget: String?, accessToken: String?, now: Date) throws -> DPoPProof {

@@ -13,6 +13,12 @@ import NIOHTTPTypes
 /// once when the request was answered already (an early refusal whose body the server would
 /// otherwise drain for as long as the client cares to send it). A request is never handed on with
 /// a body cut short. Sits after the HTTP codecs.
+///
+/// **Only the time the gateway reads counts.** A pipelined request whose head arrived while the
+/// one before it is served waits with its body unread: the handlers after this one hold the
+/// connection's reads (they pass no `read` on) until they can take it. That time is the gateway's,
+/// not the client's: the deadline is moved on by however long reads were held since it was armed,
+/// so a body the client sent in time is never refused because the request before it was slow.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -29,6 +35,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answered = false
     /// A request missed its deadline: the connection closes after its answer.
     private var closing = false
+    /// Since when the handlers after this one hold reads (a read ended and none was asked for).
+    private var readsHeldSince: NIODeadline?
+    /// How long reads were held while the current deadline ran, not yet added to it.
+    private var heldTime: TimeAmount = .zero
 
     init(timeout: TimeAmount) {
         self.timeout = timeout
@@ -39,11 +49,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .head:
             deadline?.cancel()
             answered = false
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            deadline = context.eventLoop.scheduleTask(in: timeout) {
-                let (handler, context) = loopBound.value
-                handler.expire(context: context)
-            }
+            heldTime = .zero
+            // Held before this head was read is no time of this request's.
+            if readsHeldSince != nil { readsHeldSince = .now() }
+            arm(in: timeout, context: context)
         case .end:
             deadline?.cancel()
             deadline = nil
@@ -51,6 +60,20 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // The channel asks for the next read right after this, unless a later handler holds it.
+        readsHeldSince = .now()
+        context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let since = readsHeldSince {
+            if deadline != nil { heldTime = heldTime + (.now() - since) }
+            readsHeldSince = nil
+        }
+        context.read()
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -73,7 +96,28 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.fireChannelInactive()
     }
 
+    private func arm(in delay: TimeAmount, context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: delay) {
+            let (handler, context) = loopBound.value
+            handler.expire(context: context)
+        }
+    }
+
     private func expire(context: ChannelHandlerContext) {
+        // Time the gateway held reads is owed back: the deadline moves on by it, until a whole
+        // stretch of `timeout` passed with reads open to the client.
+        let now = NIODeadline.now()
+        var owed = heldTime
+        if let since = readsHeldSince {
+            owed = owed + (now - since)
+            readsHeldSince = now
+        }
+        heldTime = .zero
+        if owed > .zero {
+            arm(in: owed, context: context)
+            return
+        }
         deadline = nil
         closing = true
         // Answered already, and the server would drain the rest: nothing more is owed.

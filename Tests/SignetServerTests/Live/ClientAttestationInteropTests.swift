@@ -115,11 +115,13 @@ import Testing
         #expect(followed.reasons == ["client_attestation_challenge_required", "-"], "\(followed.answers)")
         #expect(followed.errors.first == "use_attestation_challenge")
 
-        // Combined mode: DPoP proofs written with joserfc stand in for the PoP, the challenge in
-        // their nonce after the first refusal.
+        // Combined mode (draft -11): DPoP proofs written with joserfc stand in for the PoP, a DPoP
+        // nonce in them after the first refusal's `use_dpop_nonce`, no attestation challenge.
         let output = try await PythonPeer.run("client_attestation_peer.py", ["combined", harness.base + "/echo/challenged/z", attestation, jwk.path, "3"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
         let answers = try #require(json["answers"] as? [[String: Any]])
-        #expect(answers.map { ($0["reason"] as? String) ?? "-" } == ["client_attestation_challenge_required", "-", "-"], "\(answers)")
+        #expect(answers.map { ($0["reason"] as? String) ?? "-" } == ["dpop_nonce_required", "-", "-"], "\(answers)")
+        #expect((answers.first?["wwwAuthenticate"] as? String)?.hasPrefix("DPoP error=\"use_dpop_nonce\"") == true, "\(answers)")
+        #expect(json["challenges"] as? Int == 0, "\(json)")
     }
 }

@@ -57,6 +57,32 @@ import Testing
 
 
 
+    /// Only the time the gateway reads counts against a body's deadline: a pipelined request
+    /// whose large body the client sent at once waits, unread, while a slow upstream serves the
+    /// request before it — longer than the deadline — and is then read and forwarded, not refused.
+    @Test func aPipelinedBodyIsNotTimedWhileTheGatewayHoldsItsReads() async throws {
+        let upstream = try await MisbehavingUpstream.start(.slow(.milliseconds(1500)))
+        let harness = try await GatewayHarness.start {
+            $0.requestTimeoutSeconds = 1
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            try await upstream.stop()
+        }
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 512 * 1024)
+        let first = Array("GET /open/first HTTP/1.1\r\nHost: gw\r\n\r\n".utf8)
+        let second = Array("POST /open/second HTTP/1.1\r\nHost: gw\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        let connection = try await RawConnection.open(port: harness.port)
+        try await connection.send(first + second)
+        let answers = try await connection.responses(2, timeout: .seconds(10))
+        #expect(answers.components(separatedBy: "HTTP/1.1 200").count - 1 == 2, "\(answers.prefix(600))")
+        #expect(!answers.contains("request_too_slow"), "\(answers.prefix(600))")
+        #expect(upstream.seen.map(\.target) == ["/open/first", "/open/second"])
+        await connection.close()
+    }
+
     @Test func aClientThatGoesAwayMidBodyIsLoggedAsItsOwnNot500() async throws {
         let logs = CapturedLogs()
         let harness = try await GatewayHarness.start(logger: logs.logger(level: .info))

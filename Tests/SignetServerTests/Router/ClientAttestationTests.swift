@@ -8,7 +8,7 @@ import SignetSimulator
 import SignetTestSupport
 import Testing
 
-/// The gateway as an OAuth Client Attester (draft-ietf-oauth-attestation-based-client-auth-10):
+/// The gateway as an OAuth Client Attester (draft-ietf-oauth-attestation-based-client-auth-11):
 /// verified devices get Client Attestation JWTs bound to their key; `client-attestation` routes
 /// take a request with an attestation and a PoP by the attested key, each PoP once; every way
 /// either can be wrong is refused with its own code and the draft's OAuth error; a challenge route
@@ -290,8 +290,9 @@ import Testing
         #expect(forged.reason == "client_attestation_challenge_required" && forged.headers["OAuth-Client-Attestation-Challenge"].first != nil)
     }
 
-    /// The draft's combined mode (§6): a DPoP proof by the attested key stands in for the PoP,
-    /// checked as RFC 9449 says, claimed once, carrying the challenge where the route asks for one.
+    /// The draft's combined mode (-11 §5.2): a DPoP proof by the attested key stands in for the
+    /// PoP, checked as RFC 9449 says, claimed once, carrying a DPoP nonce where the route asks
+    /// for challenges.
     @Test func aDPoPProofByTheAttestedKeyStandsInForThePoP() async throws {
         let harness = try await Self.start()
         Cleanup.after { try await harness.stop() }
@@ -317,13 +318,25 @@ import Testing
             let answer = try await Self.send(url, fields)
             #expect(answer.status == 401 && answer.reason == expected, "\(name): \(answer.text)")
         }
-        // On a challenge route the proof's nonce is the challenge.
+        // On a challenge route the proof carries a DPoP nonce (draft -11 §5.2: the challenge is the
+        // PoP's, never a DPoP proof's), refused with RFC 9449's `use_dpop_nonce` and a fresh one.
         let challenged = harness.base + "/echo/challenged/x"
         let first = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged))])
-        #expect(first.reason == "client_attestation_challenge_required", "\(first.text)")
-        let challenge = try #require(first.headers["OAuth-Client-Attestation-Challenge"].first)
-        let second = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged, nonce: challenge))])
+        #expect(first.status == 401 && first.reason == "dpop_nonce_required", "\(first.text)")
+        #expect(first.headers["WWW-Authenticate"].first?.hasPrefix("DPoP error=\"use_dpop_nonce\"") == true, "\(first.headers)")
+        #expect(first.headers["OAuth-Client-Attestation-Challenge"].isEmpty)
+        let nonce = try #require(first.headers["DPoP-Nonce"].first)
+        // An attestation challenge is no DPoP nonce.
+        let endpoint = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/attestation-challenge")
+        let challenge = try #require(endpoint.json["attestation_challenge"] as? String)
+        let mistaken = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged, nonce: challenge))])
+        #expect(mistaken.reason == "dpop_nonce_required", "\(mistaken.text)")
+        let second = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged, nonce: nonce))])
         #expect(second.status == 200, "\(second.text)")
+        // The challenge endpoint hands out a DPoP nonce too (§6.3), which a proof can carry at once.
+        let handed = try #require(endpoint.headers["DPoP-Nonce"].first, "\(endpoint.headers)")
+        let third = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged, nonce: handed))])
+        #expect(third.status == 200, "\(third.text)")
     }
 
     /// A monitored route forwards with the verdict, never with the attestation or its PoP, and

@@ -4,7 +4,7 @@ import Hummingbird
 import SignetCore
 import SignetMiddleware
 
-/// The gateway as an OAuth Client Attester (draft-ietf-oauth-attestation-based-client-auth-10):
+/// The gateway as an OAuth Client Attester (draft-ietf-oauth-attestation-based-client-auth-11):
 /// Client Attestation JWTs for verified devices (`POST /signet/v1/client-attestations`),
 /// challenges (`POST /signet/v1/attestation-challenge`), and the gate of `client-attestation`
 /// routes. Attestations are signed with the app tokens' key ring, so it builds on ``TokensFeature``.

@@ -3,7 +3,7 @@ import Foundation
 import SignetMiddleware
 
 extension GatewayConfiguration {
-    /// OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-10):
+    /// OAuth 2.0 Attestation-Based Client Authentication (draft-ietf-oauth-attestation-based-client-auth-11):
     /// the gateway issues Client Attestation JWTs to verified devices
     /// (`POST /signet/v1/client-attestations`) under the app tokens' key ring (`tokens` is needed),
     /// and checks them with their PoPs on `client-attestation` routes; off when absent.
