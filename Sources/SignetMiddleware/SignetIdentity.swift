@@ -25,8 +25,9 @@ public struct SignetIdentity: Sendable, Hashable {
     /// The known agent (Web Bot Auth) whose published key signed, by its configured name
     /// (forwarded as `Signet-Agent`).
     public var agent: String?
-    /// The codes of the Play Integrity signals a flagging policy let through on this request
-    /// (`play_protect_risk`…), forwarded as `Signet-Integrity-Flags`; empty elsewhere.
+    /// The codes of the Play Integrity signals a flagging policy let through (`play_protect_risk`…):
+    /// at the device's registration, and on a `play-integrity` route for this request. Forwarded
+    /// as `Signet-Integrity-Flags`; empty for every other client.
     public var integrityFlags: [String] = []
 
     public init(
@@ -67,5 +68,6 @@ public struct SignetIdentity: Sendable, Hashable {
         riskMetric = verified.owner?.riskMetric
         appBuild = verified.evidence.appBuild
         agent = verified.owner?.agent
+        integrityFlags = verified.owner?.integrityFlags ?? []
     }
 }

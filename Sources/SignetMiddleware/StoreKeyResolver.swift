@@ -4,6 +4,9 @@ import SignetStore
 
 /// Resolves key ids to configured shared secrets first, then to registered devices.
 public struct StoreKeyResolver: KeyResolver {
+    /// The device record's attribute holding the Play Integrity flags of its registration.
+    static let integrityFlagsAttribute = "play_integrity_flags"
+
     public let devices: any DeviceStore
     public let sharedSecrets: KeyRing
 
@@ -52,7 +55,8 @@ public struct StoreKeyResolver: KeyResolver {
             deviceID: device.deviceID,
             trustLevel: device.trustLevel,
             user: device.user,
-            riskMetric: device.riskMetric
+            riskMetric: device.riskMetric,
+            integrityFlags: device.attributes[Self.integrityFlagsAttribute]?.split(separator: ",").map(String.init) ?? []
         )
         return [record]
     }

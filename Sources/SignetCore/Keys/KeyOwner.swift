@@ -13,12 +13,23 @@ public struct KeyOwner: Sendable, Hashable {
     public var riskMetric: Int?
     /// The known agent a Web Bot Auth key belongs to, by its configured name.
     public var agent: String?
+    /// The Play Integrity signals a flagging policy let through when the device registered (their
+    /// codes), carried with everything it signs.
+    public var integrityFlags: [String]
 
-    public init(deviceID: String? = nil, trustLevel: TrustLevel, user: String? = nil, riskMetric: Int? = nil, agent: String? = nil) {
+    public init(
+        deviceID: String? = nil,
+        trustLevel: TrustLevel,
+        user: String? = nil,
+        riskMetric: Int? = nil,
+        agent: String? = nil,
+        integrityFlags: [String] = []
+    ) {
         self.deviceID = deviceID
         self.trustLevel = trustLevel
         self.user = user
         self.riskMetric = riskMetric
         self.agent = agent
+        self.integrityFlags = integrityFlags
     }
 }

@@ -279,8 +279,9 @@ public struct MessageVerifier: Sendable {
         }
     }
 
-    /// Each record's algorithm (the record's, never the message's), and the caller's authorisation
-    /// of each, before any cryptography. Records are read through a buffer: an array's subscript
+    /// The caller's authorisation of each record, then each record's algorithm (the record's,
+    /// never the message's), before any cryptography: a client the route would refuse learns
+    /// nothing of the key's algorithm. Records are read through a buffer: an array's subscript
     /// copies the whole record (a dozen references) on every access.
     private func vet(
         _ records: [KeyRecord],
@@ -288,9 +289,8 @@ public struct MessageVerifier: Sendable {
         authorize: (KeyRecord) throws -> Void
     ) throws -> [any SignatureAlgorithm] {
         try records.withUnsafeBufferPointer { records in
-            let algorithms = try records.indices.map { try algorithm(for: records[$0], messageAlg: messageAlg) }
             for index in records.indices { try authorize(records[index]) }
-            return algorithms
+            return try records.indices.map { try algorithm(for: records[$0], messageAlg: messageAlg) }
         }
     }
 
@@ -319,7 +319,8 @@ public struct MessageVerifier: Sendable {
     private func algorithm(for record: KeyRecord, messageAlg: String?) throws -> any SignatureAlgorithm {
         if let messageAlg, messageAlg != record.algorithm {
             var error = SignetError(.algMismatch, "the message says \(messageAlg), the key is for \(record.algorithm)")
-            error.keyAlgorithm = (record.keyID, record.algorithm)
+            // A shared secret's algorithm is not named: that says the key id is an embedded secret.
+            if let owner = record.owner, owner.trustLevel != .sharedSecret { error.keyAlgorithm = (record.keyID, record.algorithm) }
             throw error
         }
         let algorithm = try algorithms.require(record.algorithm)

@@ -205,6 +205,7 @@ public struct ClientAttestationVerifier: Sendable {
             appID: claims.sub
         )
         identity.riskMetric = record.owner?.riskMetric
+        identity.integrityFlags = record.owner?.integrityFlags ?? []
         return identity
     }
 

@@ -88,7 +88,7 @@ public struct AndroidAttestationRegistrar: Sendable {
         attributes["play_device_recall"] = device?.deviceRecall?.values.map { values in
             values.setBits.isEmpty ? "none" : values.setBits.sorted().map(String.init).joined(separator: ",")
         }
-        if !flags.isEmpty { attributes["play_integrity_flags"] = flags.joined(separator: ",") }
+        if !flags.isEmpty { attributes[StoreKeyResolver.integrityFlagsAttribute] = flags.joined(separator: ",") }
         return attributes
     }
 

@@ -58,9 +58,10 @@ extension SignetRegistrationRoutes {
         let (keyID, jwk) = try DeviceRegistration.stored(key, algorithm: "ecdsa-p256-sha256")
         let deviceID = "dev_" + Nonce.random()
         var attributes = AndroidAttestationRegistrar.attributes(verified)
+        var integrityFlags: [String] = []
         if let verdict, let check = android.playIntegrity {
-            attributes.merge(AndroidAttestationRegistrar.attributes(verdict, flags: check.policy.environment.flags(verdict))) { $1 }
-            for flag in check.policy.environment.flags(verdict) { metrics.record(outcome: "flagged", reason: flag) }
+            integrityFlags = check.policy.environment.flags(verdict)
+            attributes.merge(AndroidAttestationRegistrar.attributes(verdict, flags: integrityFlags)) { $1 }
         }
         if let batchGuard = android.batchGuard {
             let batches = verified.issuers.map(AndroidAttestationRegistrar.batchName)
@@ -87,6 +88,8 @@ extension SignetRegistrationRoutes {
             )
         )
         keyCache?.forget(keyID)
+        // Counted once the device is kept: a registration refused after its verdict flagged nothing.
+        for flag in integrityFlags { metrics.record(outcome: "flagged", reason: flag) }
         metrics.record(outcome: "attested", reason: nil)
         var answer = [
             "deviceId": deviceID, "keyid": keyID, "trustLevel": TrustLevel.androidKeyAttestation.rawValue,

@@ -107,6 +107,7 @@ public struct AppTokenVerifier: Sendable {
             user: record.owner?.user
         )
         identity.riskMetric = record.owner?.riskMetric
+        identity.integrityFlags = record.owner?.integrityFlags ?? []
         return identity
     }
 }

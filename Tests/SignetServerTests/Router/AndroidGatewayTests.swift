@@ -449,6 +449,22 @@ import X509
             }
         }
 
+        // A device flagged at registration carries its flags on everything it signs.
+        if action == .flag {
+            let flagged = AndroidGatewayTests.android()
+            let registered = try await register(flagged, risk: "HIGH_RISK")
+            let flaggedKey = try #require(registered.json["keyid"] as? String, "\(registered.text)")
+            let signed = try AndroidGatewayTests.signer(flagged, keyID: flaggedKey).sign(
+                try HTTPMessage.request(method: "GET", uri: harness.base + "/echo/anything"), created: Date(), nonce: Nonce.random())
+            let answer = try await GatewayHarness.send(signed)
+            #expect(answer.status == 200 && AndroidGatewayTests.echo(answer)?.headers["signet-integrity-flags"] == "play_protect_risk", "\(answer.text)")
+            // On a play-integrity route, with this request's findings that are new.
+            var (purchase, nonce) = try Self.signedForIntegrity(flagged, keyID: flaggedKey, harness.base + "/echo/purchase/0")
+            purchase.fields.append(name: "Signet-Integrity-Token", value: try await token(nonce: nonce, risk: "HIGH_RISK", recall: true))
+            let bought = try await GatewayHarness.send(purchase)
+            #expect(AndroidGatewayTests.echo(bought)?.headers["signet-integrity-flags"] == "play_protect_risk, device_recalled", "\(bought.text)")
+        }
+
         // On a play-integrity route the same, per request; the upstream reads the flags.
         let device = AndroidGatewayTests.android()
         let enrolled = try await register(device)

@@ -77,8 +77,11 @@ struct PlayIntegrityRouteMiddleware: RouterMiddleware, RequestAuthenticator {
         metrics?.recordVerification(ContinuousClock.now - started)
         context.signet.verifiedMessage = message
         var identity = SignetIdentity(verified)
-        // A flagging policy's findings reach the upstream, which decides.
-        identity.integrityFlags = check.policy.environment.flags(verdict)
+        // A flagging policy's findings reach the upstream, which decides: the registration's, then
+        // this request's that are new.
+        for flag in check.policy.environment.flags(verdict) where !identity.integrityFlags.contains(flag) {
+            identity.integrityFlags.append(flag)
+        }
         return Admission(identity)
     }
 }
