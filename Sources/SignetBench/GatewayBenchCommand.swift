@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
+import AsyncHTTPClient
+import NIOHTTP1
 import ExampleScores
 import Foundation
 import Logging
@@ -44,8 +46,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret); \
-            several, comma-separated, or all: each verified in the same rounds.
+            Client key: ed25519 or ecdsa-p256-sha256 (registered devices), hmac-sha256 (a shared secret), \
+            app-token (a device's ES256 app token on an app-token route, its gate on the event loop); \
+            several, comma-separated, or all (the three signatures): each verified in the same rounds.
             """
     )
     var alg: String = "ed25519"
@@ -85,9 +88,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-        let known: Set<String> = ["hmac-sha256", "ed25519", "ecdsa-p256-sha256"]
+        let known: Set<String> = ["hmac-sha256", "ed25519", "ecdsa-p256-sha256", Self.appToken]
         guard !algs.isEmpty, algs.allSatisfy(known.contains), Set(algs).count == algs.count else {
-            throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, several of them (comma-separated, once each) or all")
+            throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, app-token, several of them (comma-separated, once each) or all")
         }
         guard compare == nil || compare == "nginx" else { throw ValidationError("--compare takes nginx") }
     }
@@ -127,17 +130,38 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         }
         let verifying = try await gateway(open: false, name: "verifying")
         let passing = try await gateway(open: true, name: "passing")
+        // App tokens are judged on a gateway of their own: every route there takes a token.
+        let tokens: RunningGateway? =
+            algs.contains(Self.appToken)
+            ? try await RunningGateway.start(
+                {
+                    var configuration = GatewayConfiguration(upstream: upstreamURL)
+                    configuration.listen.port = 0
+                    configuration.publicAuthority = "bench.example.com"
+                    configuration.store = self.store == "memory" ? .memory : .sqlite(folder.appendingPathComponent("tokens.sqlite").path)
+                    configuration.tokens = .init(
+                        issuer: "https://bench.example.com", audience: ["bench"], keyFile: folder.appendingPathComponent("tokens.pem").path)
+                    configuration.routes = [.init(prefix: "/", access: .appToken)]
+                    return configuration
+                }(),
+                logger: logger
+            )
+            : nil
         let nginx = compare == nil ? nil : try await NginxReverseProxy(upstream: upstreamURL, folder: folder)
         defer { nginx?.stop() }
 
         // A registered device (or a configured shared secret) per client key, and one pre-signed
-        // request per send.
-        var signers: [MessageSigner] = []
+        // request per send; for app tokens, a device's token, the same on every request.
+        var signers: [BenchClient] = []
         for (index, alg) in algs.enumerated() {
+            if alg == Self.appToken, let tokens {
+                signers.append(.token(try await Self.appToken(from: tokens)))
+                continue
+            }
             let algorithm = try SignatureAlgorithms.standard.require(alg)
             switch alg {
             case "hmac-sha256":
-                signers.append(MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm))
+                signers.append(.signer(MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm)))
             case "ed25519", "ecdsa-p256-sha256":
                 let key = try SigningKey.generate(algorithm.keyType)
                 var jwk = key.verificationKey.jwk
@@ -153,14 +177,14 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                         createdAt: Date()
                     )
                 )
-                signers.append(MessageSigner(key: key, keyID: keyID, algorithm: algorithm))
+                signers.append(.signer(MessageSigner(key: key, keyID: keyID, algorithm: algorithm)))
             default:
                 throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, several of them or all")
             }
         }
         let now = Date()
         // One file of pre-signed requests per run that claims nonces, so no request is a replay.
-        func presign(_ count: Int, prefix: String, signer: MessageSigner) throws -> String {
+        func presign(_ count: Int, prefix: String, signer client: BenchClient) throws -> String {
             var lines: [String] = []
             lines.reserveCapacity(count)
             for index in 0..<count {
@@ -171,8 +195,15 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                     fields: [("Content-Type", "application/json")],
                     body: Array(body.utf8)
                 )
-                let signed = try signer.sign(request, created: now, nonce: prefix + String(index))
-                lines.append(([body] + signed.fields.lines.map { "\($0.name): \($0.value)" }).joined(separator: "\t"))
+                let fields: MessageFields
+                switch client {
+                case .signer(let signer): fields = try signer.sign(request, created: now, nonce: prefix + String(index)).fields
+                case .token(let token):
+                    var carried = request.fields
+                    carried.append(name: "Signet-Token", value: token)
+                    fields = carried
+                }
+                lines.append(([body] + fields.lines.map { "\($0.name): \($0.value)" }).joined(separator: "\t"))
             }
             let file = folder.appendingPathComponent("requests-\(prefix).tsv").path
             try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
@@ -207,7 +238,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         for port in [passing.port] + (nginx.map { [$0.port] } ?? []) {
             _ = try await wrk(port, seconds: 2, requests: warmUpFiles[0])
         }
-        for file in warmUpFiles { _ = try await wrk(verifying.port, seconds: 2, requests: file) }
+        // The gateway that judges each client key's requests.
+        func judging(_ index: Int) -> Int { algs[index] == Self.appToken ? tokens?.port ?? verifying.port : verifying.port }
+        for (index, file) in warmUpFiles.enumerated() { _ = try await wrk(judging(index), seconds: 2, requests: file) }
         print(
             "gateway".padding(32) + "req/s".padding(12, left: true) + "p50".padding(12, left: true)
                 + "p99".padding(12, left: true) + "   non-2xx"
@@ -235,7 +268,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 switch which {
                 case -1: open = try await wrk(passing.port, seconds: duration, requests: requests[0])
                 case -2: if let nginx { peer = try await wrk(nginx.port, seconds: duration, requests: requests[0]) }
-                default: verified[which] = try await wrk(verifying.port, seconds: duration, requests: requests[which])
+                default: verified[which] = try await wrk(judging(which), seconds: duration, requests: requests[which])
                 }
             }
             guard let open, verified.count == algs.count else { continue }
@@ -293,6 +326,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
 
         try await verifying.stop()
         try await passing.stop()
+        try await tokens?.stop()
         await backendServer?.stop()
     }
 
@@ -302,7 +336,9 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     /// verified throughput as a share of that bound.
     @discardableResult
     func printBound(alg: String, ratios: [Double], passThrough: [Double], median: ([Double]) -> Double) -> OpenSSLSpeed.Reference? {
-        guard !ratios.isEmpty, let reference = OpenSSLSpeed().reference(for: alg, seconds: 3) else {
+        // An app token's verify is one ES256 signature (its SHA-256 over a few hundred bytes aside).
+        let primitive = alg == Self.appToken ? "ecdsa-p256-sha256" : alg
+        guard !ratios.isEmpty, let reference = OpenSSLSpeed().reference(for: primitive, seconds: 3) else {
             print("no openssl reference for \(alg): no bound printed")
             return nil
         }
@@ -347,6 +383,48 @@ struct GatewayBenchCommand: AsyncParsableCommand {
     }
 
     static let benchSecret = Array("signet-bench-shared-secret-32byt".utf8)
+    static let appToken = "app-token"
+
+    /// What sends the bench's requests: a signer, or an app token carried as it is.
+    enum BenchClient {
+        case signer(MessageSigner)
+        case token(String)
+    }
+
+    /// An app token from `gateway`, asked for as an app does: a device registered in its store
+    /// signs `POST /signet/v1/tokens`.
+    static func appToken(from gateway: RunningGateway) async throws -> String {
+        let key = try SigningKey.generate(.p256)
+        var jwk = key.verificationKey.jwk
+        let keyID = try jwk.thumbprint
+        jwk.kid = keyID
+        try await gateway.store.registerDevice(
+            DeviceRecord(
+                deviceID: "dev_bench_token",
+                keyID: keyID,
+                algorithm: "ecdsa-p256-sha256",
+                publicKeyJWK: jwk.jsonString,
+                trustLevel: .deviceKey,
+                createdAt: Date()
+            )
+        )
+        let signer = MessageSigner(key: key, keyID: keyID, algorithm: try SignatureAlgorithms.standard.require("ecdsa-p256-sha256"))
+        let signed = try signer.sign(
+            try HTTPMessage.request(method: "POST", uri: "http://bench.example.com/signet/v1/tokens"), created: Date(), nonce: Nonce.random())
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(gateway.port)/signet/v1/tokens")
+        request.method = .POST
+        request.headers.add(name: "Host", value: "bench.example.com")
+        for field in signed.fields.lines { request.headers.add(name: field.name, value: field.value) }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 64 * 1024)
+        guard response.status == .created,
+            let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+            let token = object["token"] as? String
+        else {
+            throw ValidationError("no app token from the bench's gateway: \(response.status) \(String(buffer: body))")
+        }
+        return token
+    }
 
     /// Each wrk thread takes every n-th pre-signed request, so no two threads send the same nonce.
     static let luaScript = """

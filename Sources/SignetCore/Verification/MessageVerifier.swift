@@ -319,7 +319,8 @@ public struct MessageVerifier: Sendable {
     private func algorithm(for record: KeyRecord, messageAlg: String?) throws -> any SignatureAlgorithm {
         if let messageAlg, messageAlg != record.algorithm {
             var error = SignetError(.algMismatch, "the message says \(messageAlg), the key is for \(record.algorithm)")
-            // A shared secret's algorithm is not named: that says the key id is an embedded secret.
+            // Named for registered keys only: an app's own key is what Accept-Signature helps sign
+            // with; a shared secret's client has its algorithm built in.
             if let owner = record.owner, owner.trustLevel != .sharedSecret { error.keyAlgorithm = (record.keyID, record.algorithm) }
             throw error
         }

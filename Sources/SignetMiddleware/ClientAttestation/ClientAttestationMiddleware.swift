@@ -67,21 +67,32 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
                 refusal.challenges = Self.challenges(for: refusal.error)
             }
             refusal.withheld = withheld
+            await handOutChallenge(on: &refusal.fields)
             throw refusal
         } catch let error as SignetError {
-            throw ChallengedRefusal(error, challenges: Self.challenges(for: error), withheld: withheld)
+            var refusal = ChallengedRefusal(error, challenges: Self.challenges(for: error), withheld: withheld)
+            await handOutChallenge(on: &refusal.fields)
+            throw refusal
         }
         if !withheld.isEmpty {
             var head = request.head
             for name in withheld { head.headerFields[name] = nil }
             request = Request(head: head, body: request.body)
         }
-        // Combined mode renews its DPoP nonce where due; the attestation challenge is the PoP's.
-        if let combined { return Admission(identity, answerFields: combined) }
-        guard requirement.requireChallenge, let verifier else { return Admission(identity) }
-        var fresh = HTTPFields()
-        fresh[ClientAttestationVerifier.challengeField] = try await verifier.challenge(now: clock()).value
-        return Admission(identity, answerFields: fresh)
+        // Combined mode renews its DPoP nonce where due, beside the challenge a PoP would carry.
+        var fields = combined ?? HTTPFields()
+        await handOutChallenge(on: &fields)
+        return Admission(identity, answerFields: fields)
+    }
+
+    /// On a route that asks for challenges, a fresh one on every answer (draft -11 §6.2), where
+    /// none is there yet: a refusal's, and the answer to an admitted request, whichever proof it
+    /// carried. None while the store cannot give the challenge key (the refusal stands as it is).
+    private func handOutChallenge(on fields: inout HTTPFields) async {
+        guard requirement.requireChallenge, let verifier, fields[ClientAttestationVerifier.challengeField] == nil,
+            let challenge = try? await verifier.challenge(now: clock())
+        else { return }
+        fields[ClientAttestationVerifier.challengeField] = challenge.value
     }
 
     /// The challenge a refusal carries: the draft's OAuth error for a 401, none otherwise.

@@ -19,6 +19,9 @@ import NIOHTTPTypes
 /// connection's reads (they pass no `read` on) until they can take it. That time is the gateway's,
 /// not the client's: the deadline is moved on by however long reads were held since it was armed,
 /// so a body the client sent in time is never refused because the request before it was slow.
+/// Held time while the connection cannot be written is the client's (it does not read the answer
+/// that holds the reads), and is not owed back: a client cannot stretch its own deadline by
+/// reading slowly.
 final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -35,9 +38,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answered = false
     /// A request missed its deadline: the connection closes after its answer.
     private var closing = false
-    /// Since when the handlers after this one hold reads (a read ended and none was asked for).
-    private var readsHeldSince: NIODeadline?
-    /// How long reads were held while the current deadline ran, not yet added to it.
+    /// The handlers after this one hold reads: a read ended and none was asked for since.
+    private var readsHeld = false
+    /// Since when reads are held while the connection can be written: the gateway's time.
+    private var countingSince: NIODeadline?
+    /// How long reads were held so while the current deadline ran, not yet added to it.
     private var heldTime: TimeAmount = .zero
 
     init(timeout: TimeAmount) {
@@ -51,7 +56,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             answered = false
             heldTime = .zero
             // Held before this head was read is no time of this request's.
-            if readsHeldSince != nil { readsHeldSince = .now() }
+            if countingSince != nil { countingSince = .now() }
             arm(in: timeout, context: context)
         case .end:
             deadline?.cancel()
@@ -64,16 +69,31 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelReadComplete(context: ChannelHandlerContext) {
         // The channel asks for the next read right after this, unless a later handler holds it.
-        readsHeldSince = .now()
+        readsHeld = true
+        if context.channel.isWritable { countingSince = .now() }
         context.fireChannelReadComplete()
     }
 
     func read(context: ChannelHandlerContext) {
-        if let since = readsHeldSince {
-            if deadline != nil { heldTime = heldTime + (.now() - since) }
-            readsHeldSince = nil
-        }
+        stopCounting()
+        readsHeld = false
         context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable {
+            stopCounting()
+        } else if readsHeld, countingSince == nil {
+            countingSince = .now()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Adds the held time counted so far to what the current deadline is owed.
+    private func stopCounting() {
+        guard let since = countingSince else { return }
+        if deadline != nil { heldTime = heldTime + (.now() - since) }
+        countingSince = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -109,9 +129,9 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         // stretch of `timeout` passed with reads open to the client.
         let now = NIODeadline.now()
         var owed = heldTime
-        if let since = readsHeldSince {
+        if let since = countingSince {
             owed = owed + (now - since)
-            readsHeldSince = now
+            countingSince = now
         }
         heldTime = .zero
         if owed > .zero {

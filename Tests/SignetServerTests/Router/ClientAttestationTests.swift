@@ -324,7 +324,8 @@ import Testing
         let first = try await Self.send(challenged, [("OAuth-Client-Attestation", jwt), ("DPoP", try dpop(device.key, challenged))])
         #expect(first.status == 401 && first.reason == "dpop_nonce_required", "\(first.text)")
         #expect(first.headers["WWW-Authenticate"].first?.hasPrefix("DPoP error=\"use_dpop_nonce\"") == true, "\(first.headers)")
-        #expect(first.headers["OAuth-Client-Attestation-Challenge"].isEmpty)
+        // The attestation challenge comes on every answer of the route all the same (§6.2).
+        #expect(first.headers["OAuth-Client-Attestation-Challenge"].first != nil)
         let nonce = try #require(first.headers["DPoP-Nonce"].first)
         // An attestation challenge is no DPoP nonce.
         let endpoint = try await GatewayHarness.send(method: "POST", url: harness.base + "/signet/v1/attestation-challenge")
