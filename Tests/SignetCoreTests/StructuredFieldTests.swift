@@ -146,6 +146,41 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(Base64.decode(text) == nil)
     }
 
+    /// The byte-wise base64url decoder takes exactly what the string-replacing one before it took
+    /// (the URL alphabet, padding optional but whole where given, unused bits zero), on encodings
+    /// and on strings a client could send.
+    @Test func urlDecodingAgreesWithReplacingTheAlphabet() {
+        func reference(_ text: String) -> [UInt8]? {
+            guard !text.contains("+"), !text.contains("/") else { return nil }
+            var standard = text.replacing("-", with: "+").replacing("_", with: "/")
+            guard !standard.contains("=") || standard.count % 4 == 0 else { return nil }
+            while standard.count % 4 != 0 { standard += "=" }
+            return Base64.decode(standard)
+        }
+        var generator = SplitMix64(seed: 7515)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/= .é")
+        for round in 0..<4000 {
+            let text: String
+            if round % 2 == 0 {
+                let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                var encoded = Base64.urlEncode(bytes)
+                #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+                #expect(Base64.urlDecode(encoded) == bytes)
+                // With its padding, or with one character changed.
+                if round % 4 == 0 { while encoded.utf8.count % 4 != 0 { encoded += "=" } }
+                if round % 8 == 2, !encoded.isEmpty {
+                    var characters = Array(encoded)
+                    characters[Int.random(in: 0..<characters.count, using: &generator)] = alphabet.randomElement(using: &generator)!
+                    encoded = String(characters)
+                }
+                text = encoded
+            } else {
+                text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            }
+            #expect(Base64.urlDecode(text) == reference(text), "\(text)")
+        }
+    }
+
     @Test func rfc4648TestVectors() {
         for (plain, encoded) in [
             ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),

@@ -20,11 +20,19 @@ public enum Base64 {
         input.withUnsafeBufferPointer { decode($0, lenient: lenient) }
     }
 
-    /// The decoder itself, over borrowed bytes (every signature and digest on a request goes through it).
+    /// The decoder over borrowed bytes (every signature and digest on a request goes through it).
     static func decode(_ input: UnsafeBufferPointer<UInt8>, lenient: Bool) -> [UInt8]? {
+        decode(input, table: decodeTable, requirePadding: !lenient, zeroUnusedBits: !lenient)
+    }
+
+    /// The decoder itself, for either alphabet: `requirePadding` asks a length that is a multiple of
+    /// four, `zeroUnusedBits` a last character whose unused bits are zero (one encoding per value).
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table decodeTable: [UInt8], requirePadding: Bool, zeroUnusedBits: Bool)
+        -> [UInt8]?
+    {
         var end = input.count
         while end > 0, input.count - end < 2, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
-        guard lenient || input.count % 4 == 0 else { return nil }
+        guard !requirePadding || input.count % 4 == 0 else { return nil }
         guard end % 4 != 1 else { return nil }
         return decodeTable.withUnsafeBufferPointer { table -> [UInt8]? in
             var accumulator: UInt32 = 0
@@ -68,33 +76,42 @@ public enum Base64 {
                 count = written
             }
             guard valid else { return nil }
-            if !lenient, accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+            if zeroUnusedBits, accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
             return out
         }
     }
 
-    private static let decodeTable: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (value, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
-            table[Int(byte)] = UInt8(value)
-        }
-        return table
-    }()
+    private static let decodeTable = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    private static let urlDecodeTable = table("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
-    /// URL-safe alphabet without padding (JWK, RFC 7515 §2).
-    public static func urlEncode(_ bytes: some Sequence<UInt8>) -> String {
-        String(
-            encode(bytes).replacing("+", with: "-").replacing("/", with: "_").prefix { $0 != "=" }
-        )
+    private static func table(_ alphabet: String) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in alphabet.utf8.enumerated() { table[Int(byte)] = UInt8(value) }
+        return table
     }
 
-    /// URL-safe alphabet; padding optional.
+    /// URL-safe alphabet without padding (JWK, RFC 7515 §2). Byte by byte: every JWT, thumbprint
+    /// and nonce goes through it, and String's `replacing` walks characters.
+    public static func urlEncode(_ bytes: some Sequence<UInt8>) -> String {
+        let standard = Data(bytes).base64EncodedData()
+        var out = [UInt8]()
+        out.reserveCapacity(standard.count)
+        for byte in standard {
+            switch byte {
+            case UInt8(ascii: "+"): out.append(UInt8(ascii: "-"))
+            case UInt8(ascii: "/"): out.append(UInt8(ascii: "_"))
+            case UInt8(ascii: "="): break
+            default: out.append(byte)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// URL-safe alphabet; padding optional (where given, the length is a multiple of four); unused
+    /// bits zero. Decoded in place over the string's bytes: every JWS on a request goes through it.
     public static func urlDecode(_ text: String) -> [UInt8]? {
-        guard !text.contains("+"), !text.contains("/") else { return nil }
-        var standard = text.replacing("-", with: "+").replacing("_", with: "/")
-        guard !standard.contains("=") || standard.count % 4 == 0 else { return nil }
-        while standard.count % 4 != 0 { standard += "=" }
-        return decode(standard)
+        var text = text
+        return text.withUTF8 { decode($0, table: urlDecodeTable, requirePadding: $0.last == UInt8(ascii: "="), zeroUnusedBits: true) }
     }
 }
 
