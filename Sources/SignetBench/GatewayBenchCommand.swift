@@ -164,19 +164,7 @@ struct GatewayBenchCommand: AsyncParsableCommand {
                 signers.append(.signer(MessageSigner(key: try SigningKey(secret: Self.benchSecret), keyID: "bench-hmac", algorithm: algorithm)))
             case "ed25519", "ecdsa-p256-sha256":
                 let key = try SigningKey.generate(algorithm.keyType)
-                var jwk = key.verificationKey.jwk
-                let keyID = try jwk.thumbprint
-                jwk.kid = keyID
-                try await verifying.store.registerDevice(
-                    DeviceRecord(
-                        deviceID: "dev_bench_\(index)",
-                        keyID: keyID,
-                        algorithm: alg,
-                        publicKeyJWK: jwk.jsonString,
-                        trustLevel: .deviceKey,
-                        createdAt: Date()
-                    )
-                )
+                let keyID = try await Self.register(key, algorithm: alg, as: "dev_bench_\(index)", in: verifying)
                 signers.append(.signer(MessageSigner(key: key, keyID: keyID, algorithm: algorithm)))
             default:
                 throw ValidationError("--alg is ed25519, ecdsa-p256-sha256, hmac-sha256, several of them or all")
@@ -391,23 +379,30 @@ struct GatewayBenchCommand: AsyncParsableCommand {
         case token(String)
     }
 
-    /// An app token from `gateway`, asked for as an app does: a device registered in its store
-    /// signs `POST /signet/v1/tokens`.
-    static func appToken(from gateway: RunningGateway) async throws -> String {
-        let key = try SigningKey.generate(.p256)
+    /// `key` registered in `gateway`'s store as a device key of `deviceID`, under its thumbprint,
+    /// which it returns.
+    static func register(_ key: SigningKey, algorithm: String, as deviceID: String, in gateway: RunningGateway) async throws -> String {
         var jwk = key.verificationKey.jwk
         let keyID = try jwk.thumbprint
         jwk.kid = keyID
         try await gateway.store.registerDevice(
             DeviceRecord(
-                deviceID: "dev_bench_token",
+                deviceID: deviceID,
                 keyID: keyID,
-                algorithm: "ecdsa-p256-sha256",
+                algorithm: algorithm,
                 publicKeyJWK: jwk.jsonString,
                 trustLevel: .deviceKey,
                 createdAt: Date()
             )
         )
+        return keyID
+    }
+
+    /// An app token from `gateway`, asked for as an app does: a device registered in its store
+    /// signs `POST /signet/v1/tokens`.
+    static func appToken(from gateway: RunningGateway) async throws -> String {
+        let key = try SigningKey.generate(.p256)
+        let keyID = try await register(key, algorithm: "ecdsa-p256-sha256", as: "dev_bench_token", in: gateway)
         let signer = MessageSigner(key: key, keyID: keyID, algorithm: try SignatureAlgorithms.standard.require("ecdsa-p256-sha256"))
         let signed = try signer.sign(
             try HTTPMessage.request(method: "POST", uri: "http://bench.example.com/signet/v1/tokens"), created: Date(), nonce: Nonce.random())

@@ -63,7 +63,7 @@ public struct ClientAttestationMiddleware<Context: SignetRequestContextProtocol>
         } catch var refusal as ChallengedRefusal {
             // A DPoP refusal in combined mode keeps RFC 9449's challenge (`use_dpop_nonce`,
             // `invalid_dpop_proof`), as draft -11 §7.4 asks.
-            if ClientAttestationVerifier.oauthError(for: refusal.error.code) != nil || !refusal.error.code.rawValue.hasPrefix("dpop_") {
+            if !refusal.challenges.contains(where: { $0.hasPrefix("DPoP") }) {
                 refusal.challenges = Self.challenges(for: refusal.error)
             }
             refusal.withheld = withheld

@@ -40,7 +40,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var closing = false
     /// The handlers after this one hold reads: a read ended and none was asked for since.
     private var readsHeld = false
-    /// Since when reads are held while the connection can be written: the gateway's time.
+    /// Since when reads are held, while a deadline runs and the connection can be written: the
+    /// gateway's time. Never set for a request whose body came in the read of its head.
     private var countingSince: NIODeadline?
     /// How long reads were held so while the current deadline ran, not yet added to it.
     private var heldTime: TimeAmount = .zero
@@ -55,12 +56,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             deadline?.cancel()
             answered = false
             heldTime = .zero
-            // Held before this head was read is no time of this request's.
-            if countingSince != nil { countingSince = .now() }
             arm(in: timeout, context: context)
         case .end:
             deadline?.cancel()
             deadline = nil
+            countingSince = nil
         case .body:
             break
         }
@@ -70,7 +70,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelReadComplete(context: ChannelHandlerContext) {
         // The channel asks for the next read right after this, unless a later handler holds it.
         readsHeld = true
-        if context.channel.isWritable { countingSince = .now() }
+        if deadline != nil, context.channel.isWritable { countingSince = .now() }
         context.fireChannelReadComplete()
     }
 
@@ -83,7 +83,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if !context.channel.isWritable {
             stopCounting()
-        } else if readsHeld, countingSince == nil {
+        } else if readsHeld, deadline != nil, countingSince == nil {
             countingSince = .now()
         }
         context.fireChannelWritabilityChanged()
@@ -92,7 +92,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// Adds the held time counted so far to what the current deadline is owed.
     private func stopCounting() {
         guard let since = countingSince else { return }
-        if deadline != nil { heldTime = heldTime + (.now() - since) }
+        heldTime = heldTime + (.now() - since)
         countingSince = nil
     }
 
@@ -139,6 +139,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         deadline = nil
+        countingSince = nil
         closing = true
         // Answered already, and the server would drain the rest: nothing more is owed.
         if answered {
