@@ -9,7 +9,8 @@ import NIOHTTPTypes
 /// a connection whose head takes longer than its idle timeout.
 ///
 /// Past the deadline the request's body fails with ``RequestDeadlineExceeded`` — whoever awaits it
-/// answers `408 request_too_slow` — and the connection is closed once that answer is written, or at
+/// answers `408 request_too_slow` — and the connection is closed once that answer is written (its
+/// output first, its input drained a while: ``linger(context:)``), or at
 /// once when the request was answered already (an early refusal whose body the server would
 /// otherwise drain for as long as the client cares to send it). A request is never handed on with
 /// a body cut short. Sits after the HTTP codecs.
@@ -34,10 +35,16 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let timeout: TimeAmount
     /// The deadline of the request whose body is being read; `nil` between bodies.
     private var deadline: Scheduled<Void>?
-    /// The request being read was answered already (an early refusal).
-    private var answered = false
-    /// A request missed its deadline: the connection closes after its answer.
-    private var closing = false
+    /// Heads read, and final answers ended, on this connection. Answers go in order, so the
+    /// request being read was answered already (an early refusal) once as many answers ended as
+    /// heads came; while fewer did, the answer that ends next is an earlier pipelined request's.
+    private var headsRead = 0
+    private var answersEnded = 0
+    /// A request missed its deadline: the connection closes after the answer that ends this many.
+    private var closeAfterAnswer: Int?
+    /// That answer is written and the output closed: what comes in is dropped (``linger(context:)``).
+    private var lingering = false
+    private var lingeringEnd: Scheduled<Void>?
     /// The handlers after this one hold reads: a read ended and none was asked for since.
     private var readsHeld = false
     /// Since when reads are held, while a deadline runs and the connection can be written: the
@@ -51,10 +58,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Closing: dropped, read on until the client closes its side (``linger(context:)``).
+        guard !lingering else { return }
         switch unwrapInboundIn(data) {
         case .head:
             deadline?.cancel()
-            answered = false
+            headsRead += 1
             heldTime = .zero
             arm(in: timeout, context: context)
         case .end:
@@ -68,6 +77,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        guard !lingering else { return context.read() }
         // The channel asks for the next read right after this, unless a later handler holds it.
         readsHeld = true
         if deadline != nil, context.channel.isWritable { countingSince = .now() }
@@ -98,21 +108,55 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
-        if deadline != nil { answered = true }
-        guard closing else { return context.write(data, promise: promise) }
+        answersEnded += 1
+        // An earlier pipelined request's answer is written whole before the late request's.
+        guard answersEnded == closeAfterAnswer else { return context.write(data, promise: promise) }
         let written = promise ?? context.eventLoop.makePromise()
         context.writeAndFlush(data, promise: written)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { result in
+            let (handler, context) = loopBound.value
+            guard case .success = result else { return context.close(promise: nil) }
+            handler.linger(context: context)
+        }
+    }
+
+    /// Closes the connection once its last answer is written, as nginx's `lingering_close` does:
+    /// output first, then what the client still sends (the rest of the late body) read and dropped
+    /// until it closes its side or ``lingerTime`` passed. Closed at once with input unread, the
+    /// socket would answer that input with a reset, and a client's kernel drops on a reset what its
+    /// client has not read yet: the `408` among it.
+    private func linger(context: ChannelHandlerContext) {
+        lingering = true
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+        context.close(mode: .output).whenFailure { _ in loopBound.value.close(promise: nil) }
+        lingeringEnd = context.eventLoop.scheduleTask(in: Self.lingerTime) { loopBound.value.close(promise: nil) }
+        context.read()
+    }
+
+    /// How long a closing connection drops what its client still sends before it is closed whole.
+    static let lingerTime: TimeAmount = .seconds(2)
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // What a lingering connection's input makes of the decoder is no one's concern.
+        guard !lingering else { return }
+        context.fireErrorCaught(error)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if lingering, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
+        lingeringEnd?.cancel()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        lingeringEnd?.cancel()
         context.fireChannelInactive()
     }
 
@@ -140,9 +184,9 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         deadline = nil
         countingSince = nil
-        closing = true
+        closeAfterAnswer = headsRead
         // Answered already, and the server would drain the rest: nothing more is owed.
-        if answered {
+        if answersEnded >= headsRead {
             context.close(promise: nil)
             return
         }

@@ -15,12 +15,14 @@ import NIOPosix
 ///   socket open half a second (legal HTTP: a 401 or 413 from a backend looks the same).
 /// - `reset`: resets the connection (RST) as soon as the head arrives.
 /// - `slow`: waits before answering the whole request.
+/// - `large`: answers with a body of that many bytes, written at once.
 /// - `mixed`: each of the above by the request path (`early`, `reset`, `slow` in it; else echo).
 final class MisbehavingUpstream: Sendable {
     enum Behaviour: Sendable {
         /// `chunked`: answers in many small chunks written at once, then the end (one read for the gateway).
         case echo, earlyAnswer, reset, mixed, chunked
         case slow(TimeAmount)
+        case large(Int)
 
         func resolved(for target: String) -> Behaviour {
             guard case .mixed = self else { return self }
@@ -138,6 +140,13 @@ final class MisbehavingUpstream: Sendable {
                     for index in 0..<40 {
                         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: "part \(index)\n")))), promise: nil)
                     }
+                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                case .large(let size):
+                    answered = true
+                    let headers = HTTPHeaders([("Content-Length", String(size)), ("Content-Type", "text/plain")])
+                    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+                    let body = context.channel.allocator.buffer(repeating: UInt8(ascii: "x"), count: size)
+                    context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                 case .slow(let delay):
                     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)

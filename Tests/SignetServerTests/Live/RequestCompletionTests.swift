@@ -83,6 +83,42 @@ import Testing
         await connection.close()
     }
 
+    /// The held time is the gateway's only while the client can be written to: a client that does
+    /// not read the answer that holds its pipelined request's body cannot stretch that body's
+    /// deadline. The body's rest, sent after the deadline however long the client stopped reading,
+    /// is refused `request_too_slow` — after the answer before it, whole — and never forwarded.
+    @Test func aClientThatStopsReadingCannotStretchAPipelinedBodysDeadline() async throws {
+        let size = 16 << 20
+        let upstream = try await MisbehavingUpstream.start(.large(size))
+        let harness = try await GatewayHarness.start {
+            $0.requestTimeoutSeconds = 1
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            await upstream.stop()
+        }
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        let first = Array("GET /open/first HTTP/1.1\r\nHost: gw\r\n\r\n".utf8)
+        let second = Array("POST /open/second HTTP/1.1\r\nHost: gw\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+        let connection = try await RawConnection.open(port: harness.port, reading: false)
+        // The second's head and a little of its body come in the read that brings the first.
+        try await connection.send(first + second + body.prefix(1024))
+        // Three deadlines long, the client reads nothing of the first's answer.
+        try await Task.sleep(for: .seconds(3))
+        try await connection.resumeReading()
+        try? await connection.send(Array(body.dropFirst(1024)))
+        let answers = try await connection.responses(2, timeout: .seconds(20))
+        let statuses = answers.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
+        #expect(statuses.first == "200", "\(answers.prefix(300))")
+        #expect(answers.utf8.count > size, "the first answer is cut short: \(answers.utf8.count) bytes")
+        #expect(statuses == ["200", "408"], "\(statuses)")
+        #expect(await connection.isClosed(within: .seconds(5)))
+        #expect(upstream.seen.map(\.target) == ["/open/first"])
+        await connection.close()
+    }
+
     @Test func aClientThatGoesAwayMidBodyIsLoggedAsItsOwnNot500() async throws {
         let logs = CapturedLogs()
         let harness = try await GatewayHarness.start(logger: logs.logger(level: .info))
@@ -276,9 +312,15 @@ final class RawConnection: Sendable {
         self.collected = collected
     }
 
-    static func open(port: Int) async throws -> RawConnection {
+    /// A connection to `port`; one opened not `reading` reads nothing until ``resumeReading()``,
+    /// as a client that does not take its answers: what the gateway writes waits in the sockets'
+    /// buffers, then in the gateway.
+    static func open(port: Int, reading: Bool = true) async throws -> RawConnection {
         let collected = NIOLockedValueBox<[UInt8]>([])
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).channelOption(.autoRead, value: reading)
+        // A small window: the gateway's writes stop early.
+        if !reading { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: 16 * 1024) }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(RawHTTP.Collector(collected: collected))
@@ -297,8 +339,9 @@ final class RawConnection: Sendable {
     func response(timeout: Duration = .seconds(10)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
+            let closed = !channel.isActive
             let text = String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
-            if Self.isComplete(text) || !channel.isActive { return text }
+            if Self.isComplete(text) || closed { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
         return String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
@@ -310,14 +353,20 @@ final class RawConnection: Sendable {
         let deadline = ContinuousClock.now + timeout
         var text = ""
         while ContinuousClock.now < deadline {
+            // Whether it closed is asked first: what came before the close is all in by then.
+            let closed = !channel.isActive
             text = String(decoding: collected.withLockedValue { $0 }, as: UTF8.self)
-            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= answers || !channel.isActive { return text }
+            if text.components(separatedBy: "HTTP/1.1 ").count - 1 >= answers || closed { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
         return text
     }
 
     var isOpen: Bool { channel.isActive }
+
+    func resumeReading() async throws {
+        try await channel.setOption(.autoRead, value: true).get()
+    }
 
     func isClosed(within timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
