@@ -3,17 +3,21 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOPosix
 import SignetCore
 import SignetMiddleware
+import SignetServer
 
 /// What the gateway's verify costs from the request the server holds — Hummingbird's head and body
 /// buffer, as `SignetVerificationMiddleware` gets them — next to SignetCore's verify of a message it
 /// already has: the difference is the work done outside the primitive's path (issue 26's "one
-/// representation").
+/// representation") — and the same in a task on an event loop, as the data plane runs it
+/// (``LoopTaskExecutor``): the difference is what each `await` costs there.
 enum ServerRequestBench {
     struct Rates {
         var core: Double
         var serverRequest: Double
+        var onLoop: Double
     }
 
     static func measure(_ algorithm: any SignatureAlgorithm, seconds: Double) async throws -> Rates {
@@ -53,14 +57,21 @@ enum ServerRequestBench {
         let core = try await rate(seconds: seconds, count: messages.count) { verifier, index in
             _ = try await verifier.verify(messages[index], now: now)
         }
-        let server = try await rate(seconds: seconds, count: requests.count) { verifier, index in
+        let held = requests
+        let serverVerify: @Sendable (MessageVerifier, Int) async throws -> Void = { verifier, index in
             let requestVerifier = SignetRequestVerifier(verifier: verifier, publicScheme: "https")
-            var request = Request(head: requests[index].0, body: .init(buffer: requests[index].1))
+            var request = Request(head: held[index].0, body: .init(buffer: held[index].1))
             _ = try await requestVerifier.verify(&request, now: now)
         }
-        return Rates(core: core, serverRequest: server)
+        let server = try await rate(seconds: seconds, count: requests.count, serverVerify)
+        let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let onLoop = try await LoopTaskExecutor(loop.next()).run {
+            try await rate(seconds: seconds, count: held.count, serverVerify)
+        }.get()
+        try await loop.shutdownGracefully()
+        return Rates(core: core, serverRequest: server, onLoop: onLoop)
 
-        func rate(
+        @Sendable func rate(
             seconds: Double,
             count: Int,
             _ verify: (MessageVerifier, Int) async throws -> Void

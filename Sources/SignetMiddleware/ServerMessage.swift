@@ -63,6 +63,26 @@ public struct ServerMessage: HTTPMessageView {
         return values
     }
 
+    /// RFC 9110 §5.3 combination of `name`'s lines, built without the array of lines
+    /// ``fieldValues(_:)`` makes: a signature's two fields and its `Content-Digest` are read so on
+    /// every verified request, and nearly always have one line.
+    public func combinedField(_ name: String) -> String? {
+        if MessageFields.sameName("host", name) || MessageFields.sameName("cookie", name) {
+            let lines = fieldValues(name)
+            guard !lines.isEmpty else { return nil }
+            return lines.count == 1 ? lines[0].trimmingOWS : lines.map(\.trimmingOWS).joined(separator: ", ")
+        }
+        var combined: String?
+        for field in fields where MessageFields.sameName(field.name.canonicalName, name) {
+            if let first = combined {
+                combined = first + ", " + field.value.trimmingOWS
+            } else {
+                combined = field.value.trimmingOWS
+            }
+        }
+        return combined
+    }
+
     public func appendCombinedField(_ name: String, to bytes: inout [UInt8]) -> Bool {
         var found = false
         if let hostLine, MessageFields.sameName("host", name) {

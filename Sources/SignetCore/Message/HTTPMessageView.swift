@@ -20,6 +20,11 @@ public protocol HTTPMessageView: Sendable {
     /// `bytes`; `false` when the field is absent. The signature base is written with this.
     func appendCombinedField(_ name: String, to bytes: inout [UInt8]) -> Bool
 
+    /// The RFC 9110 §5.3 combination of `name`'s lines with OWS trimmed; `nil` when absent. A
+    /// requirement, with a default built on ``fieldValues(_:)``, so a message that can answer
+    /// without an array of lines (the server's) does so when the verifier reads its fields.
+    func combinedField(_ name: String) -> String?
+
     /// The number of content bytes.
     var bodyByteCount: Int { get }
 

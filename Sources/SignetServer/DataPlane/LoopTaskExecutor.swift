@@ -6,20 +6,20 @@ import NIOCore
 /// runs them on the connection's own loop, resuming there after each wait, instead of hopping to
 /// Swift's global pool and back (the hops were a fifth of a request's cost on Hummingbird's path).
 /// SwiftNIO 2.101 makes event loops serial executors only; a task executor is this much.
-final class LoopTaskExecutor: TaskExecutor {
+package final class LoopTaskExecutor: TaskExecutor {
     private let loop: any EventLoop
 
-    init(_ loop: any EventLoop) {
+    package init(_ loop: any EventLoop) {
         self.loop = loop
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
     /// `work` run in a task on this loop; its outcome delivered on the loop.
-    func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> EventLoopFuture<T> {
+    package func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> EventLoopFuture<T> {
         let promise = loop.makePromise(of: T.self)
         Task(executorPreference: self) {
             do { promise.succeed(try await work()) } catch { promise.fail(error) }
