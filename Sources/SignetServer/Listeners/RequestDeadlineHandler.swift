@@ -10,9 +10,10 @@ import NIOHTTPTypes
 ///
 /// Past the deadline the request's body fails with ``RequestDeadlineExceeded`` — whoever awaits it
 /// answers `408 request_too_slow` — and the connection is closed once that answer is written (its
-/// output first, its input drained a while: ``linger(context:)``), or at
-/// once when the request was answered already (an early refusal whose body the server would
-/// otherwise drain for as long as the client cares to send it). A request is never handed on with
+/// output first, its input drained a while: ``linger(context:closingOutput:)``), or at once —
+/// lingering likewise — when the request was answered already (an early refusal whose body the
+/// server would otherwise drain for as long as the client cares to send it). Nothing that comes
+/// after a missed deadline is handed on. A request is never handed on with
 /// a body cut short. Sits after the HTTP codecs.
 ///
 /// **Only the time the gateway reads counts.** A pipelined request whose head arrived while the
@@ -42,7 +43,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answersEnded = 0
     /// A request missed its deadline: the connection closes after the answer that ends this many.
     private var closeAfterAnswer: Int?
-    /// That answer is written and the output closed: what comes in is dropped (``linger(context:)``).
+    /// That answer is written and the output closed: what comes in is dropped (``linger(context:closingOutput:)``).
     private var lingering = false
     private var lingeringEnd: Scheduled<Void>?
     /// The handlers after this one hold reads: a read ended and none was asked for since.
@@ -58,8 +59,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        // Closing: dropped, read on until the client closes its side (``linger(context:)``).
-        guard !lingering else { return }
+        // A request missed its deadline: what follows it is never handed on — the late body's rest
+        // (its reader was told it failed), a request pipelined after it. Lingering, it is read and
+        // dropped until the client closes its side (``linger(context:closingOutput:)``).
+        guard closeAfterAnswer == nil else { return }
         switch unwrapInboundIn(data) {
         case .head:
             deadline?.cancel()
@@ -87,6 +90,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func read(context: ChannelHandlerContext) {
         stopCounting()
         readsHeld = false
+        // Past a deadline nothing more is read until the late request's answer is written.
+        if closeAfterAnswer != nil, !lingering { return }
         context.read()
     }
 
@@ -117,7 +122,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         written.futureResult.whenComplete { result in
             let (handler, context) = loopBound.value
             guard case .success = result else { return context.close(promise: nil) }
-            handler.linger(context: context)
+            handler.linger(context: context, closingOutput: true)
         }
     }
 
@@ -126,11 +131,24 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     /// until it closes its side or ``lingerTime`` passed. Closed at once with input unread, the
     /// socket would answer that input with a reset, and a client's kernel drops on a reset what its
     /// client has not read yet: the `408` among it.
-    private func linger(context: ChannelHandlerContext) {
+    /// NIO closes the output once what was written before is flushed. Another handler may have
+    /// closed it already (`closingOutput` false: Hummingbird after a `Connection: close`).
+    private func linger(context: ChannelHandlerContext, closingOutput: Bool) {
+        guard !lingering else { return }
         lingering = true
+        deadline?.cancel()
+        deadline = nil
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.close(mode: .output).whenFailure { _ in loopBound.value.close(promise: nil) }
+        // Armed first: an output close a channel escalates (an HTTP/2 stream's) ends it at once.
         lingeringEnd = context.eventLoop.scheduleTask(in: Self.lingerTime) { loopBound.value.close(promise: nil) }
+        if closingOutput {
+            context.close(mode: .output).whenFailure { error in
+                // Closed already is what was asked for; anything else, the connection goes whole.
+                if case ChannelError.outputClosed = error { return }
+                loopBound.value.close(promise: nil)
+            }
+        }
+        guard context.channel.isActive else { return }
         context.read()
     }
 
@@ -145,6 +163,9 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if lingering, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
+        // The output closed before the late request's answer (a `Connection: close` earlier on
+        // the connection: none comes): linger all the same.
+        if closeAfterAnswer != nil, case ChannelEvent.outputClosed = event { linger(context: context, closingOutput: false) }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -184,10 +205,12 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         deadline = nil
         countingSince = nil
-        closeAfterAnswer = headsRead
-        // Answered already, and the server would drain the rest: nothing more is owed.
+        // Nothing is read past a deadline, so no later head can move which answer closes.
+        closeAfterAnswer = closeAfterAnswer ?? headsRead
+        // Answered already, and the server would drain the rest: nothing more is owed. The answer
+        // may still be on its way out: lingering, the client reads it rather than a reset.
         if answersEnded >= headsRead {
-            context.close(promise: nil)
+            linger(context: context, closingOutput: true)
             return
         }
         // The body's reader learns why it ends; it never sees an `.end` that did not come.

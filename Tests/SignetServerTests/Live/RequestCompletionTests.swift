@@ -86,7 +86,8 @@ import Testing
     /// The held time is the gateway's only while the client can be written to: a client that does
     /// not read the answer that holds its pipelined request's body cannot stretch that body's
     /// deadline. The body's rest, sent after the deadline however long the client stopped reading,
-    /// is refused `request_too_slow` — after the answer before it, whole — and never forwarded.
+    /// is refused `request_too_slow` — after the answer before it, whole — and never forwarded,
+    /// nor is a request sent after it.
     @Test func aClientThatStopsReadingCannotStretchAPipelinedBodysDeadline() async throws {
         let size = 16 << 20
         let upstream = try await MisbehavingUpstream.start(.large(size))
@@ -108,7 +109,8 @@ import Testing
         // Three deadlines long, the client reads nothing of the first's answer.
         try await Task.sleep(for: .seconds(3))
         try await connection.resumeReading()
-        try? await connection.send(Array(body.dropFirst(1024)))
+        // The late body's rest, and a whole request after it: neither is read on.
+        try? await connection.send(Array(body.dropFirst(1024)) + Array("GET /open/third HTTP/1.1\r\nHost: gw\r\n\r\n".utf8))
         let answers = try await connection.responses(2, timeout: .seconds(20))
         let statuses = answers.components(separatedBy: "HTTP/1.1 ").dropFirst().map { $0.prefix(3) }
         #expect(statuses.first == "200", "\(answers.prefix(300))")
