@@ -121,6 +121,35 @@ import Testing
         await connection.close()
     }
 
+    /// After a `408` the connection lingers — its output closed, what the client still sends read
+    /// and dropped — for `RequestDeadlineHandler.lingerTime` (2 s) at most: a client that ignores the
+    /// end and goes on sending, its body then more requests, is cut off then, and nothing it sent
+    /// is forwarded. (Closed at once, its next bytes would meet a reset: the `408` at risk.)
+    @Test func aLingeringConnectionEndsInItsTimeHoweverItsClientSends() async throws {
+        let harness = try await GatewayHarness.start { $0.requestTimeoutSeconds = 1 }
+        Cleanup.after { try await harness.stop() }
+        let (head, rest) = try Self.signedScore(harness)
+        let connection = try await RawConnection.open(port: harness.port, ignoringTheEnd: true)
+        try await connection.send(head)
+        let answer = try await connection.response(timeout: .seconds(5))
+        let answered = ContinuousClock.now
+        #expect(RawHTTP.status(answer) == 408, "\(answer)")
+        var closedAfter: Duration?
+        for index in 0..<80 {
+            let bytes = index < rest.count ? [rest[index]] : Array("GET /health HTTP/1.1\r\nHost: gw\r\n\r\n".utf8)
+            try? await connection.send(bytes)
+            if !connection.isOpen {
+                closedAfter = ContinuousClock.now - answered
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let closed = try #require(closedAfter, "still open 8 s after its 408")
+        let linger = Duration.seconds(2)  // RequestDeadlineHandler.lingerTime
+        #expect(closed >= linger - .milliseconds(500) && closed < linger + .seconds(2), "closed \(closed) after its 408")
+        #expect(harness.backend.receivedCount == 0)
+    }
+
     @Test func aClientThatGoesAwayMidBodyIsLoggedAsItsOwnNot500() async throws {
         let logs = CapturedLogs()
         let harness = try await GatewayHarness.start(logger: logs.logger(level: .info))
@@ -317,9 +346,13 @@ final class RawConnection: Sendable {
     /// A connection to `port`; one opened not `reading` reads nothing until ``resumeReading()``,
     /// as a client that does not take its answers: what the gateway writes waits in the sockets'
     /// buffers, then in the gateway.
-    static func open(port: Int, reading: Bool = true) async throws -> RawConnection {
+    /// One opened `ignoringTheEnd` stays open when the gateway closes its output, as a client that
+    /// goes on sending regardless.
+    static func open(port: Int, reading: Bool = true, ignoringTheEnd: Bool = false) async throws -> RawConnection {
         let collected = NIOLockedValueBox<[UInt8]>([])
-        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).channelOption(.autoRead, value: reading)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: reading)
+            .channelOption(.allowRemoteHalfClosure, value: ignoringTheEnd)
         // A small window: the gateway's writes stop early.
         if !reading { bootstrap = bootstrap.channelOption(.socketOption(.so_rcvbuf), value: 16 * 1024) }
         let channel = try await bootstrap
