@@ -164,7 +164,8 @@ struct GatewayListeners: Sendable {
         return ConnectionLimitChannel(base: ProxyProtocolChannel(base, trusted: proxies), limits: connections)
     }
 
-    /// HTTP/1.1 with parser refusals answered as problem+json (``ParserErrorResponder``), a body
+    /// HTTP/1.1 that ends with a request asking to switch protocols (``ProtocolSwitchHandler``),
+    /// with parser refusals answered as problem+json (``ParserErrorResponder``), a body
     /// that must arrive within `requestTimeout` of its head (``RequestDeadlineHandler``), a request
     /// abandoned when its client stops sending (``ClientDepartureHandler``); a
     /// connection that sends nothing for 60 s while a request is read, or between requests, is
@@ -173,7 +174,8 @@ struct GatewayListeners: Sendable {
     static func http1(requestTimeout: TimeAmount) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout), ClientDepartureHandler(),
+                ProtocolSwitchHandler(), ParserErrorResponder(), RequestDeadlineHandler(timeout: requestTimeout),
+                ClientDepartureHandler(),
             ],
             idleTimeout: .seconds(60)
         )

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import NIOCore
+import SignetServer
+import SignetTestSupport
+import Testing
+
+/// A request that asks to switch protocols ends its connection with its answer: the gateway
+/// switches none, and NIO's parser reads nothing after one, so every byte sent after it would be
+/// kept (``ProtocolSwitchHandler``). The invariant: after such a request, what a client sends costs
+/// the gateway nothing and reaches no one.
+@Suite(.awaitsCleanups) struct ProtocolSwitchTests {
+    @Test(arguments: [
+        ("GET /open/socket HTTP/1.1\r\nHost: gw\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n", 200, ["/open/socket"]),
+        ("GET /open/h2c HTTP/1.1\r\nHost: gw\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n", 200, ["/open/h2c"]),
+        ("CONNECT gw:443 HTTP/1.1\r\nHost: gw:443\r\n\r\n", 400, []),
+    ])
+    func aRequestThatAsksToSwitchProtocolsEndsItsConnection(request: String, status: Int, forwarded: [String]) async throws {
+        let upstream = try await MisbehavingUpstream.start(.echo)
+        let harness = try await GatewayHarness.start {
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
+        }
+        Cleanup.after {
+            try await harness.stop()
+            await upstream.stop()
+        }
+        let connection = try await RawConnection.open(port: harness.port)
+        // A request pipelined after it is never read.
+        try await connection.send(Array((request + "GET /open/after HTTP/1.1\r\nHost: gw\r\n\r\n").utf8))
+        let answer = try await connection.response(timeout: .seconds(5))
+        #expect(RawHTTP.status(answer) == status, "\(answer.prefix(300))")
+        // Whatever the client streams after it, the connection ends (it held every byte before).
+        let chunk = [UInt8](repeating: UInt8(ascii: "z"), count: 256 * 1024)
+        for _ in 0..<64 where connection.isOpen {
+            try? await connection.send(chunk)
+        }
+        #expect(await connection.isClosed(within: .seconds(3)))
+        #expect(upstream.seen.map(\.target) == forwarded)
+        await connection.close()
+    }
+}
