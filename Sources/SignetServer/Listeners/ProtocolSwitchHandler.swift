@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Ends an HTTP/1.1 connection with the answer to a request that asks to switch protocols — a
-/// `CONNECT`, or any request naming `Upgrade` — and reads nothing after that request.
+/// `CONNECT`, or any request naming `Upgrade` — and drops every byte that comes after that request.
 ///
 /// The gateway switches no protocol (`Upgrade` is hop-by-hop: ``ForwardedFields`` removes it, and
 /// the request is answered as any other). But NIO's HTTP/1 parser stops parsing after such a
@@ -14,7 +15,12 @@ import NIOHTTPTypes
 /// connection lived (128 MiB sent, 130 MiB more resident). nginx without an upgrade configuration
 /// ignores `Upgrade` and parses on; the parser here cannot, so the connection ends instead.
 ///
-/// First of the handlers after the HTTP codecs, so every handler's `read` passes through it.
+/// Once that request has ended, an ``InputDiscarder`` in front of the decoder drops what comes, so
+/// reads go on (a client that leaves is still seen) and cost nothing; the answer says
+/// `Connection: close`, and the connection then closes lingering, as ``RequestDeadlineHandler``
+/// closes: output first, input dropped until the client closes its side or `lingerTime` passes.
+/// An HTTP/2 stream has no HTTP/1 parser (and refuses `Upgrade`): there it passes everything on.
+/// First of the handlers after the HTTP codecs.
 final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -27,13 +33,19 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// The request that asks to switch protocols: the connection ends with the answer that ends
     /// this many.
     private var lastAnswer: Int?
-    /// That request ended: the parser reads no further, and so nothing more is read.
+    /// That request ended: the parser reads no further, and what comes is dropped.
     private var stopped = false
+    private var lingeringEnd: Scheduled<Void>?
+    private var onStream = false
 
     /// Whether NIO's parser stops after `head` (llhttp's upgrade: a `CONNECT`, or `Upgrade` with
     /// `Connection: upgrade`), taken wider — any `Upgrade` — so no spelling of `Connection` slips by.
     static func switchesProtocols(_ head: HTTPRequest) -> Bool {
         head.method == .connect || head.headerFields[.upgrade] != nil
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        onStream = context.channel.isHTTP2Stream
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -42,27 +54,83 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
         switch unwrapInboundIn(data) {
         case .head(let head):
             headsRead += 1
-            if lastAnswer == nil, Self.switchesProtocols(head) { lastAnswer = headsRead }
+            if !onStream, lastAnswer == nil, Self.switchesProtocols(head) { lastAnswer = headsRead }
         case .end:
-            if lastAnswer == headsRead { stopped = true }
+            if lastAnswer == headsRead { stop(context: context) }
         case .body:
             break
         }
         context.fireChannelRead(data)
     }
 
-    func read(context: ChannelHandlerContext) {
-        guard !stopped else { return }
-        context.read()
+    /// The parser is done: bytes are dropped before they reach it from now on.
+    private func stop(context: ChannelHandlerContext) {
+        stopped = true
+        let operations = context.pipeline.syncOperations
+        do {
+            // Behind TLS, in front of the decoder.
+            let decoder = try operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(InputDiscarder(), position: .before(decoder.handler))
+        } catch {
+            context.close(promise: nil)
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
-        answersEnded += 1
-        guard answersEnded == lastAnswer else { return context.write(data, promise: promise) }
-        let written = promise ?? context.eventLoop.makePromise()
-        context.writeAndFlush(data, promise: written)
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where lastAnswer == answersEnded + 1 && head.status.kind != .informational:
+            // The client learns that nothing more is read here.
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            answersEnded += 1
+            guard answersEnded == lastAnswer else { return context.write(data, promise: promise) }
+            let written = promise ?? context.eventLoop.makePromise()
+            context.writeAndFlush(data, promise: written)
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { result in
+                let (handler, context) = loopBound.value
+                guard case .success = result else { return context.close(promise: nil) }
+                handler.linger(context: context)
+            }
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    /// Output closed once the answer is out; input (dropped in front of the parser) read until the
+    /// client closes its side or ``RequestDeadlineHandler/lingerTime`` passes: closed at once with
+    /// input unread, the socket would answer that input with a reset, and the answer be at risk.
+    private func linger(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        written.futureResult.whenComplete { _ in loopBound.value.close(promise: nil) }
+        lingeringEnd = context.eventLoop.scheduleTask(in: RequestDeadlineHandler.lingerTime) { loopBound.value.close(promise: nil) }
+        context.close(mode: .output).whenFailure { error in
+            if case ChannelError.outputClosed = error { return }
+            loopBound.value.close(promise: nil)
+        }
+        guard context.channel.isActive else { return }
+        context.read()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if stopped, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        lingeringEnd?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        lingeringEnd?.cancel()
+    }
+
+    /// Drops every byte read, in front of the HTTP decoder: the connection's input after a request
+    /// that switched NIO's parser off.
+    final class InputDiscarder: ChannelInboundHandler, RemovableChannelHandler {
+        typealias InboundIn = ByteBuffer
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
     }
 }
