@@ -17,8 +17,7 @@ import NIOHTTPTypes
 ///
 /// Once that request has ended, an ``InputDiscarder`` in front of the decoder drops what comes, so
 /// reads go on (a client that leaves is still seen) and cost nothing; the answer says
-/// `Connection: close`, and the connection then closes lingering, as ``RequestDeadlineHandler``
-/// closes: output first, input dropped until the client closes its side or `lingerTime` passes.
+/// `Connection: close`, and the connection then closes lingering (``LingeringClose``).
 /// An HTTP/2 stream has no HTTP/1 parser (and refuses `Upgrade`): there it passes everything on.
 /// First of the handlers after the HTTP codecs.
 final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -98,18 +97,10 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
         }
     }
 
-    /// Output closed once the answer is out; input (dropped in front of the parser) read until the
-    /// client closes its side or ``RequestDeadlineHandler/lingerTime`` passes: closed at once with
-    /// input unread, the socket would answer that input with a reset, and the answer be at risk.
+    /// Closes the connection once the answer is out (``LingeringClose``); input is dropped in
+    /// front of the parser meanwhile.
     private func linger(context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        lingeringEnd = context.eventLoop.scheduleTask(in: RequestDeadlineHandler.lingerTime) { loopBound.value.close(promise: nil) }
-        context.close(mode: .output).whenFailure { error in
-            if case ChannelError.outputClosed = error { return }
-            loopBound.value.close(promise: nil)
-        }
-        guard context.channel.isActive else { return }
-        context.read()
+        lingeringEnd = LingeringClose.begin(context)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

@@ -10,7 +10,7 @@ import NIOHTTPTypes
 ///
 /// Past the deadline the request's body fails with ``RequestDeadlineExceeded`` — whoever awaits it
 /// answers `408 request_too_slow` — and the connection is closed once that answer is written (its
-/// output first, its input drained a while: ``linger(context:closingOutput:)``), or at once —
+/// output first, its input drained a while: ``LingeringClose``), or at once —
 /// lingering likewise — when the request was answered already (an early refusal whose body the
 /// server would otherwise drain for as long as the client cares to send it). Nothing that comes
 /// after a missed deadline is handed on. A request is never handed on with
@@ -43,7 +43,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answersEnded = 0
     /// A request missed its deadline: the connection closes after the answer that ends this many.
     private var closeAfterAnswer: Int?
-    /// That answer is written and the output closed: what comes in is dropped (``linger(context:closingOutput:)``).
+    /// That answer is written and the output closed: what comes in is dropped (``LingeringClose``).
     private var lingering = false
     private var lingeringEnd: Scheduled<Void>?
     /// The handlers after this one hold reads: a read ended and none was asked for since.
@@ -61,7 +61,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A request missed its deadline: what follows it is never handed on — the late body's rest
         // (its reader was told it failed), a request pipelined after it. Lingering, it is read and
-        // dropped until the client closes its side (``linger(context:closingOutput:)``).
+        // dropped until the client closes its side (``LingeringClose``).
         guard closeAfterAnswer == nil else { return }
         switch unwrapInboundIn(data) {
         case .head:
@@ -126,34 +126,15 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
-    /// Closes the connection once its last answer is written, as nginx's `lingering_close` does:
-    /// output first, then what the client still sends (the rest of the late body) read and dropped
-    /// until it closes its side or ``lingerTime`` passed. Closed at once with input unread, the
-    /// socket would answer that input with a reset, and a client's kernel drops on a reset what its
-    /// client has not read yet: the `408` among it.
-    /// NIO closes the output once what was written before is flushed. Another handler may have
-    /// closed it already (`closingOutput` false: Hummingbird after a `Connection: close`).
+    /// Closes the connection once its last answer is written (``LingeringClose``); what comes
+    /// meanwhile is dropped here.
     private func linger(context: ChannelHandlerContext, closingOutput: Bool) {
         guard !lingering else { return }
         lingering = true
         deadline?.cancel()
         deadline = nil
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        // Armed first: an output close a channel escalates (an HTTP/2 stream's) ends it at once.
-        lingeringEnd = context.eventLoop.scheduleTask(in: Self.lingerTime) { loopBound.value.close(promise: nil) }
-        if closingOutput {
-            context.close(mode: .output).whenFailure { error in
-                // Closed already is what was asked for; anything else, the connection goes whole.
-                if case ChannelError.outputClosed = error { return }
-                loopBound.value.close(promise: nil)
-            }
-        }
-        guard context.channel.isActive else { return }
-        context.read()
+        lingeringEnd = LingeringClose.begin(context, closingOutput: closingOutput)
     }
-
-    /// How long a closing connection drops what its client still sends before it is closed whole.
-    static let lingerTime: TimeAmount = .seconds(2)
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // What a lingering connection's input makes of the decoder is no one's concern.
