@@ -25,12 +25,12 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
     private var reading = 0
     /// Requests whose head went in and whose answer has not ended.
     private var answering = 0
-    /// A refusal was written and the connection closes lingering (``LingeringClose``).
-    private var lingeringEnd: Scheduled<Void>?
+    /// A refusal was written: the connection closes (``LingeringClose``).
+    private var refused = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Closing: nothing the failed decoder still yields is handed on.
-        guard lingeringEnd == nil else { return }
+        guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head:
             reading += 1
@@ -48,7 +48,7 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Answered and closing: one refusal a connection (a version error is reported twice).
-        guard lingeringEnd == nil else { return }
+        guard !refused else { return }
         guard let parserError = error as? HTTPParserError, reading == 0, answering == 0 else {
             context.fireErrorCaught(error)
             return
@@ -63,31 +63,12 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
         fields[.connection] = "close"
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: json))), promise: nil)
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        refused = true
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { result in
-            let (handler, context) = loopBound.value
-            guard case .success = result, handler.lingeringEnd == nil else { return context.close(promise: nil) }
-            // The decoder, failed, drops what comes; the client reads the refusal, not a reset.
-            handler.lingeringEnd = LingeringClose.begin(context)
+            // The client reads the refusal, not a reset.
+            guard case .success = result else { return loopBound.value.close(promise: nil) }
+            LingeringClose.begin(loopBound.value)
         }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        guard lingeringEnd == nil else { return context.read() }
-        context.fireChannelReadComplete()
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if lingeringEnd != nil, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        lingeringEnd?.cancel()
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        lingeringEnd?.cancel()
     }
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import NIOHTTPTypes
 
 /// Ends an HTTP/1.1 connection with the answer to a request that asks to switch protocols — a
@@ -15,7 +14,7 @@ import NIOHTTPTypes
 /// connection lived (128 MiB sent, 130 MiB more resident). nginx without an upgrade configuration
 /// ignores `Upgrade` and parses on; the parser here cannot, so the connection ends instead.
 ///
-/// Once that request has ended, an ``InputDiscarder`` in front of the decoder drops what comes, so
+/// Once that request has ended, ``LingeringClose`` in front of the decoder drops what comes, so
 /// reads go on (a client that leaves is still seen) and cost nothing; the answer says
 /// `Connection: close`, and the connection then closes lingering (``LingeringClose``).
 /// An HTTP/2 stream has no HTTP/1 parser (and refuses `Upgrade`): there it passes everything on.
@@ -34,7 +33,6 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
     private var lastAnswer: Int?
     /// That request ended: the parser reads no further, and what comes is dropped.
     private var stopped = false
-    private var lingeringEnd: Scheduled<Void>?
     private var onStream = false
 
     /// Whether NIO's parser stops after `head` (llhttp's upgrade: a `CONNECT`, or `Upgrade` with
@@ -65,14 +63,7 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
     /// The parser is done: bytes are dropped before they reach it from now on.
     private func stop(context: ChannelHandlerContext) {
         stopped = true
-        let operations = context.pipeline.syncOperations
-        do {
-            // Behind TLS, in front of the decoder.
-            let decoder = try operations.context(handlerType: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try operations.addHandler(InputDiscarder(), position: .before(decoder.handler))
-        } catch {
-            context.close(promise: nil)
-        }
+        if LingeringClose.drain(context) == nil { context.close(promise: nil) }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -86,42 +77,13 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
             guard answersEnded == lastAnswer else { return context.write(data, promise: promise) }
             let written = promise ?? context.eventLoop.makePromise()
             context.writeAndFlush(data, promise: written)
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
             written.futureResult.whenComplete { result in
-                let (handler, context) = loopBound.value
-                guard case .success = result else { return context.close(promise: nil) }
-                handler.linger(context: context)
+                guard case .success = result else { return loopBound.value.close(promise: nil) }
+                LingeringClose.begin(loopBound.value)
             }
         default:
             context.write(data, promise: promise)
         }
-    }
-
-    /// Closes the connection once the answer is out (``LingeringClose``); input is dropped in
-    /// front of the parser meanwhile.
-    private func linger(context: ChannelHandlerContext) {
-        lingeringEnd = LingeringClose.begin(context)
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if stopped, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        lingeringEnd?.cancel()
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        lingeringEnd?.cancel()
-    }
-
-    /// Drops every byte read, in front of the HTTP decoder: the connection's input after a request
-    /// that switched NIO's parser off.
-    final class InputDiscarder: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = ByteBuffer
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
     }
 }

@@ -43,9 +43,6 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var answersEnded = 0
     /// A request missed its deadline: the connection closes after the answer that ends this many.
     private var closeAfterAnswer: Int?
-    /// That answer is written and the output closed: what comes in is dropped (``LingeringClose``).
-    private var lingering = false
-    private var lingeringEnd: Scheduled<Void>?
     /// The handlers after this one hold reads: a read ended and none was asked for since.
     private var readsHeld = false
     /// Since when reads are held, while a deadline runs and the connection can be written: the
@@ -60,8 +57,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // A request missed its deadline: what follows it is never handed on — the late body's rest
-        // (its reader was told it failed), a request pipelined after it. Lingering, it is read and
-        // dropped until the client closes its side (``LingeringClose``).
+        // (its reader was told it failed), a request pipelined after it. What the decoder still
+        // held is dropped here; what comes is dropped in front of it (``LingeringClose``).
         guard closeAfterAnswer == nil else { return }
         switch unwrapInboundIn(data) {
         case .head:
@@ -80,7 +77,6 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        guard !lingering else { return context.read() }
         // The channel asks for the next read right after this, unless a later handler holds it.
         readsHeld = true
         if deadline != nil, context.channel.isWritable { countingSince = .now() }
@@ -90,8 +86,6 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func read(context: ChannelHandlerContext) {
         stopCounting()
         readsHeld = false
-        // Past a deadline nothing more is read until the late request's answer is written.
-        if closeAfterAnswer != nil, !lingering { return }
         context.read()
     }
 
@@ -118,47 +112,33 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard answersEnded == closeAfterAnswer else { return context.write(data, promise: promise) }
         let written = promise ?? context.eventLoop.makePromise()
         context.writeAndFlush(data, promise: written)
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         written.futureResult.whenComplete { result in
-            let (handler, context) = loopBound.value
-            guard case .success = result else { return context.close(promise: nil) }
-            handler.linger(context: context, closingOutput: true)
+            guard case .success = result else { return loopBound.value.close(promise: nil) }
+            LingeringClose.begin(loopBound.value)
         }
     }
 
-    /// Closes the connection once its last answer is written (``LingeringClose``); what comes
-    /// meanwhile is dropped here.
-    private func linger(context: ChannelHandlerContext, closingOutput: Bool) {
-        guard !lingering else { return }
-        lingering = true
-        deadline?.cancel()
-        deadline = nil
-        lingeringEnd = LingeringClose.begin(context, closingOutput: closingOutput)
-    }
-
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // What a lingering connection's input makes of the decoder is no one's concern.
-        guard !lingering else { return }
+        // What the decoder makes of input after a missed deadline is no one's concern.
+        guard closeAfterAnswer == nil else { return }
         context.fireErrorCaught(error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if lingering, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
         // The output closed before the late request's answer (a `Connection: close` earlier on
         // the connection: none comes): linger all the same.
-        if closeAfterAnswer != nil, case ChannelEvent.outputClosed = event { linger(context: context, closingOutput: false) }
+        if closeAfterAnswer != nil, case ChannelEvent.outputClosed = event { LingeringClose.begin(context, closingOutput: false) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
-        lingeringEnd?.cancel()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
-        lingeringEnd?.cancel()
         context.fireChannelInactive()
     }
 
@@ -191,9 +171,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         // Answered already, and the server would drain the rest: nothing more is owed. The answer
         // may still be on its way out: lingering, the client reads it rather than a reset.
         if answersEnded >= headsRead {
-            linger(context: context, closingOutput: true)
+            LingeringClose.begin(context)
             return
         }
+        // Nothing the client sends from now on is parsed or handed on.
+        LingeringClose.drain(context)
         // The body's reader learns why it ends; it never sees an `.end` that did not come.
         context.fireErrorCaught(RequestDeadlineExceeded())
     }
