@@ -7,10 +7,11 @@ import NIOHTTP1
 /// (``ProtocolSwitchHandler``), after a parser refusal (``ParserErrorResponder``).
 ///
 /// A handler in front of the HTTP/1 decoder, behind TLS. Once in place, every byte read is dropped
-/// there — nothing more is parsed, kept or handed on — and reads go on, so a client that leaves is
-/// seen (its end of input closes the connection). ``close(closingOutput:)`` then closes the output
-/// (NIO does once what was written is flushed) and the whole connection when the client closes its
-/// side or ``time`` passes. Closed at once with input still coming, the socket would answer that
+/// there — nothing more is parsed, kept or handed on — while reads are still asked for only by the
+/// handlers after it (which pace the client as before). ``close(closingOutput:)`` then closes the
+/// output (NIO does once what was written is flushed) and reads on, dropping, until the client
+/// closes its side or ``time`` passes (on TLS, NIOSSL then waits up to its own shutdown timeout
+/// for the client's `close_notify`). Closed at once with input still coming, the socket would answer that
 /// input with a reset, and a client's kernel may drop on a reset what its program has not read yet
 /// — the answer among it (RFC 9112 §9.6).
 final class LingeringClose: ChannelInboundHandler, RemovableChannelHandler {
@@ -45,17 +46,21 @@ final class LingeringClose: ChannelInboundHandler, RemovableChannelHandler {
         guard end == nil, let context else { return }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         end = context.eventLoop.scheduleTask(in: Self.time) { loopBound.value.close(promise: nil) }
-        guard closingOutput else { return }
-        context.close(mode: .output).whenFailure { error in
-            // Closed already is what was asked for; anything else, the connection goes whole.
-            if case ChannelError.outputClosed = error { return }
-            loopBound.value.close(promise: nil)
+        if closingOutput {
+            context.close(mode: .output).whenFailure { error in
+                // Closed already is what was asked for; anything else, the connection goes whole.
+                if case ChannelError.outputClosed = error { return }
+                loopBound.value.close(promise: nil)
+            }
         }
+        if context.channel.isActive { context.read() }
     }
+
+    /// The connection is closing: it reads on by itself, to drop what comes.
+    private var closing: Bool { end != nil }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if context.channel.isActive { context.read() }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -69,11 +74,13 @@ final class LingeringClose: ChannelInboundHandler, RemovableChannelHandler {
         // Passed on: what the decoder yielded in the read that installed this is delivered on it
         // (Hummingbird's channel hands parts on at the end of a read).
         context.fireChannelReadComplete()
-        context.read()
+        if closing { context.read() }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
+        // Before the closing answer, a client's end of input is the handlers' to judge (one that
+        // half-closes still reads an answer under way).
+        if closing, case ChannelEvent.inputClosed = event { return context.close(promise: nil) }
         context.fireUserInboundEventTriggered(event)
     }
 

@@ -66,6 +66,12 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
         if LingeringClose.drain(context) == nil { context.close(promise: nil) }
     }
 
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // What the parser made of bytes after the switching request is no one's concern.
+        guard !stopped else { return }
+        context.fireErrorCaught(error)
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var head) where lastAnswer == answersEnded + 1 && head.status.kind != .informational:
