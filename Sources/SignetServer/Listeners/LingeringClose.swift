@@ -42,6 +42,18 @@ final class LingeringClose: ChannelInboundHandler, RemovableChannelHandler {
         drain.close(closingOutput: closingOutput)
     }
 
+    /// Writes and flushes `data`, the connection's last answer part, then ends the connection
+    /// lingering; at once, should the write fail.
+    static func writeLast(_ data: NIOAny, promise: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
+        let written = promise ?? context.eventLoop.makePromise()
+        context.writeAndFlush(data, promise: written)
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { result in
+            guard case .success = result else { return loopBound.value.close(promise: nil) }
+            begin(loopBound.value)
+        }
+    }
+
     private func close(closingOutput: Bool) {
         guard end == nil, let context else { return }
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)

@@ -64,11 +64,7 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
         context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: fields))), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: json))), promise: nil)
         refused = true
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { result in
-            // The client reads the refusal, not a reset.
-            guard case .success = result else { return loopBound.value.close(promise: nil) }
-            LingeringClose.begin(loopBound.value)
-        }
+        // The client reads the refusal, not a reset.
+        LingeringClose.writeLast(wrapOutboundOut(.end(nil)), promise: nil, context: context)
     }
 }

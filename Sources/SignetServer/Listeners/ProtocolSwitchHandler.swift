@@ -81,13 +81,7 @@ final class ProtocolSwitchHandler: ChannelDuplexHandler, RemovableChannelHandler
         case .end:
             answersEnded += 1
             guard answersEnded == lastAnswer else { return context.write(data, promise: promise) }
-            let written = promise ?? context.eventLoop.makePromise()
-            context.writeAndFlush(data, promise: written)
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            written.futureResult.whenComplete { result in
-                guard case .success = result else { return loopBound.value.close(promise: nil) }
-                LingeringClose.begin(loopBound.value)
-            }
+            LingeringClose.writeLast(data, promise: promise, context: context)
         default:
             context.write(data, promise: promise)
         }

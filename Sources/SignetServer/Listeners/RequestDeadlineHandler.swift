@@ -110,13 +110,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         answersEnded += 1
         // An earlier pipelined request's answer is written whole before the late request's.
         guard answersEnded == closeAfterAnswer else { return context.write(data, promise: promise) }
-        let written = promise ?? context.eventLoop.makePromise()
-        context.writeAndFlush(data, promise: written)
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        written.futureResult.whenComplete { result in
-            guard case .success = result else { return loopBound.value.close(promise: nil) }
-            LingeringClose.begin(loopBound.value)
-        }
+        LingeringClose.writeLast(data, promise: promise, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
