@@ -9,12 +9,12 @@ import NIOHTTPTypes
 /// a connection whose head takes longer than its idle timeout.
 ///
 /// Past the deadline the request's body fails with ``RequestDeadlineExceeded`` — whoever awaits it
-/// answers `408 request_too_slow` — and the connection is closed once that answer is written (its
-/// output first, its input drained a while: ``LingeringClose``), or at once —
-/// lingering likewise — when the request was answered already (an early refusal whose body the
-/// server would otherwise drain for as long as the client cares to send it). Nothing that comes
-/// after a missed deadline is handed on. A request is never handed on with
-/// a body cut short. Sits after the HTTP codecs.
+/// answers `408 request_too_slow` — and the connection is closed once that answer is written, or
+/// right away when the request was answered already (an early refusal whose body the server would
+/// otherwise drain for as long as the client cares to send it); either way lingering
+/// (``LingeringClose``: output first, input dropped a while). Nothing that comes after a missed
+/// deadline is handed on, and a request is never handed on with a body cut short. Sits after the
+/// HTTP codecs.
 ///
 /// **Only the time the gateway reads counts.** A pipelined request whose head arrived while the
 /// one before it is served waits with its body unread: the handlers after this one hold the
@@ -160,8 +160,8 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
         deadline = nil
         countingSince = nil
-        // Nothing is read past a deadline, so no later head can move which answer closes.
-        closeAfterAnswer = closeAfterAnswer ?? headsRead
+        // No head is handed on past this (``channelRead``), so no later deadline can move it.
+        closeAfterAnswer = headsRead
         // Answered already, and the server would drain the rest: nothing more is owed. The answer
         // may still be on its way out: lingering, the client reads it rather than a reset.
         if answersEnded >= headsRead {

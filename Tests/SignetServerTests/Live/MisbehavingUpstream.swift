@@ -4,6 +4,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import SignetServer
+import SignetTestSupport
 
 /// An upstream on loopback that behaves as real backends do at their worst, and records what
 /// reached it.
@@ -225,5 +227,24 @@ enum RawHTTP {
             collected.withLockedValue { $0 += Array(buffer.readableBytesView) }
         }
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+    }
+}
+
+extension MisbehavingUpstream {
+    /// An upstream behaving so, and a gateway whose `/open` routes go to it (`adjust`ed last), both
+    /// stopped when the test ends.
+    static func behindGateway(
+        _ behaviour: Behaviour,
+        adjust: @escaping (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws -> (MisbehavingUpstream, GatewayHarness) {
+        let upstream = try await start(behaviour)
+        Cleanup.after { await upstream.stop() }
+        let harness = try await GatewayHarness.start {
+            $0.upstream = "http://127.0.0.1:\(upstream.port)"
+            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
+            adjust(&$0)
+        }
+        Cleanup.after { try await harness.stop() }
+        return (upstream, harness)
     }
 }

@@ -16,15 +16,7 @@ import Testing
         ("CONNECT gw:443 HTTP/1.1\r\nHost: gw:443\r\n\r\n", 400, []),
     ])
     func aRequestThatAsksToSwitchProtocolsEndsItsConnection(request: String, status: Int, forwarded: [String]) async throws {
-        let upstream = try await MisbehavingUpstream.start(.echo)
-        let harness = try await GatewayHarness.start {
-            $0.upstream = "http://127.0.0.1:\(upstream.port)"
-            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
-        }
-        Cleanup.after {
-            try await harness.stop()
-            await upstream.stop()
-        }
+        let (upstream, harness) = try await MisbehavingUpstream.behindGateway(.echo)
         // A client that ignores the end of the gateway's output and streams on.
         let connection = try await RawConnection.open(port: harness.port, ignoringTheEnd: true)
         // A request pipelined after it is never read.

@@ -61,16 +61,7 @@ import Testing
     /// whose large body the client sent at once waits, unread, while a slow upstream serves the
     /// request before it — longer than the deadline — and is then read and forwarded, not refused.
     @Test func aPipelinedBodyIsNotTimedWhileTheGatewayHoldsItsReads() async throws {
-        let upstream = try await MisbehavingUpstream.start(.slow(.milliseconds(1500)))
-        let harness = try await GatewayHarness.start {
-            $0.requestTimeoutSeconds = 1
-            $0.upstream = "http://127.0.0.1:\(upstream.port)"
-            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
-        }
-        Cleanup.after {
-            try await harness.stop()
-            try await upstream.stop()
-        }
+        let (upstream, harness) = try await MisbehavingUpstream.behindGateway(.slow(.milliseconds(1500))) { $0.requestTimeoutSeconds = 1 }
         let body = [UInt8](repeating: UInt8(ascii: "a"), count: 512 * 1024)
         let first = Array("GET /open/first HTTP/1.1\r\nHost: gw\r\n\r\n".utf8)
         let second = Array("POST /open/second HTTP/1.1\r\nHost: gw\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
@@ -90,16 +81,7 @@ import Testing
     /// nor is a request sent after it.
     @Test func aClientThatStopsReadingCannotStretchAPipelinedBodysDeadline() async throws {
         let size = 16 << 20
-        let upstream = try await MisbehavingUpstream.start(.large(size))
-        let harness = try await GatewayHarness.start {
-            $0.requestTimeoutSeconds = 1
-            $0.upstream = "http://127.0.0.1:\(upstream.port)"
-            $0.routes.insert(.init(prefix: "/open", access: .open), at: 0)
-        }
-        Cleanup.after {
-            try await harness.stop()
-            await upstream.stop()
-        }
+        let (upstream, harness) = try await MisbehavingUpstream.behindGateway(.large(size)) { $0.requestTimeoutSeconds = 1 }
         let body = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
         let first = Array("GET /open/first HTTP/1.1\r\nHost: gw\r\n\r\n".utf8)
         let second = Array("POST /open/second HTTP/1.1\r\nHost: gw\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
