@@ -34,8 +34,10 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     struct RequestDeadlineExceeded: Error {}
 
     private let timeout: TimeAmount
-    /// The deadline of the request whose body is being read; `nil` between bodies.
-    private var deadline: Scheduled<Void>?
+    /// The deadline of the request whose body is being read; none between bodies. Set and lifted
+    /// at every request, so never cancelled (``LoopDeadline``).
+    private var deadline: LoopDeadline?
+    private var deadlineRuns: Bool { deadline?.deadline != nil }
     /// Heads read, and final answers ended, on this connection. Answers go in order, so the
     /// request being read was answered already (an early refusal) once as many answers ended as
     /// heads came; while fewer did, the answer that ends next is an earlier pipelined request's.
@@ -62,13 +64,11 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard closeAfterAnswer == nil else { return }
         switch unwrapInboundIn(data) {
         case .head:
-            deadline?.cancel()
             headsRead += 1
             heldTime = .zero
             arm(in: timeout, context: context)
         case .end:
-            deadline?.cancel()
-            deadline = nil
+            deadline?.clear()
             countingSince = nil
         case .body:
             break
@@ -79,7 +79,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelReadComplete(context: ChannelHandlerContext) {
         // The channel asks for the next read right after this, unless a later handler holds it.
         readsHeld = true
-        if deadline != nil, context.channel.isWritable { countingSince = .now() }
+        if deadlineRuns, context.channel.isWritable { countingSince = .now() }
         context.fireChannelReadComplete()
     }
 
@@ -92,7 +92,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         if !context.channel.isWritable {
             stopCounting()
-        } else if readsHeld, deadline != nil, countingSince == nil {
+        } else if readsHeld, deadlineRuns, countingSince == nil {
             countingSince = .now()
         }
         context.fireChannelWritabilityChanged()
@@ -127,21 +127,19 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        deadline?.stop()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        deadline?.stop()
         context.fireChannelInactive()
     }
 
     private func arm(in delay: TimeAmount, context: ChannelHandlerContext) {
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: delay) {
-            let (handler, context) = loopBound.value
-            handler.expire(context: context)
+        if deadline == nil {
+            deadline = LoopDeadline(on: context.eventLoop) { [unowned self] in self.expire(context: context) }
         }
+        deadline?.set(in: delay)
     }
 
     private func expire(context: ChannelHandlerContext) {
@@ -158,7 +156,6 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
             arm(in: owed, context: context)
             return
         }
-        deadline = nil
         countingSince = nil
         // No head is handed on past this (``channelRead``), so no later deadline can move it.
         closeAfterAnswer = headsRead

@@ -103,9 +103,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     private var readPending = false
     private var timeout: TimeAmount = .seconds(30)
     /// When the exchange fails unless something moves: a head, a body part, or (while the reader is
-    /// behind) the reader asking for more. One timer, re-armed only when it fires early.
-    private var deadline = NIODeadline.distantFuture
-    private var timer: Scheduled<Void>?
+    /// behind) the reader asking for more. Moved at every step and lifted at the exchange's end,
+    /// not cancelled per exchange (``LoopDeadline``).
+    private var timer: LoopDeadline?
     private var onComplete: ((_ reusable: Bool) -> Void)?
 
     /// The most of a body kept while its head's read lasts; past it the body streams.
@@ -117,6 +117,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        timer = LoopDeadline(on: context.eventLoop) { [unowned self] in self.timedOut() }
     }
 
     /// Sends one request. `promise` receives the head; `onComplete` runs once the response has
@@ -317,7 +318,12 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         fail(.closedBeforeAnswer)
         state = .closed
+        timer?.stop()
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.stop()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -378,35 +384,20 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
     }
 
     private func armTimer(_ limit: TimeAmount) {
-        deadline = .now() + limit
-        guard timer == nil, let context else { return }
-        schedule(at: deadline, on: context.eventLoop)
+        timer?.set(in: limit)
     }
 
-    private func schedule(at time: NIODeadline, on eventLoop: any EventLoop) {
-        let current = exchange
-        let bound = NIOLoopBound(self, eventLoop: eventLoop)
-        timer = eventLoop.scheduleTask(deadline: time) {
-            let handler = bound.value
-            handler.timer = nil
-            guard handler.exchange == current else { return }
-            switch handler.state {
-            case .awaitingHead, .collecting, .streaming, .relaying: break
-            case .idle, .closed: return
-            }
-            // Moved since it was set: wait for the later deadline.
-            guard NIODeadline.now() >= handler.deadline else {
-                return handler.schedule(at: handler.deadline, on: eventLoop)
-            }
-            handler.fail(.timedOut)
-            handler.close()
+    private func timedOut() {
+        switch state {
+        case .awaitingHead, .collecting, .streaming, .relaying: break
+        case .idle, .closed: return
         }
+        fail(.timedOut)
+        close()
     }
 
     private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
-        deadline = .distantFuture
+        timer?.clear()
     }
 }
 
