@@ -98,6 +98,24 @@ public struct SignetRequestVerifier: Sendable {
         return (identity, message)
     }
 
+    /// ``verifyWhenComplete(_:receivedTarget:requirement:appBuild:signatureKeys:screened:clock:)``
+    /// for a request whose head was screened and whose body was read already (the gateway's
+    /// event-loop data plane holds both): no body to collect, no request to build.
+    package func verifyComplete(
+        head: HTTPRequest,
+        body: ByteBuffer,
+        receivedTarget: String?,
+        requirement: AccessRequirement,
+        appBuild: AppBuildPolicy?,
+        signatureKeys: SignatureKeyAcceptance?,
+        clock: @Sendable () -> Date
+    ) async throws -> (identity: SignetIdentity, message: ServerMessage) {
+        let message = try message(head: head, body: body, receivedTarget: receivedTarget)
+        let identity = try await verify(
+            message: message, requirement: requirement, appBuild: appBuild, signatureKeys: signatureKeys, now: clock())
+        return (identity, message)
+    }
+
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
     /// cryptography, and an App Attest assertion whose app build the policy refuses once its
     /// signature verified — both before a nonce is claimed or a counter advanced.
@@ -304,7 +322,16 @@ public struct SignetRequestVerifier: Sendable {
     /// The SignetCore view of `request`, body included (read, bounded, and left in the request).
     public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
-        var head = request.head
+        return try message(head: request.head, body: body, receivedTarget: receivedTarget)
+    }
+
+    /// The message of a request whose body was read already, refused as ``message(for:receivedTarget:)``
+    /// refuses one past ``maximumBodyBytes``.
+    package func message(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) throws -> ServerMessage {
+        guard body.readableBytes <= maximumBodyBytes else {
+            throw SignetError(.bodyTooLarge, "a request body is at most \(maximumBodyBytes) bytes")
+        }
+        var head = head
         if let receivedTarget { head.path = receivedTarget }
         return try ServerMessage(request: head, body: body, scheme: publicScheme, authority: publicAuthority)
     }

@@ -82,4 +82,29 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
         metrics?.recordVerification(ContinuousClock.now - started)
         return (identity, message)
     }
+
+    /// ``judge(_:receivedTarget:screened:)`` for a request whose head was screened and whose body
+    /// was read already, as the gateway's event-loop data plane holds it.
+    ///
+    /// - Parameter head: The head with the routed path (the received one is `receivedTarget`).
+    package func judgeComplete(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
+        let started = ContinuousClock.now
+        let (identity, message): (SignetIdentity, ServerMessage)
+        do {
+            (identity, message) = try await verifier.verifyComplete(
+                head: head,
+                body: body,
+                receivedTarget: receivedTarget,
+                requirement: requirement,
+                appBuild: appBuild,
+                signatureKeys: signatureKeys,
+                clock: clock
+            )
+        } catch let error as SignetError {
+            let request = Request(head: head, body: RequestBody(buffer: body))
+            throw verifier.refusal(error, for: request, requirement: requirement, signatureKeys: signatureKeys)
+        }
+        metrics?.recordVerification(ContinuousClock.now - started)
+        return (identity, message)
+    }
 }

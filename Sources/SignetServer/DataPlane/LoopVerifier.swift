@@ -24,8 +24,7 @@ struct LoopVerifier: Sendable {
     /// `ChallengedRefusal`). The request goes upstream as received.
     func judge(_ request: LoopRequest) async throws -> LoopAdmission {
         let (identity, message) = try await StoreBudget.within(storeTimeout) {
-            var verified = Request(head: request.head, body: RequestBody(buffer: request.body))
-            return try await gate.judge(&verified, receivedTarget: request.receivedTarget, screened: true)
+            try await gate.judgeComplete(head: request.head, body: request.body, receivedTarget: request.receivedTarget)
         }
         metrics.recordAccepted(identity)
         return LoopAdmission(identity: identity, message: message)
