@@ -18,8 +18,7 @@ public struct MeasuredNonceStore: NonceStore {
         let started = ContinuousClock.now
         do {
             let fresh = try await inner.claim(keyID: keyID, nonce: nonce, until: expiry, now: now)
-            metrics.recordStore("nonce_claim", duration: ContinuousClock.now - started, failed: false)
-            metrics.recordNonceClaim(fresh: fresh)
+            metrics.recordNonceClaim(fresh: fresh, duration: ContinuousClock.now - started)
             return fresh
         } catch {
             metrics.recordStore("nonce_claim", duration: ContinuousClock.now - started, failed: true)

@@ -200,7 +200,35 @@ public final class SignetMetrics: Sendable {
 
     /// `signet_nonce_claims_total` by result: `claimed` the first time, `replayed` after.
     public func recordNonceClaim(fresh: Bool) {
-        counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")]).increment()
+        claimInstruments(fresh: fresh).counter.increment()
+    }
+
+    /// A claim the store answered: its time (``recordStore(_:duration:failed:)`` as `nonce_claim`)
+    /// and its result (``recordNonceClaim(fresh:)``), both instruments found once.
+    public func recordNonceClaim(fresh: Bool, duration: Duration) {
+        let instruments = claimInstruments(fresh: fresh)
+        instruments.timer.recordNanoseconds(Self.nanoseconds(duration))
+        instruments.counter.increment()
+    }
+
+    /// The two instruments of a claim, by its result. Every verified request makes a claim: a
+    /// look-up by label and dimensions (an array made, four strings hashed) for each was a
+    /// measurable part of a verify's cost.
+    private let claims = Mutex<(claimed: ClaimInstruments?, replayed: ClaimInstruments?)>((nil, nil))
+
+    private struct ClaimInstruments: Sendable {
+        let timer: CoreMetrics.Timer
+        let counter: CoreMetrics.Counter
+    }
+
+    private func claimInstruments(fresh: Bool) -> ClaimInstruments {
+        if let found = claims.withLock({ fresh ? $0.claimed : $0.replayed }) { return found }
+        let made = ClaimInstruments(
+            timer: timer("signet_store_operation_duration_seconds", [("operation", "nonce_claim")]),
+            counter: counter("signet_nonce_claims_total", [("result", fresh ? "claimed" : "replayed")])
+        )
+        claims.withLock { if fresh { $0.claimed = made } else { $0.replayed = made } }
+        return made
     }
 
     public static func nanoseconds(_ duration: Duration) -> Int64 {

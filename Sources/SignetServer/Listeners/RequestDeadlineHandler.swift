@@ -137,7 +137,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     private func arm(in delay: TimeAmount, context: ChannelHandlerContext) {
         if deadline == nil {
-            deadline = LoopDeadline(on: context.eventLoop) { [unowned self] in self.expire(context: context) }
+            deadline = LoopDeadline(on: context.eventLoop) { [weak self] in self?.expire(context: context) }
         }
         deadline?.set(in: delay)
     }

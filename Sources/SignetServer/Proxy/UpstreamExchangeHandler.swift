@@ -117,7 +117,7 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        timer = LoopDeadline(on: context.eventLoop) { [unowned self] in self.timedOut() }
+        timer = LoopDeadline(on: context.eventLoop) { [weak self] in self?.timedOut() }
     }
 
     /// Sends one request. `promise` receives the head; `onComplete` runs once the response has
