@@ -86,7 +86,11 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     /// ``judge(_:receivedTarget:screened:)`` for a request whose head was screened and whose body
     /// was read already, as the gateway's event-loop data plane holds it.
     ///
-    /// - Parameter head: The head with the routed path (the received one is `receivedTarget`).
+    /// - Parameters:
+    ///   - head: The head as received.
+    ///   - body: The whole body, read within the data plane's bound.
+    ///   - receivedTarget: The target as the client sent it, where routing normalised it: the
+    ///     path the signature is checked against.
     package func judgeComplete(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
         let started = ContinuousClock.now
         let (identity, message): (SignetIdentity, ServerMessage)

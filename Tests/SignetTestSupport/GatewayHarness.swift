@@ -355,6 +355,21 @@ public final class GatewayHarness: Sendable {
         )
     }
 
+    /// `GET url` (a `/readyz`) until it answers `200`, for at most `within`; the last answer.
+    ///
+    /// The test process runs every gateway's SQLite on one NIO thread pool: under the whole suite a
+    /// store's ping can wait behind other gateways' work past the probe's 2 s, and `/readyz` then
+    /// rightly says the store did not answer (seen twice in full runs, never alone). A balancer asks
+    /// again; so does this.
+    public static func readiness(_ url: String, within: Duration = .seconds(10)) async throws -> Answer {
+        let deadline = ContinuousClock.now + within
+        while true {
+            let answer = try await send(method: "GET", url: url)
+            if answer.status == 200 || ContinuousClock.now >= deadline { return answer }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
     public static func send(
         method: String,
         url: String,

@@ -128,6 +128,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.stop()
+        deadline = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -212,7 +212,9 @@ final class UpstreamExchangeHandler: ChannelDuplexHandler {
             case .streaming(let source):
                 yield(part, to: source)
             case .relaying(let sink, headSeen: true):
-                armTimer(timeout)
+                // Parts of a read that began before the client fell behind: the stalled reader's
+                // limit stands (``pauseRelay()``).
+                armTimer(readPaused ? Self.stalledReader : timeout)
                 sink.upstreamBody(part)
             case .idle, .awaitingHead, .relaying, .closed:
                 return

@@ -204,7 +204,7 @@ import Testing
         let bound = try await Self.forwardAuth(harness, nil, method: "GET", target: "/bound/x")
         #expect(bound.status == 501 && bound.reason == "authorization_unsupported", "\(bound.text)")
         // The proxies' health checks: up, and the store answers.
-        let ready = try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/readyz")
+        let ready = try await GatewayHarness.readiness("http://127.0.0.1:\(port)/readyz")
         #expect(ready.status == 200 && ready.json["store"] as? String == "ok", "\(ready.text)")
         #expect(try await GatewayHarness.send(method: "GET", url: "http://127.0.0.1:\(port)/healthz").status == 200)
         // Anything else on the listener.

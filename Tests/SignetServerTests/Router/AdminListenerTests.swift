@@ -37,10 +37,10 @@ import Testing
             #expect(answer.status == 404 && answer.reason == "not_found", "\(method) \(path): \(answer.status) \(answer.text)")
         }
         // Readiness on both: the balancer probes the port it sends traffic to.
-        #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz").status == 200)
+        #expect(try await GatewayHarness.readiness(harness.base + "/readyz").status == 200)
         // …and on the admin listener, as before.
         #expect(try await GatewayHarness.send(method: "GET", url: admin + "/metrics", headers: Self.bearer).status == 200)
-        #expect(try await GatewayHarness.send(method: "GET", url: admin + "/readyz").status == 200)
+        #expect(try await GatewayHarness.readiness(admin + "/readyz").status == 200)
         #expect(try await GatewayHarness.send(method: "GET", url: admin + "/signet/admin/sign-in").status == 200)
         #expect(try await GatewayHarness.send(method: "GET", url: admin + "/signet/v1/pin-reports", headers: Self.bearer).status == 200)
         let user = try await GatewayHarness.send(

@@ -429,7 +429,7 @@ import Testing
         let harness = try await GatewayHarness.start(transport: .router)
         Cleanup.after { try await harness.stop() }
         #expect(try await GatewayHarness.send(method: "GET", url: harness.base + "/healthz").text == "ok\n")
-        let ready = try await GatewayHarness.send(method: "GET", url: harness.base + "/readyz")
+        let ready = try await GatewayHarness.readiness(harness.base + "/readyz")
         #expect(ready.status == 200 && ready.json["status"] as? String == "ready", "\(ready.text)")
         _ = try await GatewayHarness.send(try harness.scorePost())
         // Not the public's: without the admin token, refused (and counted as a failed admin attempt).
