@@ -56,7 +56,8 @@ public struct ServerMessage: HTTPMessageView {
     public func fieldValues(_ name: String) -> [String] {
         var values: [String] = []
         if let hostLine, MessageFields.sameName("host", name) { values.append(hostLine) }
-        for field in fields where MessageFields.sameName(field.name.canonicalName, name) { values.append(field.value) }
+        let canonical = Self.canonical(name)
+        for index in fields.indices where fields[index].name.canonicalName == canonical { values.append(fields[index].value) }
         if values.count > 1, MessageFields.sameName("cookie", name) {
             return [values.map(\.trimmingOWS).joined(separator: "; ")]
         }
@@ -73,12 +74,10 @@ public struct ServerMessage: HTTPMessageView {
             return lines.count == 1 ? lines[0].trimmingOWS : lines.map(\.trimmingOWS).joined(separator: ", ")
         }
         var combined: String?
-        for field in fields where MessageFields.sameName(field.name.canonicalName, name) {
-            if let first = combined {
-                combined = first + ", " + field.value.trimmingOWS
-            } else {
-                combined = field.value.trimmingOWS
-            }
+        let canonical = Self.canonical(name)
+        for index in fields.indices where fields[index].name.canonicalName == canonical {
+            let value = fields[index].value.trimmingOWS
+            combined = combined.map { $0 + ", " + value } ?? value
         }
         return combined
     }
@@ -92,12 +91,21 @@ public struct ServerMessage: HTTPMessageView {
         // Cookie lines are one cookie-string (RFC 6265 §5.4) that HTTP/2 splits (RFC 9113 §8.2.3):
         // joined by `; `, as the upstream receives them, not by `, ` as other fields are.
         let separator = MessageFields.sameName("cookie", name) ? "; " : ", "
-        for field in fields where MessageFields.sameName(field.name.canonicalName, name) {
+        let canonical = Self.canonical(name)
+        for index in fields.indices where fields[index].name.canonicalName == canonical {
             if found { bytes += separator.utf8 }
             found = true
-            bytes += field.value.trimmingOWS.utf8
+            bytes += fields[index].value.trimmingOWS.utf8
         }
         return found
+    }
+
+    /// `name` as HTTPTypes keeps every field's canonical name, lowercase, so each field is compared
+    /// by `==` — two small strings compared whole, nothing copied or retained — where a
+    /// case-insensitive walk per field was a verify's largest cost among its field lookups. Callers
+    /// nearly always pass a lowercase name already (component identifiers are lowercase).
+    private static func canonical(_ name: String) -> String {
+        name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name
     }
 
     public var bodyByteCount: Int { body.readableBytes }

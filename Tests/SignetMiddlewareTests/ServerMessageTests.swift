@@ -164,4 +164,24 @@ import Testing
         #expect(Self.base(message, ComponentIdentifier("cookie")).hasPrefix("\"cookie\": a=1; b=2\n"))
         #expect(request.headerFields[.cookie] == "a=1; b=2", "what HTTPTypes gives the upstream")
     }
+
+    /// A field is found by its name in any case, as `MessageFields` finds it; lines of other fields
+    /// are combined with `, ` and trimmed.
+    @Test func fieldsAreFoundByTheirNameInAnyCase() throws {
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: HTTPField.Name("X-Amount")!, value: " 1 "))
+        fields.append(HTTPField(name: .contentType, value: "text/plain"))
+        fields.append(HTTPField(name: HTTPField.Name("x-amount")!, value: "2"))
+        let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example", path: "/", headerFields: fields)
+        let message = try ServerMessage(request: request, body: ByteBuffer(), scheme: "https")
+        let copy = MessageFields(fields.map { MessageFields.Field(name: $0.name.rawName, value: $0.value) })
+        for name in ["x-amount", "X-AMOUNT", "X-Amount", "content-type", "Content-Type", "x-absent"] {
+            #expect(message.fieldValues(name) == copy.values(name), "\(name)")
+            #expect(message.combinedField(name) == copy[name], "\(name)")
+            var bytes: [UInt8] = []
+            #expect(message.appendCombinedField(name, to: &bytes) == (copy[name] != nil), "\(name)")
+            #expect(String(decoding: bytes, as: UTF8.self) == (copy[name] ?? ""), "\(name)")
+        }
+        #expect(message.combinedField("X-Amount") == "1, 2")
+    }
 }
