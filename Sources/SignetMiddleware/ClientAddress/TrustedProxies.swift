@@ -87,9 +87,9 @@ public struct TrustedProxies: Sendable {
         for pair in element.split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2,
-                parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "for"
+                String(parts[0]).trimmingOWS.lowercased() == "for"
             else { continue }
-            var value = parts[1].trimmingCharacters(in: .whitespaces)
+            var value = String(parts[1]).trimmingOWS
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
             return address(stripping: value)
         }

@@ -22,22 +22,44 @@ public struct CompactJWTHeader: Sendable {
         }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[2].isEmpty, let bytes = Base64.urlDecode(String(parts[0])),
-            let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
+            let members = try? JSONDecoder().decode(Members.self, from: Data(bytes))
         else {
             throw SignetError(code, "the \(what) is not a compact JWS")
         }
-        guard object["crit"] == nil else {
+        guard !members.hasCrit else {
             throw SignetError(code, "the \(what)'s header has critical extensions")
         }
-        alg = object["alg"] as? String
-        kid = object["kid"] as? String
-        typ = object["typ"] as? String
+        alg = members.alg
+        kid = members.kid
+        typ = members.typ
         if let type {
             guard typ?.lowercased() == type.lowercased() else {
                 throw SignetError(code, "the \(what)'s type is \(typ.map { $0.debugDescription } ?? "missing"), not \(type)")
             }
         } else if let typ, typ.uppercased() != "JWT" {
             throw SignetError(code, "the \(what)'s type is \(typ.debugDescription), not JWT")
+        }
+    }
+
+    /// What the header says, read by `JSONDecoder`: `JSONSerialization` bridged every header through
+    /// `NSDictionary` on Linux, 24 µs of an app token's verify (issue 39's profile). A member of
+    /// another type than a string reads as absent, as before; `crit` counts whatever its value.
+    private struct Members: Decodable {
+        var alg: String?
+        var kid: String?
+        var typ: String?
+        var hasCrit: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case alg, kid, typ, crit
+        }
+
+        init(from decoder: any Decoder) throws {
+            let members = try decoder.container(keyedBy: CodingKeys.self)
+            alg = try? members.decodeIfPresent(String.self, forKey: .alg)
+            kid = try? members.decodeIfPresent(String.self, forKey: .kid)
+            typ = try? members.decodeIfPresent(String.self, forKey: .typ)
+            hasCrit = members.contains(.crit)
         }
     }
 }

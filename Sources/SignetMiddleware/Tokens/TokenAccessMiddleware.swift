@@ -93,7 +93,7 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     private func boundToken(_ request: Request, context: Context, requirement: DPoPRequirement) async throws -> Admission {
         let authorization = try Self.single(.authorization, in: request.headers)
         let scheme = Self.scheme(of: request.headers)
-        let carried = scheme == "dpop" ? authorization.map { String($0.drop(while: { $0 != " " })).trimmingCharacters(in: .whitespaces) } : nil
+        let carried = scheme == "dpop" ? authorization.map { String($0.drop(while: { $0 != " " })).trimmingOWS } : nil
         let field = try Self.single(Self.appTokenField, in: request.headers)
         guard carried == nil || field == nil else {
             throw SignetError(.tokenInvalid, "the token is given in both Authorization and Signet-Token")
@@ -132,14 +132,16 @@ public struct TokenAccessMiddleware<Context: SignetRequestContextProtocol>: Rout
     static func scheme(of fields: HTTPFields) -> String? {
         let values = fields[values: .authorization]
         guard values.count == 1 else { return nil }
-        return values[0].trimmingCharacters(in: .whitespaces).prefix(while: { $0 != " " }).lowercased()
+        return values[0].trimmingOWS.prefix(while: { $0 != " " }).lowercased()
     }
 
     static func single(_ name: HTTPField.Name, in fields: HTTPFields) throws -> String? {
         let values = fields[values: name]
         guard values.count <= 1 else { throw SignetError(.tokenInvalid, "\(name) is given more than once") }
-        // An empty field is no token (as no field at all).
-        let value = values.first?.trimmingCharacters(in: .whitespaces)
+        // An empty field is no token (as no field at all). Trimmed of OWS byte by byte: Foundation's
+        // `trimmingCharacters(in:)` went through NSString and UTF-16 on Linux, 27 µs of a token's
+        // verify (issue 39's profile).
+        let value = values.first?.trimmingOWS
         return value?.isEmpty == false ? value : nil
     }
 }
