@@ -20,8 +20,10 @@ public struct CompactJWTHeader: Sendable {
         guard token.utf8.count <= Self.maximumTokenBytes else {
             throw SignetError(code, "the \(what) is longer than \(Self.maximumTokenBytes) bytes")
         }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[2].isEmpty, let bytes = Base64.urlDecode(String(parts[0])),
+        // Split by bytes: a token is ASCII, and splitting the String walked it by Character
+        // (grapheme breaking), 17 µs of a few hundred bytes.
+        let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[2].isEmpty, let bytes = Base64.urlDecode(String(Substring(parts[0]))),
             let members = try? JSONDecoder().decode(Members.self, from: Data(bytes))
         else {
             throw SignetError(code, "the \(what) is not a compact JWS")
