@@ -106,7 +106,11 @@ final class DataPlane: Sendable {
         /// whose gate runs on the loop.
         func decide(method: HTTPRequest.Method, routedPath: String) -> Decision? {
             guard SignetGateway.proxiedMethods.contains(method) else { return nil }
-            if let first = routedPath.split(separator: "/").first, RouteTable.reservedSegments.contains(first.lowercased()) {
+            // The first segment, by bytes as routers split paths: splitting the String walked the
+            // whole path by Character, twice a request (its head, its end), and a `/` that a
+            // combining mark follows would not have split it.
+            let first = routedPath.utf8.drop { $0 == UInt8(ascii: "/") }.prefix { $0 != UInt8(ascii: "/") }
+            if !first.isEmpty, RouteTable.reservedSegments.contains(String(Substring(first)).lowercased()) {
                 return nil
             }
             guard let rule = routes.rule(method: method.rawValue, path: routedPath), let gate = gates[rule.access] else { return nil }
