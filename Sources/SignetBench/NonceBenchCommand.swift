@@ -82,7 +82,7 @@ struct NonceBenchCommand: AsyncParsableCommand {
                 filled += chunk
             }
             let fillSeconds = Self.seconds(ContinuousClock.now - started)
-            let run = try await Self.measure([opened], claims: claims, concurrency: concurrency, tag: "s\(size)", until: live)
+            let run = try await Self.measure([opened], claims: claims, concurrency: concurrency, until: live)
             first = first ?? run.perSecond
             print(
                 "\(size)".padding(14) + String(format: "%.0f", run.perSecond).padding(12, left: true)
@@ -93,8 +93,8 @@ struct NonceBenchCommand: AsyncParsableCommand {
         if twoGateways {
             guard store == "postgres", let postgres else { throw ValidationError("--two-gateways needs --store postgres") }
             let second = try await PostgresStore.connect(url: postgres, logger: logger)
-            let one = try await Self.measure([opened], claims: claims, concurrency: concurrency, tag: "one", until: live)
-            let two = try await Self.measure([opened, second], claims: claims, concurrency: concurrency, tag: "two", until: live)
+            let one = try await Self.measure([opened], claims: claims, concurrency: concurrency, until: live)
+            let two = try await Self.measure([opened, second], claims: claims, concurrency: concurrency, until: live)
             print(
                 String(
                     format: "\none gateway: %.0f claims/s; two gateways at once: %.0f claims/s (%.2f×), p99 %@",
@@ -111,7 +111,7 @@ struct NonceBenchCommand: AsyncParsableCommand {
 
     /// `claims` fresh claims from `concurrency` tasks per store, spread over `stores` (each a
     /// gateway); every claim must be accepted.
-    static func measure(_ stores: [any SignetStorage], claims: Int, concurrency: Int, tag: String, until expiry: Date) async throws -> Run {
+    static func measure(_ stores: [any SignetStorage], claims: Int, concurrency: Int, until expiry: Date) async throws -> Run {
         let tasks = concurrency * stores.count
         let perTask = max(1, claims / tasks)
         let started = ContinuousClock.now

@@ -92,10 +92,16 @@ public struct SignetRequestVerifier: Sendable {
         if !screened {
             try await screen(request, receivedTarget: receivedTarget, requirement: requirement, signatureKeys: signatureKeys, now: clock())
         }
-        let message = try await message(for: &request, receivedTarget: receivedTarget)
-        let identity = try await verify(
-            message: message, requirement: requirement, appBuild: appBuild, signatureKeys: signatureKeys, now: clock())
-        return (identity, message)
+        let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
+        return try await verifyComplete(
+            head: request.head,
+            body: body,
+            receivedTarget: receivedTarget,
+            requirement: requirement,
+            appBuild: appBuild,
+            signatureKeys: signatureKeys,
+            clock: clock
+        )
     }
 
     /// ``verifyWhenComplete(_:receivedTarget:requirement:appBuild:signatureKeys:screened:clock:)``

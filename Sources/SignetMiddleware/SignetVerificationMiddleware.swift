@@ -62,12 +62,8 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     ///   - receivedTarget: The target as the client sent it, when routing normalised it.
     ///   - screened: The head was screened and the body read already.
     public func judge(_ request: inout Request, receivedTarget: String?, screened: Bool) async throws -> (SignetIdentity, ServerMessage) {
-        let started = ContinuousClock.now
-        // Judged when the body is complete, never by the time its head arrived: a request held open
-        // must not carry an old moment past the window and claim its nonce late.
-        let (identity, message): (SignetIdentity, ServerMessage)
-        do {
-            (identity, message) = try await verifier.verifyWhenComplete(
+        try await timed(refusing: { request }) {
+            try await verifier.verifyWhenComplete(
                 &request,
                 receivedTarget: receivedTarget,
                 requirement: requirement,
@@ -76,11 +72,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
                 screened: screened,
                 clock: clock
             )
-        } catch let error as SignetError {
-            throw verifier.refusal(error, for: request, requirement: requirement, signatureKeys: signatureKeys)
         }
-        metrics?.recordVerification(ContinuousClock.now - started)
-        return (identity, message)
     }
 
     /// ``judge(_:receivedTarget:screened:)`` for a request whose head was screened and whose body
@@ -92,10 +84,8 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     ///   - receivedTarget: The target as the client sent it, where routing normalised it: the
     ///     path the signature is checked against.
     package func judgeComplete(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
-        let started = ContinuousClock.now
-        let (identity, message): (SignetIdentity, ServerMessage)
-        do {
-            (identity, message) = try await verifier.verifyComplete(
+        try await timed(refusing: { Request(head: head, body: RequestBody(buffer: body)) }) {
+            try await verifier.verifyComplete(
                 head: head,
                 body: body,
                 receivedTarget: receivedTarget,
@@ -104,11 +94,25 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
                 signatureKeys: signatureKeys,
                 clock: clock
             )
+        }
+    }
+
+    /// `verify` timed when it succeeds; its `SignetError` turned into the refusal the client sees,
+    /// for `request` as it stands then.
+    private func timed(
+        refusing request: () -> Request,
+        _ verify: () async throws -> (SignetIdentity, ServerMessage)
+    ) async throws -> (SignetIdentity, ServerMessage) {
+        let started = ContinuousClock.now
+        // Judged when the body is complete, never by the time its head arrived: a request held open
+        // must not carry an old moment past the window and claim its nonce late.
+        let judged: (SignetIdentity, ServerMessage)
+        do {
+            judged = try await verify()
         } catch let error as SignetError {
-            let request = Request(head: head, body: RequestBody(buffer: body))
-            throw verifier.refusal(error, for: request, requirement: requirement, signatureKeys: signatureKeys)
+            throw verifier.refusal(error, for: request(), requirement: requirement, signatureKeys: signatureKeys)
         }
         metrics?.recordVerification(ContinuousClock.now - started)
-        return (identity, message)
+        return judged
     }
 }
