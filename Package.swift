@@ -371,7 +371,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SignetStoreTests",
-            dependencies: ["SignetCore", "SignetStore", "SignetSQLite", "SignetPostgres", "SignetTestSupport"],
+            dependencies: [
+                "SignetCore", "SignetStore", "SignetSQLite", "SignetPostgres", "SignetTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             swiftSettings: strict
         ),
         // The gateway over real HTTP on loopback: SQLite, PostgreSQL with two instances, the CLI.

@@ -11,34 +11,39 @@ import VaporCSQLite
 ///
 /// SQLiteNIO prepares every query anew and has no API for prepared statements; for the claims,
 /// which every verified request makes, the parse was a quarter of SQLite's time and SQLite about 8 µs
-/// of a request on the benchmark VM (docs/benchmarks.md). A batch here is `BEGIN IMMEDIATE`, one
-/// step of the prepared upsert per claim (each with its own verifier time), `COMMIT`: one commit per
-/// batch, as before, and each claim's answer read straight from its own step.
+/// of a request on the benchmark VM (docs/benchmarks.md).
+///
+/// A batch is `BEGIN IMMEDIATE` (SQLite's write lock, which every process on the file takes in
+/// turn), the rows other processes appended to `nonce_log` since this one last read, read into the
+/// ``NonceLogIndex``; then each claim decided by the index and, when won, appended to the log;
+/// `COMMIT`. The index learns the batch's own claims only once the commit succeeded, so a claim is
+/// never answered `true` without its row in the file: all or nothing, as before, one commit per batch.
 ///
 /// Used by one batch at a time (``SQLiteNonceBatcher`` keeps one write in flight), on NIO's
 /// blocking thread pool; opened with SQLite's full mutex all the same.
 final class SQLiteClaimConnection: Sendable {
     private struct Statements {
         var begin: OpaquePointer
-        var insert: OpaquePointer
+        var readSince: OpaquePointer
+        var append: OpaquePointer
         var commit: OpaquePointer
         var rollback: OpaquePointer
+
+        var all: [OpaquePointer] { [begin, readSince, append, commit, rollback] }
     }
 
     private struct Handles: @unchecked Sendable {
         // Owned by this object; used only inside `handles`' lock. `nil` statements: not yet prepared.
         var database: OpaquePointer
         var statements: Statements?
+        var index = NonceLogIndex()
     }
 
     private let handles: Mutex<Handles?>
     private let threadPool: NIOThreadPool
 
-    static let insertSQL = """
-        INSERT INTO nonces (key_id, nonce, expires_at) VALUES (?1, ?2, ?3)
-        ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = excluded.expires_at
-        WHERE nonces.expires_at < ?4 RETURNING 1
-        """
+    static let readSinceSQL = "SELECT seq, key_id, nonce, expires_at FROM nonce_log WHERE seq > ?1 ORDER BY seq"
+    static let appendSQL = "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES (?1, ?2, ?3)"
 
     private init(database: OpaquePointer, threadPool: NIOThreadPool) {
         self.threadPool = threadPool
@@ -74,7 +79,7 @@ final class SQLiteClaimConnection: Sendable {
         path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && (path.contains("mode=memory") || path.hasPrefix("file::memory:")))
     }
 
-    /// Prepares the statements (the `nonces` table must exist).
+    /// Prepares the statements (the `nonce_log` table must exist) and reads the log's claims in.
     func prepare() async throws {
         try await threadPool.runIfActive {
             try self.handles.withLock { handles in
@@ -85,7 +90,7 @@ final class SQLiteClaimConnection: Sendable {
                     throw Self.failure(database)
                 }
                 var prepared: [OpaquePointer] = []
-                for sql in ["BEGIN IMMEDIATE", Self.insertSQL, "COMMIT", "ROLLBACK"] {
+                for sql in ["BEGIN IMMEDIATE", Self.readSinceSQL, Self.appendSQL, "COMMIT", "ROLLBACK"] {
                     var statement: OpaquePointer?
                     let flags = UInt32(SQLITE_PREPARE_PERSISTENT)
                     guard sqlite_nio_sqlite3_prepare_v3(database, sql, -1, flags, &statement, nil) == SQLITE_OK,
@@ -99,11 +104,31 @@ final class SQLiteClaimConnection: Sendable {
                     }
                     prepared.append(statement)
                 }
-                handles?.statements = Statements(
-                    begin: prepared[0], insert: prepared[1], commit: prepared[2], rollback: prepared[3]
+                let statements = Statements(
+                    begin: prepared[0], readSince: prepared[1], append: prepared[2], commit: prepared[3], rollback: prepared[4]
                 )
+                handles?.statements = statements
+                // Every row not yet swept, lapsed ones too: the store has no clock of its own, and a
+                // claim's own time says whether a row still holds (see ``NonceStore``).
+                try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
             }
         }
+    }
+
+    /// Reads in the rows appended since the index last read, on the thread pool: after something
+    /// other than this connection filled the log (`signet-bench nonces`).
+    func readIn() async throws {
+        try await threadPool.runIfActive {
+            try self.handles.withLock { handles in
+                guard let database = handles?.database, let statements = handles?.statements else { throw Self.closed }
+                try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
+            }
+        }
+    }
+
+    /// How many claims the index holds (lapsed ones included until swept).
+    var indexedClaims: Int {
+        handles.withLock { $0?.index.count ?? 0 }
     }
 
     private static let closed = SignetError(.storeUnavailable, "SQLite: the store is shut down")
@@ -125,7 +150,7 @@ final class SQLiteClaimConnection: Sendable {
 
     /// Writes `claims` in one transaction, on the calling thread — the thread pool's
     /// (``onThreadPool(_:)``); whether each was won, in order. All or nothing: on any failure the
-    /// transaction is rolled back and nothing is claimed.
+    /// transaction is rolled back, the index learns none of the batch, and nothing is claimed.
     func writeNow(_ claims: [Claim]) throws -> [Bool] {
         try handles.withLock { handles in
             guard let database = handles?.database, let statements = handles?.statements else { throw Self.closed }
@@ -133,10 +158,26 @@ final class SQLiteClaimConnection: Sendable {
             var won: [Bool] = []
             won.reserveCapacity(claims.count)
             do {
+                // Under the write lock: what every other process committed is in the file now, and
+                // nothing more can be until this batch commits.
+                let now = claims.lazy.map(\.now).min() ?? Int.min
+                try Self.readIn(into: &handles!.index, with: statements.readSince, now: now, on: database)
+                var digests: [NonceLogIndex.Digest] = []
+                digests.reserveCapacity(claims.count)
+                var inBatch = Set<NonceLogIndex.Digest>(minimumCapacity: claims.count)
                 for claim in claims {
-                    won.append(try Self.claim(claim, with: statements.insert, on: database))
+                    let digest = NonceLogIndex.Digest(keyID: claim.keyID, nonce: claim.nonce)
+                    digests.append(digest)
+                    // A pair twice in one batch: the first claimant only.
+                    let free = !handles!.index.isClaimed(digest, at: claim.now) && inBatch.insert(digest).inserted
+                    if free { try Self.append(claim, with: statements.append, on: database) }
+                    won.append(free)
                 }
                 try Self.step(statements.commit, on: database)
+                let last = sqlite_nio_sqlite3_last_insert_rowid(database)
+                for (index, claim) in claims.enumerated() where won[index] {
+                    handles!.index.record(seq: last, digests[index], until: claim.expiry, now: claim.now)
+                }
             } catch {
                 sqlite_nio_sqlite3_step(statements.rollback)
                 sqlite_nio_sqlite3_reset(statements.rollback)
@@ -149,26 +190,45 @@ final class SQLiteClaimConnection: Sendable {
         }
     }
 
-    /// `true` when the upsert inserted the pair or took over a lapsed one (it returns a row).
-    private static func claim(_ claim: Claim, with insert: OpaquePointer, on database: OpaquePointer) throws -> Bool {
+    /// Reads the log's rows after `index.lastSeen` into `index`, sweeping what lapsed before `now`.
+    private static func readIn(
+        into index: inout NonceLogIndex, with readSince: OpaquePointer, now: Int, on database: OpaquePointer
+    ) throws {
         defer {
-            sqlite_nio_sqlite3_reset(insert)
-            sqlite_nio_sqlite3_clear_bindings(insert)
+            sqlite_nio_sqlite3_reset(readSince)
+            sqlite_nio_sqlite3_clear_bindings(readSince)
         }
-        sqlite_nio_sqlite3_bind_text64(insert, 1, claim.keyID, UInt64(claim.keyID.utf8.count), transient, UInt8(SQLITE_UTF8))
-        sqlite_nio_sqlite3_bind_text64(insert, 2, claim.nonce, UInt64(claim.nonce.utf8.count), transient, UInt8(SQLITE_UTF8))
-        sqlite_nio_sqlite3_bind_int64(insert, 3, Int64(claim.expiry))
-        sqlite_nio_sqlite3_bind_int64(insert, 4, Int64(claim.now))
-        switch sqlite_nio_sqlite3_step(insert) {
-        case SQLITE_ROW:
-            // With RETURNING, SQLite makes the change on the first step; this one only finishes it.
-            guard sqlite_nio_sqlite3_step(insert) == SQLITE_DONE else { throw failure(database) }
-            return true
-        case SQLITE_DONE:
-            return false
-        default:
-            throw failure(database)
+        sqlite_nio_sqlite3_bind_int64(readSince, 1, index.lastSeen)
+        while true {
+            switch sqlite_nio_sqlite3_step(readSince) {
+            case SQLITE_ROW:
+                let seq = sqlite_nio_sqlite3_column_int64(readSince, 0)
+                let digest = NonceLogIndex.Digest(keyID: text(readSince, column: 1), nonce: text(readSince, column: 2))
+                index.record(seq: seq, digest, until: Int(sqlite_nio_sqlite3_column_int64(readSince, 3)), now: now)
+            case SQLITE_DONE:
+                return
+            default:
+                throw failure(database)
+            }
         }
+    }
+
+    private static func text(_ statement: OpaquePointer, column: Int32) -> String {
+        guard let bytes = sqlite_nio_sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// Appends a won claim's row to the log.
+    private static func append(_ claim: Claim, with append: OpaquePointer, on database: OpaquePointer) throws {
+        defer {
+            sqlite_nio_sqlite3_reset(append)
+            sqlite_nio_sqlite3_clear_bindings(append)
+        }
+        sqlite_nio_sqlite3_bind_text64(append, 1, claim.keyID, UInt64(claim.keyID.utf8.count), transient, UInt8(SQLITE_UTF8))
+        sqlite_nio_sqlite3_bind_text64(append, 2, claim.nonce, UInt64(claim.nonce.utf8.count), transient, UInt8(SQLITE_UTF8))
+        sqlite_nio_sqlite3_bind_int64(append, 3, Int64(claim.expiry))
+        guard sqlite_nio_sqlite3_step(append) == SQLITE_DONE else { throw failure(database) }
     }
 
     private static func step(_ statement: OpaquePointer, on database: OpaquePointer) throws {
@@ -196,9 +256,7 @@ final class SQLiteClaimConnection: Sendable {
     private static func close(_ handles: inout Handles?) {
         guard let open = handles else { return }
         if let statements = open.statements {
-            for statement in [statements.begin, statements.insert, statements.commit, statements.rollback] {
-                sqlite_nio_sqlite3_finalize(statement)
-            }
+            for statement in statements.all { sqlite_nio_sqlite3_finalize(statement) }
         }
         sqlite_nio_sqlite3_close_v2(open.database)
         handles = nil

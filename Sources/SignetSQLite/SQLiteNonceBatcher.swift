@@ -9,8 +9,8 @@ import Synchronization
 /// Group commit for nonce claims on SQLite.
 ///
 /// SQLite has one writer. Claims that arrive while a write is under way wait and then go together, as
-/// one transaction of prepared `INSERT … ON CONFLICT … DO UPDATE … WHERE expired … RETURNING` steps
-/// (``SQLiteClaimConnection``): one commit, still atomic per pair. A pair twice in one batch is won by
+/// one transaction that decides each against the claims in memory and appends the won ones to the
+/// log (``SQLiteClaimConnection``): one commit, atomic per pair. A pair twice in one batch is won by
 /// the first claimant only. At low load a batch is a single claim, so nothing waits for a timer.
 final class SQLiteNonceBatcher: Sendable {
     private struct Claim {
@@ -36,6 +36,11 @@ final class SQLiteNonceBatcher: Sendable {
     /// Prepares the claims' statements, once the schema is in place.
     func prepare() async throws {
         try await connection.prepare()
+    }
+
+    /// Reads in log rows written by another connection (see ``SQLiteClaimConnection/readIn()``).
+    func readIn() async throws {
+        try await connection.readIn()
     }
 
     /// Closes the claims' connection.

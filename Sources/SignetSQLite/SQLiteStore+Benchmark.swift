@@ -9,9 +9,10 @@ extension SQLiteStore {
         _ = try await query(
             """
             WITH RECURSIVE seq(n) AS (SELECT ?1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?2)
-            INSERT OR IGNORE INTO nonces (key_id, nonce, expires_at) SELECT 'fill', 'fill-' || n, ?3 FROM seq
+            INSERT INTO nonce_log (key_id, nonce, expires_at) SELECT 'fill', 'fill-' || n, ?3 FROM seq
             """,
             [.integer(first), .integer(first + count - 1), .integer(Self.millis(expiry))]
         )
+        try await nonces.readIn()
     }
 }

@@ -7,12 +7,12 @@ import SignetStore
 
 /// The embedded default `SignetStorage`: one SQLite file, created on first start, WAL journal.
 ///
-/// Every replay guard is one statement, so SQLite's own locking makes it atomic: a nonce (and a used
-/// registration challenge) is an `INSERT … ON CONFLICT DO UPDATE … WHERE expired RETURNING`, a
-/// counter an `UPDATE … WHERE counter < new`.
+/// Every replay guard is atomic under SQLite's write lock: a counter is an `UPDATE … WHERE counter <
+/// new`; a nonce (and a used registration challenge) is decided, in a batch that holds the lock, by
+/// the claims of `nonce_log` read into memory and appended to it when won (``SQLiteClaimConnection``).
 public final class SQLiteStore: SignetStorage {
     private let connection: SQLiteConnection
-    private let nonces: SQLiteNonceBatcher
+    let nonces: SQLiteNonceBatcher
 
     private init(connection: SQLiteConnection, claims: SQLiteClaimConnection) {
         self.connection = connection
@@ -208,6 +208,20 @@ public final class SQLiteStore: SignetStorage {
             "ALTER TABLE refusals ADD COLUMN instance TEXT",
             "ALTER TABLE refusals ADD COLUMN monitored INTEGER NOT NULL DEFAULT 0",
         ],
+        // 11: nonce claims are appended in arrival order (a random nonce as the key dirtied a random
+        // page per claim) and decided in memory (NonceLogIndex); AUTOINCREMENT, so a `seq` is never
+        // reused after a sweep and every process reads each row once. The live claims move over; a
+        // process of an earlier version on the file fails its claims (no `nonces`) rather than
+        // deciding apart from this one.
+        [
+            """
+            CREATE TABLE nonce_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, key_id TEXT NOT NULL, nonce TEXT NOT NULL,
+                expires_at INTEGER NOT NULL)
+            """,
+            "CREATE INDEX nonce_log_expiry ON nonce_log (expires_at)",
+            "INSERT INTO nonce_log (key_id, nonce, expires_at) SELECT key_id, nonce, expires_at FROM nonces ORDER BY expires_at",
+            "DROP TABLE nonces",
+        ],
     ]
 
     private func migrate() async throws {
@@ -321,7 +335,7 @@ public final class SQLiteStore: SignetStorage {
     // MARK: Nonces
 
     public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
-        // A new pair is inserted; an existing pair is taken over only if its claim has expired.
+        // A new pair is appended; a pair already claimed is won again only once its claim lapsed.
         // Concurrent claims are written together (group commit), see SQLiteNonceBatcher.
         try await nonces.claim(keyID: keyID, nonce: nonce, expiry: Self.millis(expiry), now: Self.millis(now))
     }
@@ -330,7 +344,7 @@ public final class SQLiteStore: SignetStorage {
 
     public func sweep(now: Date) async throws -> Int {
         let cutoff = SQLiteData.integer(Self.millis(now))
-        let nonces = try await query("DELETE FROM nonces WHERE expires_at < ? RETURNING 1", [cutoff])
+        let nonces = try await query("DELETE FROM nonce_log WHERE expires_at < ? RETURNING 1", [cutoff])
         let reports = try await query(
             "DELETE FROM pin_report_groups WHERE last_seen < ? RETURNING 1",
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
+import PropertyBased
 import SignetCore
 import SignetSQLite
 import SignetTestSupport
@@ -58,5 +59,90 @@ import Testing
         let error = await #expect(throws: SignetError.self) { _ = try await SQLiteStore.open(path: path) }
         #expect(error?.code == .storeUnavailable)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
+    }
+    /// Two stores on one file, as two gateway processes are: each decides in memory, so each must
+    /// read what the other appended before it decides. Whatever the interleaving, the pair of them
+    /// answers as one exact store would: a pair is won when no claim of it holds at that time.
+    @Test func twoStoresOnOneFileAnswerAsOne() async throws {
+        let path = try Self.path()
+        let stores = [try await SQLiteStore.open(path: path), try await SQLiteStore.open(path: path)]
+        Cleanup.after { for store in stores { try await store.shutdown() } }
+        // (which store, which pair, its lifetime in seconds, seconds passing before it)
+        let claims = zip(Gen.int(in: 0...1), Gen.int(in: 0...5), Gen.int(in: 1...20), Gen.int(in: 0...8)).array(of: 1...30)
+        let rounds = Counter()
+        await propertyCheck(count: 40, input: claims) { drawn in
+            let round = rounds.next()
+            var held: [Int: Int] = [:]
+            var now = 0
+            for (store, pair, lifetime, passing) in drawn {
+                now += passing
+                let at = self.t0.addingTimeInterval(TimeInterval(now))
+                let won = try? await stores[store].claim(
+                    keyID: "k", nonce: "r\(round)-\(pair)", until: at.addingTimeInterval(TimeInterval(lifetime)), now: at
+                )
+                let expected = (held[pair] ?? .min) < now
+                #expect(won == expected, "\(drawn)")
+                if expected { held[pair] = now + lifetime }
+            }
+        }
+    }
+
+    /// Each property round's own pairs (a shrunk round replays its claims under a fresh name).
+    final class Counter: @unchecked Sendable {
+        private var value = 0
+        func next() -> Int {
+            value += 1
+            return value
+        }
+    }
+
+    /// The same race as `concurrentClaimsOfOnePairSucceedExactlyOnce`, across two stores on one file:
+    /// one winner per pair, whichever store it claimed through.
+    @Test func concurrentClaimsThroughTwoStoresOnOneFileWinOncePerPair() async throws {
+        let path = try Self.path()
+        let stores = [try await SQLiteStore.open(path: path), try await SQLiteStore.open(path: path)]
+        Cleanup.after { for store in stores { try await store.shutdown() } }
+        let expiry = t0.addingTimeInterval(60)
+        let now = t0
+        let wins = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for attempt in 0..<400 {
+                group.addTask {
+                    let pair = attempt % 20
+                    return try await stores[attempt % 2].claim(keyID: "k", nonce: "race-\(pair)", until: expiry, now: now) ? pair : nil
+                }
+            }
+            var wins: [Int] = []
+            for try await pair in group { if let pair { wins.append(pair) } }
+            return wins
+        }
+        #expect(wins.sorted() == Array(0..<20))
+    }
+
+    /// A file an earlier release wrote (schema 10, claims in `nonces`): its live claims move to the
+    /// log on open and still refuse their replays; a lapsed one can be claimed again.
+    @Test func claimsOfAnEarlierReleaseAreKeptThroughTheUpgrade() async throws {
+        let path = try Self.path()
+        try await SQLiteStore.open(path: path).shutdown()
+        let live = Int(t0.addingTimeInterval(60).timeIntervalSince1970 * 1000)
+        let lapsed = Int(t0.addingTimeInterval(-1).timeIntervalSince1970 * 1000)
+        // What schema 10 left: the claims table it had, and no log.
+        let script = [
+            "import sqlite3, sys",
+            "c = sqlite3.connect(sys.argv[1])",
+            "c.execute('DROP TABLE nonce_log')",
+            "c.execute('DELETE FROM signet_schema WHERE version = 11')",
+            "c.execute('CREATE TABLE nonces (key_id TEXT NOT NULL, nonce TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (key_id, nonce)) WITHOUT ROWID')",
+            "c.execute('CREATE INDEX nonces_expiry ON nonces (expires_at)')",
+            "c.execute(\"INSERT INTO nonces VALUES ('k', 'held', ?), ('k', 'gone', ?)\", (int(sys.argv[2]), int(sys.argv[3])))",
+            "c.commit()",
+        ].joined(separator: "\n")
+        let downgraded = try await SignetProcess.run("python3", ["-c", script, path, "\(live)", "\(lapsed)"])
+        #expect(downgraded.status == 0, "\(downgraded.stderr)")
+
+        let store = try await SQLiteStore.open(path: path)
+        Cleanup.after { try await store.shutdown() }
+        #expect(try await !store.claim(keyID: "k", nonce: "held", until: t0.addingTimeInterval(120), now: t0))
+        #expect(try await store.claim(keyID: "k", nonce: "gone", until: t0.addingTimeInterval(120), now: t0))
+        #expect(try await store.claim(keyID: "k", nonce: "new", until: t0.addingTimeInterval(120), now: t0))
     }
 }

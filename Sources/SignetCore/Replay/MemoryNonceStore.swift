@@ -13,38 +13,14 @@ public final class MemoryNonceStore: NonceStore {
         var nonce: String
     }
 
-    private struct State {
-        var expiries: [Claim: Date] = [:]
-        /// Claims in arrival order; expiries are nearly ordered, which is all sweeping needs.
-        var queue: [(key: Claim, expiry: Date)] = []
-        var head = 0
-
-        mutating func sweep(now: Date, limit: Int) {
-            var swept = 0
-            while head < queue.count, queue[head].expiry < now, swept < limit {
-                let entry = queue[head]
-                if let current = expiries[entry.key], current == entry.expiry { expiries[entry.key] = nil }
-                head += 1
-                swept += 1
-            }
-            if head > 1024, head * 2 > queue.count {
-                queue.removeFirst(head)
-                head = 0
-            }
-        }
-    }
-
-    private let state = Locked(State())
+    private let state: Locked<ExpiringClaims<Claim, Date>>
     public let capacity: Int
 
     public init(capacity: Int = 1_000_000) {
         self.capacity = capacity
         // Room for the first few thousand claims up front: growing the table while requests wait
         // rehashes every claim held, and a busy store passes this size in its first second.
-        state.withLock {
-            $0.expiries.reserveCapacity(min(capacity, 4096))
-            $0.queue.reserveCapacity(min(capacity, 4096))
-        }
+        state = Locked(ExpiringClaims(reserving: min(capacity, 4096)))
     }
 
     public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
@@ -55,13 +31,12 @@ public final class MemoryNonceStore: NonceStore {
     public func claimNow(keyID: String, nonce: String, until expiry: Date, now: Date) throws -> Bool {
         let key = Claim(keyID: keyID, nonce: nonce)
         return try state.withLock { state in
-            state.sweep(now: now, limit: state.expiries.count >= capacity ? Int.max : 64)
-            if let existing = state.expiries[key], existing >= now { return false }
-            guard state.expiries.count < capacity || state.expiries[key] != nil else {
+            if state.count >= capacity { state.sweep(now: now, limit: Int.max) }
+            if state.isClaimed(key, at: now) { return false }
+            guard state.count < capacity || state.holds(key) else {
                 throw SignetError(.nonceStoreFull, "the nonce store holds \(capacity) unexpired claims")
             }
-            state.expiries[key] = expiry
-            state.queue.append((key, expiry))
+            state.insert(key, until: expiry, now: now)
             return true
         }
     }
@@ -69,15 +44,9 @@ public final class MemoryNonceStore: NonceStore {
     /// Removes every expired claim now; returns how many went.
     @discardableResult
     public func sweep(now: Date) -> Int {
-        state.withLock { state in
-            let before = state.expiries.count
-            state.expiries = state.expiries.filter { $0.value >= now }
-            state.queue = state.queue.filter { state.expiries[$0.key] == $0.expiry }
-            state.head = 0
-            return before - state.expiries.count
-        }
+        state.withLock { $0.sweepAll(now: now) }
     }
 
     /// How many claims are held (expired ones included until swept).
-    public var count: Int { state.withLock { $0.expiries.count } }
+    public var count: Int { state.withLock { $0.count } }
 }
