@@ -16,8 +16,8 @@ struct NonceBenchCommand: AsyncParsableCommand {
         abstract: "Measure nonce claims per second and their latency as the store grows (10 k to 10 M live claims).",
         discussion: """
             Fills the store with live claims (one INSERT … SELECT per million), then at each size makes \
-            --claims fresh claims from --concurrency tasks and prints claims/s, p50, p99 and the ratio to \
-            the first size. With --postgres and --two-gateways, also claims from two stores at once. The \
+            --claims fresh claims from --concurrency tasks and prints claims/s, p50, p99, the ratio to \
+            the first size and the process's resident memory (SQLite holds a digest of each live claim). With --postgres and --two-gateways, also claims from two stores at once. The \
             aim: flat within 20 % from 10 k to 10 M.
             """
     )
@@ -87,7 +87,8 @@ struct NonceBenchCommand: AsyncParsableCommand {
             print(
                 "\(size)".padding(14) + String(format: "%.0f", run.perSecond).padding(12, left: true)
                     + Self.milliseconds(run.p50).padding(10, left: true) + Self.milliseconds(run.p99).padding(10, left: true)
-                    + String(format: "   %.2f   (filled in %.0f s)", run.perSecond / first!, fillSeconds)
+                    + String(format: "   %.2f   (filled in %.0f s", run.perSecond / first!, fillSeconds)
+                    + (Self.residentMegabytes().map { String(format: "; resident %.0f MiB)", $0) } ?? ")")
             )
         }
         if twoGateways {
@@ -144,6 +145,14 @@ struct NonceBenchCommand: AsyncParsableCommand {
             p50: latencies[latencies.count / 2],
             p99: latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
         )
+    }
+
+    /// This process's resident memory (Linux): SQLite holds its live claims' digests in memory.
+    static func residentMegabytes() -> Double? {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return nil }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -183,7 +183,9 @@ public final class PostgresStore: SignetStorage {
 
     public func sweep(now: Date) async throws -> Int {
         let cutoff = Self.millis(now)
-        let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(cutoff) RETURNING 1")
+        // A claim is kept past its expiry (NonceRetention): a replay may reach the store with a `now` behind this one.
+        let kept = Self.millis(now.addingTimeInterval(-NonceRetention.afterExpiry))
+        let nonces = try await count("DELETE FROM nonces WHERE expires_at < \(kept) RETURNING 1")
         let oldest = Self.millis(now.addingTimeInterval(-PinReportRecord.retention))
         let reports = try await count("DELETE FROM pin_report_groups WHERE last_seen < \(oldest) RETURNING 1")
         let failures = try await count("DELETE FROM login_failures WHERE window_end <= \(cutoff) RETURNING 1")

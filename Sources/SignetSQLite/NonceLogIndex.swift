@@ -47,9 +47,14 @@ struct NonceLogIndex {
     /// The last `seq` of the log this index holds; rows after it are other processes' (or none).
     private(set) var lastSeen: Int64 = 0
 
-    /// A row of the log, read in (its own or another process's); `now` sweeps what lapsed.
+    /// What ``NonceRetention/afterExpiry`` is in the log's milliseconds.
+    static let keptAfterExpiry = Int(NonceRetention.afterExpiry * 1000)
+
+    /// A row of the log, read in (its own or another process's); `now` forgets what lapsed more
+    /// than ``NonceRetention/afterExpiry`` before it.
     mutating func record(seq: Int64, _ digest: Digest, until expiry: Int, now: Int) {
-        claims.insert(digest, until: expiry, now: now)
+        let cutoff = now < Int.min + Self.keptAfterExpiry ? Int.min : now - Self.keptAfterExpiry
+        claims.insert(digest, until: expiry, forgettingBefore: cutoff)
         lastSeen = max(lastSeen, seq)
     }
 
@@ -57,5 +62,4 @@ struct NonceLogIndex {
         claims.isClaimed(digest, at: now)
     }
 
-    var count: Int { claims.count }
 }

@@ -126,10 +126,6 @@ final class SQLiteClaimConnection: Sendable {
         }
     }
 
-    /// How many claims the index holds (lapsed ones included until swept).
-    var indexedClaims: Int {
-        handles.withLock { $0?.index.count ?? 0 }
-    }
 
     private static let closed = SignetError(.storeUnavailable, "SQLite: the store is shut down")
 

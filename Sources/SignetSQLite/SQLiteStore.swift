@@ -344,7 +344,12 @@ public final class SQLiteStore: SignetStorage {
 
     public func sweep(now: Date) async throws -> Int {
         let cutoff = SQLiteData.integer(Self.millis(now))
-        let nonces = try await query("DELETE FROM nonce_log WHERE expires_at < ? RETURNING 1", [cutoff])
+        // A claim is kept past its expiry (NonceRetention): a process that has not read a row in yet
+        // may be asked with a `now` behind this one.
+        let nonces = try await query(
+            "DELETE FROM nonce_log WHERE expires_at < ? RETURNING 1",
+            [.integer(Self.millis(now.addingTimeInterval(-NonceRetention.afterExpiry)))]
+        )
         let reports = try await query(
             "DELETE FROM pin_report_groups WHERE last_seen < ? RETURNING 1",
             [.integer(Self.millis(now.addingTimeInterval(-PinReportRecord.retention)))]

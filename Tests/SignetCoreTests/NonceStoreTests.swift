@@ -58,15 +58,27 @@ import Testing
         }
         #expect(error?.code == .nonceStoreFull)
         #expect(try await !store.claim(keyID: "k", nonce: "a", until: t0.addingTimeInterval(10), now: t0))
-        // Once the claims expire they are swept and room returns.
-        #expect(
-            try await store.claim(
-                keyID: "k",
-                nonce: "d",
-                until: t0.addingTimeInterval(30),
-                now: t0.addingTimeInterval(11)
-            )
-        )
+        // Lapsed, but not yet past what a claim is kept for after it: still full.
+        let lapsed = t0.addingTimeInterval(11)
+        await #expect(throws: SignetError.self) {
+            try await store.claim(keyID: "k", nonce: "d", until: lapsed.addingTimeInterval(30), now: lapsed)
+        }
+        // Once the claims are past it they are swept and room returns.
+        let later = t0.addingTimeInterval(11 + NonceRetention.afterExpiry)
+        #expect(try await store.claim(keyID: "k", nonce: "d", until: later.addingTimeInterval(30), now: later))
         #expect(store.count == 1)
+    }
+
+    /// A later claim's time past a claim's expiry does not forget it while a replay can still come
+    /// with a time inside its window (claims reach the store a little out of time order).
+    @Test func aReplayWhoseTimeIsBehindTheLatestClaimIsStillRefused() async throws {
+        let store = MemoryNonceStore()
+        let expiry = t0.addingTimeInterval(10)
+        #expect(try await store.claim(keyID: "k", nonce: "held", until: expiry, now: t0))
+        let later = expiry.addingTimeInterval(5)
+        for index in 0..<200 {
+            #expect(try await store.claim(keyID: "k", nonce: "later-\(index)", until: later.addingTimeInterval(10), now: later))
+        }
+        #expect(try await !store.claim(keyID: "k", nonce: "held", until: expiry, now: expiry.addingTimeInterval(-0.5)))
     }
 }

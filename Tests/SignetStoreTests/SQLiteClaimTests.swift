@@ -24,9 +24,11 @@ import Testing
         for index in 0..<5 {
             #expect(try await store.claim(keyID: "k", nonce: "n\(index)", until: t0.addingTimeInterval(10), now: t0))
         }
-        // The store's own connection sweeps what the claims' connection wrote: the five that lapsed.
+        // The store's own connection sweeps what the claims' connection wrote: the five that lapsed,
+        // once they are past what a claim is kept for after it lapses.
         #expect(try await store.claim(keyID: "k", nonce: "late", until: t0.addingTimeInterval(100), now: t0))
-        #expect(try await store.sweep(now: t0.addingTimeInterval(11)) == 5)
+        #expect(try await store.sweep(now: t0.addingTimeInterval(11)) == 0)
+        #expect(try await store.sweep(now: t0.addingTimeInterval(11 + NonceRetention.afterExpiry)) == 5)
         try await store.shutdown()
 
         let reopened = try await SQLiteStore.open(path: path)
@@ -144,5 +146,20 @@ import Testing
         #expect(try await !store.claim(keyID: "k", nonce: "held", until: t0.addingTimeInterval(120), now: t0))
         #expect(try await store.claim(keyID: "k", nonce: "gone", until: t0.addingTimeInterval(120), now: t0))
         #expect(try await store.claim(keyID: "k", nonce: "new", until: t0.addingTimeInterval(120), now: t0))
+    }
+
+    /// Claims reach the store a little out of time order (a claim's `now` is read before its
+    /// signature is checked): a later claim's time past a claim's expiry must not forget it while a
+    /// replay can still come with a time inside its window.
+    @Test func aReplayWhoseTimeIsBehindTheLatestClaimIsStillRefused() async throws {
+        let store = try await SQLiteStore.open(path: try Self.path())
+        Cleanup.after { try await store.shutdown() }
+        let expiry = t0.addingTimeInterval(10)
+        #expect(try await store.claim(keyID: "k", nonce: "held", until: expiry, now: t0))
+        let later = expiry.addingTimeInterval(5)
+        for index in 0..<200 {
+            #expect(try await store.claim(keyID: "k", nonce: "later-\(index)", until: later.addingTimeInterval(10), now: later))
+        }
+        #expect(try await !store.claim(keyID: "k", nonce: "held", until: expiry, now: expiry.addingTimeInterval(-0.5)))
     }
 }

@@ -2,20 +2,20 @@
 
 /// Claims held in memory until they lapse: which keys are claimed, each until when.
 ///
-/// The answer comes from each key's own expiry, so it is exact whatever the order of sweeping.
-/// Claims are swept in arrival order, a little at a time on each insert, so no caller waits for a
-/// full scan: expiries are nearly ordered (now plus one of a few lifetimes), so what lingers behind
-/// a later expiry is little and short-lived. Used by ``MemoryNonceStore`` (keyed by the pair) and by
-/// SQLite's claims (keyed by a digest of the pair, the file holding the pairs themselves).
+/// The answer comes from each key's own expiry, so it is exact whatever is swept when. Claims are
+/// swept earliest expiry first (a binary heap), a little at a time on each insert, so no caller
+/// waits for a full scan and a long-lived claim never holds back the short-lived ones behind it
+/// (signatures live minutes, a token's claim until its `exp`, a day without a window). What may be
+/// forgotten is the caller's to say (``NonceRetention``). Used by ``MemoryNonceStore`` (keyed by the
+/// pair) and by SQLite's claims (keyed by a digest of the pair, the file holding the pairs themselves).
 public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
     private var expiries: [Key: Instant] = [:]
-    /// Claims in arrival order, from `head` on.
-    private var queue: [(key: Key, expiry: Instant)] = []
-    private var head = 0
+    /// Every expiry recorded, a min-heap by expiry; an entry whose key has a later one since is stale.
+    private var heap: [(key: Key, expiry: Instant)] = []
 
     public init(reserving capacity: Int = 0) {
         expiries.reserveCapacity(capacity)
-        queue.reserveCapacity(capacity)
+        heap.reserveCapacity(capacity)
     }
 
     /// How many claims are held (lapsed ones included until swept).
@@ -30,46 +30,65 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
     /// Whether `key` is held at all, lapsed or not.
     public func holds(_ key: Key) -> Bool { expiries[key] != nil }
 
-    /// Records `key` as claimed until `expiry` (the later one, if it was held already), after sweeping
-    /// at most `sweeping` lapsed claims.
-    public mutating func insert(_ key: Key, until expiry: Instant, now: Instant, sweeping: Int = 64) {
-        sweep(now: now, limit: sweeping)
+    /// Records `key` as claimed until `expiry` (the later one, if it was held already), after
+    /// forgetting at most `sweeping` claims that lapsed before `cutoff`.
+    public mutating func insert(_ key: Key, until expiry: Instant, forgettingBefore cutoff: Instant, sweeping: Int = 64) {
+        sweep(before: cutoff, limit: sweeping)
         if let held = expiries[key], held >= expiry { return }
         expiries[key] = expiry
-        queue.append((key, expiry))
+        push((key, expiry))
     }
 
-    /// Looks at up to `limit` arrivals that lapsed before `now`, oldest first, and forgets those
-    /// still current; returns how many went.
+    /// Forgets up to `limit` of the claims that lapsed before `cutoff`, earliest first; returns how
+    /// many went.
     @discardableResult
-    public mutating func sweep(now: Instant, limit: Int) -> Int {
+    public mutating func sweep(before cutoff: Instant, limit: Int) -> Int {
         var looked = 0
         var swept = 0
-        while head < queue.count, queue[head].expiry < now, looked < limit {
-            let entry = queue[head]
+        while let first = heap.first, first.expiry < cutoff, looked < limit {
+            popFirst()
             // A key claimed again since has a later entry of its own: only its newest expiry removes it.
-            if let current = expiries[entry.key], current == entry.expiry {
-                expiries[entry.key] = nil
+            if let current = expiries[first.key], current == first.expiry {
+                expiries[first.key] = nil
                 swept += 1
             }
-            head += 1
             looked += 1
-        }
-        if head > 1024, head * 2 > queue.count {
-            queue.removeFirst(head)
-            head = 0
         }
         return swept
     }
 
-    /// Forgets every claim that lapsed before `now`, in one pass; returns how many went.
+    /// Forgets every claim that lapsed before `cutoff`; returns how many went.
     @discardableResult
-    public mutating func sweepAll(now: Instant) -> Int {
-        let before = expiries.count
-        expiries = expiries.filter { $0.value >= now }
-        queue = queue[head...].filter { expiries[$0.key] == $0.expiry }
-        head = 0
-        return before - expiries.count
+    public mutating func sweepAll(before cutoff: Instant) -> Int {
+        sweep(before: cutoff, limit: .max)
+    }
+
+    private mutating func push(_ entry: (key: Key, expiry: Instant)) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].expiry < heap[parent].expiry else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func popFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        var parent = 0
+        while true {
+            var smallest = parent
+            let left = 2 * parent + 1
+            let right = left + 1
+            if left < heap.count, heap[left].expiry < heap[smallest].expiry { smallest = left }
+            if right < heap.count, heap[right].expiry < heap[smallest].expiry { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }
 

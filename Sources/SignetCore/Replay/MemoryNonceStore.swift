@@ -3,9 +3,10 @@ import Foundation
 
 /// A bounded, expiring in-memory ``NonceStore`` for one process.
 ///
-/// Claims are swept in arrival order, a little at a time on each call, so no request waits for a
-/// full scan. When full of unexpired claims it refuses new ones (`nonce_store_full`) rather than
-/// forgetting a claim early, which would reopen a replay window.
+/// Claims are swept earliest expiry first, a little at a time on each claim, so no request waits for
+/// a full scan, and each is kept ``NonceRetention/afterExpiry`` past its expiry. When full of claims
+/// it may not forget yet it refuses new ones (`nonce_store_full`) rather than forgetting a claim
+/// early, which would reopen a replay window.
 public final class MemoryNonceStore: NonceStore {
     /// A pair, not a joined string: ("a", "bc") and ("ab", "c") stay apart without building a key.
     private struct Claim: Hashable {
@@ -31,20 +32,22 @@ public final class MemoryNonceStore: NonceStore {
     public func claimNow(keyID: String, nonce: String, until expiry: Date, now: Date) throws -> Bool {
         let key = Claim(keyID: keyID, nonce: nonce)
         return try state.withLock { state in
-            if state.count >= capacity { state.sweep(now: now, limit: Int.max) }
+            let cutoff = now.addingTimeInterval(-NonceRetention.afterExpiry)
+            if state.count >= capacity { state.sweepAll(before: cutoff) }
             if state.isClaimed(key, at: now) { return false }
             guard state.count < capacity || state.holds(key) else {
                 throw SignetError(.nonceStoreFull, "the nonce store holds \(capacity) unexpired claims")
             }
-            state.insert(key, until: expiry, now: now)
+            state.insert(key, until: expiry, forgettingBefore: cutoff)
             return true
         }
     }
 
-    /// Removes every expired claim now; returns how many went.
+    /// Removes every claim that lapsed more than ``NonceRetention/afterExpiry`` before `now`;
+    /// returns how many went.
     @discardableResult
     public func sweep(now: Date) -> Int {
-        state.withLock { $0.sweepAll(now: now) }
+        state.withLock { $0.sweepAll(before: now.addingTimeInterval(-NonceRetention.afterExpiry)) }
     }
 
     /// How many claims are held (expired ones included until swept).

@@ -15,3 +15,14 @@ public protocol NonceStore: Sendable {
     ///   - now: The verifier's time, so expired claims can be swept without a clock of the store's own.
     func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool
 }
+
+/// How long past its expiry a claim is kept before a store may forget it.
+///
+/// A claim's `now` is the verifier's, read before the key lookup, the signature check and the wait
+/// in a store's queue: claims reach a store a little out of time order. A store that forgot a claim
+/// as soon as some later claim's `now` passed its expiry would let a replay through whose own `now`
+/// is still inside the window. Kept this much longer, a claim outlives every `now` a request can
+/// still carry (its store wait is bounded by `storeTimeoutMilliseconds`, seconds).
+public enum NonceRetention {
+    public static let afterExpiry: TimeInterval = 60
+}
