@@ -9,7 +9,7 @@ import SignetStore
 ///
 /// Every replay guard is atomic under SQLite's write lock: a counter is an `UPDATE … WHERE counter <
 /// new`; a nonce (and a used registration challenge) is decided, in a batch that holds the lock, by
-/// the claims of `nonce_log` read into memory and appended to it when won (``SQLiteClaimConnection``).
+/// the claims of `nonce_log` read into memory and appended to it when won (`SQLiteClaimConnection`).
 public final class SQLiteStore: SignetStorage {
     private let connection: SQLiteConnection
     let nonces: SQLiteNonceBatcher

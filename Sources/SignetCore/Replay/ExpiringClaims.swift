@@ -8,40 +8,59 @@
 /// (signatures live minutes, a token's claim until its `exp`, a day without a window). What may be
 /// forgotten is the caller's to say (``NonceRetention``). Used by ``MemoryNonceStore`` (keyed by the
 /// pair) and by SQLite's claims (keyed by a digest of the pair, the file holding the pairs themselves).
+/// Inlinable, so each store's module specializes it for its key: unspecialized, every lookup went
+/// through the generic witnesses and each entry's tuple metadata was looked up at run time.
 public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
-    private var expiries: [Key: Instant] = [:]
-    /// Every expiry recorded, a min-heap by expiry; an entry whose key has a later one since is stale.
-    private var heap: [(key: Key, expiry: Instant)] = []
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var key: Key
+        @usableFromInline var expiry: Instant
 
+        @inlinable
+        init(key: Key, expiry: Instant) {
+            self.key = key
+            self.expiry = expiry
+        }
+    }
+
+    @usableFromInline var expiries: [Key: Instant] = [:]
+    /// Every expiry recorded, a min-heap by expiry; an entry whose key has a later one since is stale.
+    @usableFromInline var heap: [Entry] = []
+
+    @inlinable
     public init(reserving capacity: Int = 0) {
         expiries.reserveCapacity(capacity)
         heap.reserveCapacity(capacity)
     }
 
     /// How many claims are held (lapsed ones included until swept).
+    @inlinable
     public var count: Int { expiries.count }
 
     /// Whether `key` is claimed at `now`: held with an expiry not before `now`.
+    @inlinable
     public func isClaimed(_ key: Key, at now: Instant) -> Bool {
         guard let expiry = expiries[key] else { return false }
         return expiry >= now
     }
 
     /// Whether `key` is held at all, lapsed or not.
+    @inlinable
     public func holds(_ key: Key) -> Bool { expiries[key] != nil }
 
     /// Records `key` as claimed until `expiry` (the later one, if it was held already), after
     /// forgetting at most `sweeping` claims that lapsed before `cutoff`.
+    @inlinable
     public mutating func insert(_ key: Key, until expiry: Instant, forgettingBefore cutoff: Instant, sweeping: Int = 64) {
         sweep(before: cutoff, limit: sweeping)
         if let held = expiries[key], held >= expiry { return }
         expiries[key] = expiry
-        push((key, expiry))
+        push(Entry(key: key, expiry: expiry))
     }
 
     /// Forgets up to `limit` of the claims that lapsed before `cutoff`, earliest first; returns how
     /// many went.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func sweep(before cutoff: Instant, limit: Int) -> Int {
         var looked = 0
         var swept = 0
@@ -58,12 +77,13 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
     }
 
     /// Forgets every claim that lapsed before `cutoff`; returns how many went.
-    @discardableResult
+    @inlinable @discardableResult
     public mutating func sweepAll(before cutoff: Instant) -> Int {
         sweep(before: cutoff, limit: .max)
     }
 
-    private mutating func push(_ entry: (key: Key, expiry: Instant)) {
+    @inlinable
+    mutating func push(_ entry: Entry) {
         heap.append(entry)
         var child = heap.count - 1
         while child > 0 {
@@ -74,7 +94,8 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
         }
     }
 
-    private mutating func popFirst() {
+    @inlinable
+    mutating func popFirst() {
         let last = heap.removeLast()
         guard !heap.isEmpty else { return }
         heap[0] = last
@@ -93,3 +114,4 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
 }
 
 extension ExpiringClaims: Sendable where Key: Sendable, Instant: Sendable {}
+extension ExpiringClaims.Entry: Sendable where Key: Sendable, Instant: Sendable {}
