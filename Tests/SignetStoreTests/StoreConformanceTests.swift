@@ -205,6 +205,23 @@ import Testing
 
     // MARK: Nonces
 
+    /// Claims reach a store a little out of time order (a claim's `now` is read before its signature
+    /// is checked): neither a later claim's time past a claim's expiry nor a sweep at that time may
+    /// forget it while a replay can still come with a time inside its window (``NonceRetention``).
+    @Test(arguments: kinds)
+    func aReplayWhoseTimeIsBehindTheLatestClaimIsStillRefused(_ kind: Kind) async throws {
+        let store = try await Self.makeStore(kind)
+        Cleanup.after { try await store.shutdown() }
+        let expiry = t0.addingTimeInterval(10)
+        #expect(try await store.claim(keyID: "k", nonce: "held", until: expiry, now: t0))
+        let later = expiry.addingTimeInterval(5)
+        for index in 0..<200 {
+            #expect(try await store.claim(keyID: "k", nonce: "later-\(index)", until: later.addingTimeInterval(10), now: later))
+        }
+        _ = try await store.sweep(now: later)
+        #expect(try await !store.claim(keyID: "k", nonce: "held", until: expiry, now: expiry.addingTimeInterval(-0.5)))
+    }
+
     @Test(arguments: kinds)
     func aNonceIsClaimedOnceUntilItExpires(_ kind: Kind) async throws {
         let store = try await Self.makeStore(kind)
