@@ -147,4 +147,19 @@ import Testing
         #expect(try await store.claim(keyID: "k", nonce: "gone", until: t0.addingTimeInterval(120), now: t0))
         #expect(try await store.claim(keyID: "k", nonce: "new", until: t0.addingTimeInterval(120), now: t0))
     }
+
+    /// What the store's own sweep deletes from the file, a process that has not read it in yet never
+    /// learns: a sweep at a later claim's time past a claim's expiry must leave it for a replay that
+    /// comes, with a time inside its window, through another process on the file.
+    @Test func aSweptFileStillRefusesAReplayThroughAnotherProcess() async throws {
+        let path = try Self.path()
+        let store = try await SQLiteStore.open(path: path)
+        Cleanup.after { try await store.shutdown() }
+        let expiry = t0.addingTimeInterval(10)
+        #expect(try await store.claim(keyID: "k", nonce: "held", until: expiry, now: t0))
+        _ = try await store.sweep(now: expiry.addingTimeInterval(5))
+        let other = try await SQLiteStore.open(path: path)
+        Cleanup.after { try await other.shutdown() }
+        #expect(try await !other.claim(keyID: "k", nonce: "held", until: expiry, now: expiry.addingTimeInterval(-0.5)))
+    }
 }

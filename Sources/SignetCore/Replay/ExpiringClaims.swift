@@ -49,7 +49,7 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
     public func holds(_ key: Key) -> Bool { expiries[key] != nil }
 
     /// Records `key` as claimed until `expiry` (the later one, if it was held already), after
-    /// forgetting at most `sweeping` claims that lapsed before `cutoff`.
+    /// sweeping (``sweep(before:limit:)``) with `sweeping` as the limit.
     @inlinable
     public mutating func insert(_ key: Key, until expiry: Instant, forgettingBefore cutoff: Instant, sweeping: Int = 64) {
         sweep(before: cutoff, limit: sweeping)
@@ -58,8 +58,9 @@ public struct ExpiringClaims<Key: Hashable, Instant: Comparable> {
         push(Entry(key: key, expiry: expiry))
     }
 
-    /// Forgets up to `limit` of the claims that lapsed before `cutoff`, earliest first; returns how
-    /// many went.
+    /// Looks at up to `limit` recorded expiries before `cutoff`, earliest first, and forgets the
+    /// claims whose current expiry they are (a key claimed again since keeps its later one);
+    /// returns how many went.
     @inlinable @discardableResult
     public mutating func sweep(before cutoff: Instant, limit: Int) -> Int {
         var looked = 0

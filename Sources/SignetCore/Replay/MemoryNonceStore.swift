@@ -36,7 +36,7 @@ public final class MemoryNonceStore: NonceStore {
             if state.count >= capacity { state.sweepAll(before: cutoff) }
             if state.isClaimed(key, at: now) { return false }
             guard state.count < capacity || state.holds(key) else {
-                throw SignetError(.nonceStoreFull, "the nonce store holds \(capacity) unexpired claims")
+                throw SignetError(.nonceStoreFull, "the nonce store holds \(capacity) claims it may not forget yet")
             }
             state.insert(key, until: expiry, forgettingBefore: cutoff)
             return true

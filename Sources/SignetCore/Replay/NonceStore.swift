@@ -22,7 +22,8 @@ public protocol NonceStore: Sendable {
 /// in a store's queue: claims reach a store a little out of time order. A store that forgot a claim
 /// as soon as some later claim's `now` passed its expiry would let a replay through whose own `now`
 /// is still inside the window. Kept this much longer, a claim outlives every `now` a request can
-/// still carry (its store wait is bounded by `storeTimeoutMilliseconds`, seconds).
+/// still carry: its store wait is bounded by `storeTimeoutMilliseconds` (at most 60 s), and what
+/// comes before the store (a key directory fetched, the verify) by seconds.
 public enum NonceRetention {
-    public static let afterExpiry: TimeInterval = 60
+    public static let afterExpiry: TimeInterval = 120
 }
