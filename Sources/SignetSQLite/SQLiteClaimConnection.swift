@@ -79,8 +79,9 @@ final class SQLiteClaimConnection: Sendable {
         path.isEmpty || path == ":memory:" || (path.hasPrefix("file:") && (path.contains("mode=memory") || path.hasPrefix("file::memory:")))
     }
 
-    /// Prepares the statements (the `nonce_log` table must exist) and reads the log's claims in.
-    func prepare() async throws {
+    /// Prepares the statements (the `nonce_log` table must exist) and reads the log's claims in;
+    /// returns how many rows it read.
+    func prepare() async throws -> Int {
         try await threadPool.runIfActive {
             try self.handles.withLock { handles in
                 guard let database = handles?.database else { throw Self.closed }
@@ -110,7 +111,7 @@ final class SQLiteClaimConnection: Sendable {
                 handles?.statements = statements
                 // Every row not yet swept, lapsed ones too: the store has no clock of its own, and a
                 // claim's own time says whether a row still holds (see ``NonceStore``).
-                try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
+                return try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
             }
         }
     }
@@ -186,23 +187,27 @@ final class SQLiteClaimConnection: Sendable {
         }
     }
 
-    /// Reads the log's rows after `index.lastSeen` into `index`, sweeping what lapsed before `now`.
+    /// Reads the log's rows after `index.lastSeen` into `index`, sweeping what lapsed before `now`;
+    /// returns how many rows it read.
+    @discardableResult
     private static func readIn(
         into index: inout NonceLogIndex, with readSince: OpaquePointer, now: Int, on database: OpaquePointer
-    ) throws {
+    ) throws -> Int {
         defer {
             sqlite_nio_sqlite3_reset(readSince)
             sqlite_nio_sqlite3_clear_bindings(readSince)
         }
         sqlite_nio_sqlite3_bind_int64(readSince, 1, index.lastSeen)
+        var rows = 0
         while true {
             switch sqlite_nio_sqlite3_step(readSince) {
             case SQLITE_ROW:
+                rows += 1
                 let seq = sqlite_nio_sqlite3_column_int64(readSince, 0)
                 let digest = NonceLogIndex.Digest(keyID: text(readSince, column: 1), nonce: text(readSince, column: 2))
                 index.record(seq: seq, digest, until: Int(sqlite_nio_sqlite3_column_int64(readSince, 3)), now: now)
             case SQLITE_DONE:
-                return
+                return rows
             default:
                 throw failure(database)
             }

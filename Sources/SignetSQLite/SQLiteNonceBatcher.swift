@@ -34,7 +34,8 @@ final class SQLiteNonceBatcher: Sendable {
     }
 
     /// Prepares the claims' statements, once the schema is in place.
-    func prepare() async throws {
+    @discardableResult
+    func prepare() async throws -> Int {
         try await connection.prepare()
     }
 

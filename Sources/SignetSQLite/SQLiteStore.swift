@@ -44,7 +44,16 @@ public final class SQLiteStore: SignetStorage {
             try await store.run("PRAGMA synchronous=NORMAL")
             try await store.run("PRAGMA busy_timeout=5000")
             try await store.migrate()
-            try await store.nonces.prepare()
+            // Every live claim of the file goes into memory before the first is decided: a start
+            // with millions takes seconds, which an operator should see in the log.
+            let started = ContinuousClock.now
+            let claims = try await store.nonces.prepare()
+            if claims >= 100_000 {
+                logger.info(
+                    "nonce claims read into memory",
+                    metadata: ["claims": "\(claims)", "duration": "\(ContinuousClock.now - started)"]
+                )
+            }
         } catch {
             try? await store.shutdown()
             throw error
