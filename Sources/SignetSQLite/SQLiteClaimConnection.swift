@@ -105,28 +105,27 @@ final class SQLiteClaimConnection: Sendable {
                     }
                     prepared.append(statement)
                 }
-                let statements = Statements(
+                handles?.statements = Statements(
                     begin: prepared[0], readSince: prepared[1], append: prepared[2], commit: prepared[3], rollback: prepared[4]
                 )
-                handles?.statements = statements
-                // Every row not yet swept, lapsed ones too: the store has no clock of its own, and a
-                // claim's own time says whether a row still holds (see ``NonceStore``).
+            }
+        }
+        return try await readIn()
+    }
+
+    /// Reads in the rows appended since the index last read, on the thread pool: at open, and after
+    /// something other than this connection filled the log (`signet-bench nonces`); returns how
+    /// many rows it read. Every row not yet swept, lapsed ones too: the store has no clock of its
+    /// own, and a claim's own time says whether a row still holds (see ``NonceStore``).
+    @discardableResult
+    func readIn() async throws -> Int {
+        try await threadPool.runIfActive {
+            try self.handles.withLock { handles in
+                guard let database = handles?.database, let statements = handles?.statements else { throw Self.closed }
                 return try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
             }
         }
     }
-
-    /// Reads in the rows appended since the index last read, on the thread pool: after something
-    /// other than this connection filled the log (`signet-bench nonces`).
-    func readIn() async throws {
-        try await threadPool.runIfActive {
-            try self.handles.withLock { handles in
-                guard let database = handles?.database, let statements = handles?.statements else { throw Self.closed }
-                try Self.readIn(into: &handles!.index, with: statements.readSince, now: Int.min, on: database)
-            }
-        }
-    }
-
 
     private static let closed = SignetError(.storeUnavailable, "SQLite: the store is shut down")
 
