@@ -156,15 +156,52 @@ public final class SignetMetrics: Sendable {
         upstreamStatus: Int?,
         upstreamDuration: Duration?
     ) {
-        counter("signet_http_requests_total", [("route", route), ("code", String(status)), ("reason", reason ?? "none")])
-            .increment()
-        timer("signet_http_request_duration_seconds", [("route", route)]).recordNanoseconds(Self.nanoseconds(duration))
-        if let upstreamStatus {
-            counter("signet_upstream_responses_total", [("code", String(upstreamStatus))]).increment()
-        }
+        let instruments = exchangeInstruments(route: route, status: status, reason: reason, upstreamStatus: upstreamStatus)
+        instruments.requests.increment()
+        instruments.duration.recordNanoseconds(Self.nanoseconds(duration))
+        instruments.upstreamResponses?.increment()
         if let upstreamDuration {
-            timer("signet_upstream_response_duration_seconds", []).recordNanoseconds(Self.nanoseconds(upstreamDuration))
+            instruments.upstreamDuration.recordNanoseconds(Self.nanoseconds(upstreamDuration))
         }
+    }
+
+    /// The instruments of an answered request, by what picks them: found once per route, status,
+    /// reason and upstream status. Four look-ups by label and dimensions (arrays made, strings
+    /// hashed and a cast) on every answer were a proxied request's largest metrics cost.
+    private let exchanges = Mutex<[ExchangeKey: ExchangeInstruments]>([:])
+
+    private struct ExchangeKey: Hashable {
+        let route: String
+        let status: Int
+        let reason: String?
+        let upstreamStatus: Int?
+    }
+
+    private final class ExchangeInstruments: Sendable {
+        let requests: CoreMetrics.Counter
+        let duration: CoreMetrics.Timer
+        let upstreamResponses: CoreMetrics.Counter?
+        let upstreamDuration: CoreMetrics.Timer
+
+        init(requests: CoreMetrics.Counter, duration: CoreMetrics.Timer, upstreamResponses: CoreMetrics.Counter?, upstreamDuration: CoreMetrics.Timer) {
+            self.requests = requests
+            self.duration = duration
+            self.upstreamResponses = upstreamResponses
+            self.upstreamDuration = upstreamDuration
+        }
+    }
+
+    private func exchangeInstruments(route: String, status: Int, reason: String?, upstreamStatus: Int?) -> ExchangeInstruments {
+        let key = ExchangeKey(route: route, status: status, reason: reason, upstreamStatus: upstreamStatus)
+        if let found = exchanges.withLock({ $0[key] }) { return found }
+        let made = ExchangeInstruments(
+            requests: counter("signet_http_requests_total", [("route", route), ("code", String(status)), ("reason", reason ?? "none")]),
+            duration: timer("signet_http_request_duration_seconds", [("route", route)]),
+            upstreamResponses: upstreamStatus.map { counter("signet_upstream_responses_total", [("code", String($0))]) },
+            upstreamDuration: timer("signet_upstream_response_duration_seconds", [])
+        )
+        exchanges.withLock { $0[key] = made }
+        return made
     }
 
     /// One store operation on the request path (`nonce_claim`, `device_lookup`):

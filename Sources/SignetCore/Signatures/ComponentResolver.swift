@@ -8,11 +8,20 @@
 struct ComponentResolver {
     let message: any HTTPMessageView
     let relatedRequest: (any HTTPMessageView)?
+    /// The message's head, read once: each read through the protocol copies it (a request's
+    /// method and target, a dozen references), and a base reads it for every component.
+    let head: HTTPMessage.Head
+
+    init(message: any HTTPMessageView, relatedRequest: (any HTTPMessageView)?) {
+        self.message = message
+        self.relatedRequest = relatedRequest
+        self.head = message.head
+    }
 
     func values(for component: ComponentIdentifier) throws -> [String] {
         var source = message
         if component.isFromRelatedRequest {
-            guard !message.isRequest else {
+            guard case .response = head else {
                 throw SignetError(.malformedHeader, "\(component) uses ;req on a request")
             }
             guard let relatedRequest else {
@@ -32,7 +41,7 @@ struct ComponentResolver {
     /// The common components — a field or a derived request component without parameters — are
     /// written straight from the message; everything else goes through ``values(for:)``.
     func appendLines(for component: ComponentIdentifier, to base: inout [UInt8]) throws {
-        guard component.parameters.isEmpty, case .request(let method, let target) = message.head,
+        guard component.parameters.isEmpty, case .request(let method, let target) = head,
             !component.isDerived || Self.isWrittenDirectly(component.name)
         else {
             for value in try values(for: component) { try Self.appendLine(component, value.utf8, to: &base) }

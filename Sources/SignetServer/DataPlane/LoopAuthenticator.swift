@@ -15,8 +15,12 @@ import SignetMiddleware
 /// the client's address, the connection for its certificate), within the request's time for the
 /// store (``StoreBudget``). Where the mode needs a signature (`play-integrity`), the head is
 /// screened as every signed route's is (``LoopScreen``).
-struct LoopAuthenticator: Sendable {
+final class LoopAuthenticator: Sendable {
     let gate: any RequestAuthenticator<SignetRequestContext>
+
+    init(gate: any RequestAuthenticator<SignetRequestContext>) {
+        self.gate = gate
+    }
 
     /// Judges the complete request, its path the routed one as routing leaves it for a gate:
     /// admitted and counted, with the request as the gate left it, or its refusal as the client

@@ -145,8 +145,6 @@ final class LoopExchange {
         let request = forwarded ?? head
         var received = request.headerFields
         for name in withheld { received[name] = nil }
-        // Made here, it goes upstream with the request (a new field: no signature covers it).
-        if correlation.isNew { received[RequestCorrelation.requestIDField] = correlation.requestID }
         return GatewayProxy.upstreamHead(
             method: head.method,
             routedTarget: forwarded?.path ?? routedPath,
@@ -158,6 +156,8 @@ final class LoopExchange {
             client: client,
             scheme: snapshot.publicScheme,
             publicAuthority: snapshot.publicAuthority ?? head.authority,
+            // Made here, it goes upstream with the request (a new field: no signature covers it).
+            requestID: correlation.isNew ? correlation.requestID : nil,
             upstream: snapshot.upstream
         )
     }
@@ -174,10 +174,11 @@ final class LoopExchange {
         fields.append(contentsOf: answerFields)
         for name in Set(admissionFields.map(\.name)) { fields[name] = nil }
         fields.append(contentsOf: admissionFields)
+        // Stamped before the head is made of them: fields shared with a head are copied whole on
+        // the first change.
+        LoopProxyHandler.stamp(&fields)
         // The code's own reason phrase: the upstream's text stays on its hop.
-        var answer = HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
-        LoopProxyHandler.stamp(&answer)
-        return answer
+        return HTTPResponse(status: HTTPResponse.Status(code: upstream.status.code), headerFields: fields)
     }
 
     /// The answer for the upstream's `upstream` and whole `body`, signed as `GatewayProxy` signs

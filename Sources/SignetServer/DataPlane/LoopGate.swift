@@ -41,17 +41,33 @@ struct LoopRequest: Sendable {
 }
 
 /// What a gate on the data plane admitted: who the request is from, and what it needs on its way.
-struct LoopAdmission: Sendable {
+/// A class: it passes through the judging task's frames, its promise and its callback, and each
+/// copy of an identity and a message retained a few dozen references.
+final class LoopAdmission: Sendable {
     let identity: SignetIdentity
     /// What verified, where the gate verified a message (an answer signed is bound to it).
     let message: ServerMessage?
     /// The request as the gate rewrote it (credentials removed, a body decrypted, a query rebuilt);
     /// `nil` where it goes upstream as received.
-    var forwarded: (head: HTTPRequest, body: ByteBuffer)? = nil
+    let forwarded: (head: HTTPRequest, body: ByteBuffer)?
     /// Set on the answer's head (``Admission/answerFields``).
-    var answerFields: HTTPFields = [:]
+    let answerFields: HTTPFields
     /// Applied to the whole answer (``Admission/answering``): the answer is held whole for it.
-    var answering: (@Sendable (inout Response) async throws -> Void)? = nil
+    let answering: (@Sendable (inout Response) async throws -> Void)?
+
+    init(
+        identity: SignetIdentity,
+        message: ServerMessage?,
+        forwarded: (head: HTTPRequest, body: ByteBuffer)? = nil,
+        answerFields: HTTPFields = [:],
+        answering: (@Sendable (inout Response) async throws -> Void)? = nil
+    ) {
+        self.identity = identity
+        self.message = message
+        self.forwarded = forwarded
+        self.answerFields = answerFields
+        self.answering = answering
+    }
 }
 
 extension GatewayFeature {

@@ -588,7 +588,11 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// `Date` and `Server`, as Hummingbird's application writes them on every answer.
     static func stamp(_ head: inout HTTPResponse) {
-        head.headerFields[.date] = HTTPDate.now
-        head.headerFields[.server] = "signet"
+        stamp(&head.headerFields)
+    }
+
+    static func stamp(_ fields: inout HTTPFields) {
+        fields[.date] = HTTPDate.now
+        fields[.server] = "signet"
     }
 }

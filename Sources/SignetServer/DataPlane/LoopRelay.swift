@@ -104,9 +104,12 @@ final class LoopRelay: UpstreamSink {
             held = nil
             var whole = head
             // Whole: its length is known (a HEAD answer keeps the upstream's).
+            // Changed only where they differ: nearly every upstream framed it so already, and a
+            // change copies every field of the head.
             if exchange.head.method != .head, whole.status.code >= 200, whole.status != .noContent, whole.status != .notModified {
-                whole.headerFields[.contentLength] = String(body.reduce(0) { $0 + $1.readableBytes })
-                whole.headerFields[.transferEncoding] = nil
+                let length = String(body.reduce(0) { $0 + $1.readableBytes })
+                if whole.headerFields[.contentLength] != length { whole.headerFields[.contentLength] = length }
+                if whole.headerFields[.transferEncoding] != nil { whole.headerFields[.transferEncoding] = nil }
             }
             writeHead(whole)
             for part in body { _ = handler?.answer(exchange, body: part) }

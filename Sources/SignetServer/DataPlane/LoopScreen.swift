@@ -11,23 +11,25 @@ import SignetMiddleware
 /// — the same request verifier, the route table's requirement for the request, within the
 /// request's time for the store — whatever the route's gate (a signature route's, or
 /// `play-integrity`'s, which verifies a signature too).
+///
+/// It holds the snapshot it was made from rather than copies of its verifier and clock: one is
+/// made for each request with a body to come, and a copy of the verifier retained each of its
+/// references.
 struct LoopScreen: Sendable {
-    let verifier: SignetRequestVerifier
+    let snapshot: DataPlane.Snapshot
     let requirement: AccessRequirement
-    let storeTimeout: Duration
-    let clock: @Sendable () -> Date
 
     /// Refuses, from its head alone, a request that cannot verify
     /// (``SignetRequestVerifier/screen(_:receivedTarget:requirement:signatureKeys:now:)``).
     ///
     /// - Parameter head: The head as received (its path the client's).
     func screen(_ head: HTTPRequest, receivedTarget: String?) async throws {
-        try await StoreBudget.within(storeTimeout) {
-            try await verifier.screen(
+        try await StoreBudget.within(snapshot.storeTimeout) {
+            try await snapshot.requestVerifier.screen(
                 Request(head: head, body: RequestBody(buffer: ByteBuffer())),
                 receivedTarget: receivedTarget,
                 requirement: requirement,
-                now: clock()
+                now: snapshot.clock()
             )
         }
     }

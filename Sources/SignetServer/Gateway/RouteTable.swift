@@ -125,11 +125,17 @@ struct RouteTable: Sendable {
     }
 
     /// `/scores` matches `/scores`, `/scores/`, `/scores/top` and `/scores?x`, not `/scoresheet`.
+    ///
+    /// Compared by bytes: a routed path is ASCII (``RoutingPath`` keeps anything else escaped), and
+    /// `hasPrefix` and `count` walked both strings by Character, for every rule and every one of
+    /// Signet's own endpoints, several times a request.
     static func matches(prefix: String, path: String) -> Bool {
-        guard path.hasPrefix(prefix) else { return false }
-        if prefix == "/" || path.count == prefix.count { return true }
-        let next = path[path.index(path.startIndex, offsetBy: prefix.count)]
-        return next == "/" || next == "?"
+        let prefixBytes = prefix.utf8, pathBytes = path.utf8
+        guard pathBytes.starts(with: prefixBytes) else { return false }
+        let prefixCount = prefixBytes.count
+        if prefix == "/" || pathBytes.count == prefixCount { return true }
+        let next = pathBytes[pathBytes.index(pathBytes.startIndex, offsetBy: prefixCount)]
+        return next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
     }
 
     /// Every route the trie needs so that it answers as ``access(method:path:)`` does: each

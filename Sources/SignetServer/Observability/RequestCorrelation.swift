@@ -31,18 +31,30 @@ struct RequestCorrelation: Sendable {
     /// lookup on every request that came without an id (issue 39's profile).
     static func newID() -> String {
         var generator = SystemRandomNumberGenerator()
-        var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 9562 variant
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        let high: UInt64 = generator.next()
+        let low: UInt64 = generator.next()
+        // Written straight into the string's storage: one allocation a request, where arrays of
+        // the bytes, the digits and the text made four.
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var written = 0
+            for index in 0..<16 {
+                var byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (8 * UInt64(7 - index % 8)))
+                if index == 6 { byte = byte & 0x0F | 0x40 }  // version 4
+                if index == 8 { byte = byte & 0x3F | 0x80 }  // RFC 9562 variant
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[written] = UInt8(ascii: "-")
+                    written += 1
+                }
+                text[written] = hexDigit(byte >> 4)
+                text[written + 1] = hexDigit(byte & 0x0F)
+                written += 2
+            }
+            return written
         }
-        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The trace id of the request's `traceparent`: read only when its line is written.

@@ -29,19 +29,31 @@ enum ForwardedFields {
         "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect",
     ]
 
+    ///
+    /// Written once into fields of their own, the client's kept ones first, then `requestID`
+    /// (`X-Request-Id`, where the gateway made it), the identity and forwarding fields, and
+    /// `contentLength` last: filtering a copy of the client's fields and appending to it copied
+    /// each field twice, which was a third of a proxied request's reference counting.
     static func outbound(
         _ fields: HTTPFields,
         identity: SignetIdentity?,
         verdict: String? = nil,
         client: String?,
         scheme: String,
-        authority: String?
+        authority: String?,
+        requestID: String? = nil,
+        contentLength: String? = nil
     ) -> HTTPFields {
         let connectionListed = listed(in: fields[values: .connection])
-        var out = fields
-        out.removeAll { field in
-            isRemoved(field.name.canonicalName) || connectionListed.contains(CGIFieldName.folded(field.name.canonicalName))
+        var out = HTTPFields()
+        out.reserveCapacity(fields.count + 16)
+        for field in fields {
+            let name = field.name.canonicalName
+            let folded = CGIFieldName.folded(name)
+            if isRemoved(name, folded: folded) || connectionListed.contains(folded) { continue }
+            out.append(field)
         }
+        if let requestID { out.append(HTTPField(name: RequestCorrelation.requestIDField, value: requestID)) }
         appendIdentity(identity, verdict: verdict, to: &out)
         var forwarded: [String] = []
         if let client {
@@ -55,6 +67,7 @@ enum ForwardedFields {
             forwarded.append("host=\"\(authority)\"")
         }
         out.append(HTTPField(name: .forwarded, value: forwarded.joined(separator: ";")))
+        if let contentLength { out.append(HTTPField(name: .contentLength, value: contentLength)) }
         return out
     }
 
@@ -86,10 +99,14 @@ enum ForwardedFields {
     /// Whether the client's field `name` (lowercase) is removed from every request, whatever
     /// `Connection` says.
     static func isRemoved(_ name: String) -> Bool {
+        isRemoved(name, folded: CGIFieldName.folded(name))
+    }
+
+    /// ``isRemoved(_:)`` with the name folded already (`CGIFieldName.folded`).
+    private static func isRemoved(_ name: String, folded: String) -> Bool {
         // Dropped as nginx does by default (`underscores_in_headers off`): CGI-style servers read
         // `X_Amount` as `X-Amount`, so an uncovered twin of a covered field would be read in its place.
         if name.utf8.contains(UInt8(ascii: "_")) { return true }
-        let folded = CGIFieldName.folded(name)
         return folded.hasPrefix("signet-") || isForwarding(folded) || hopByHop.contains(folded)
     }
 
@@ -104,12 +121,16 @@ enum ForwardedFields {
 
     /// The upstream's response fields less those that stay on their hop (hop-by-hop, or named in
     /// `Connection`).
+    /// Written into fields of their own with room for what the gateway adds to an answer (its
+    /// length, `Date`, `Server`): filtering a copy and appending to it copied each field twice.
     static func inbound(_ fields: HTTPFields) -> HTTPFields {
         let connectionListed = listed(in: fields[values: .connection])
-        var out = fields
-        out.removeAll { field in
+        var out = HTTPFields()
+        out.reserveCapacity(fields.count + 4)
+        for field in fields {
             let name = CGIFieldName.folded(field.name.canonicalName)
-            return hopByHop.contains(name) || connectionListed.contains(name)
+            if hopByHop.contains(name) || connectionListed.contains(name) { continue }
+            out.append(field)
         }
         return out
     }

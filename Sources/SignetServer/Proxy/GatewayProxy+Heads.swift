@@ -18,6 +18,7 @@ extension GatewayProxy {
     ///   - framed: The client framed a body (`Content-Length`), even an empty one.
     ///   - bodyBytes: The body as read, whole.
     ///   - publicAuthority: The authority clients address (configured, or the request's own).
+    ///   - requestID: `X-Request-Id`, where the gateway made it (the client sent none).
     static func upstreamHead(
         method: HTTPRequest.Method,
         routedTarget: String,
@@ -29,19 +30,21 @@ extension GatewayProxy {
         client: String?,
         scheme: String,
         publicAuthority: String?,
+        requestID: String? = nil,
         upstream: any UpstreamTransport
     ) -> HTTPRequest {
-        var fields = ForwardedFields.outbound(
+        // The client's own length is removed with the hop-by-hop fields: this one is appended last.
+        let writesLength = bodyBytes > 0 || framed || method == .post || method == .put || method == .patch
+        let fields = ForwardedFields.outbound(
             received,
             identity: identity,
             verdict: verdict,
             client: client,
             scheme: scheme,
-            authority: publicAuthority
+            authority: publicAuthority,
+            requestID: requestID,
+            contentLength: writesLength ? String(bodyBytes) : nil
         )
-        if bodyBytes > 0 || framed || [.post, .put, .patch].contains(method) {
-            fields[.contentLength] = String(bodyBytes)
-        }
         // `Host` is the upstream's authority, written first as the head goes out.
         let target = upstream.origin.requestTarget(routedTarget: routedTarget)
         return HTTPRequest(method: method, scheme: nil, authority: upstream.authority, path: target, headerFields: fields)
