@@ -376,10 +376,11 @@ public struct MessageVerifier: Sendable {
 
     /// The moment the signature stops being acceptable: no replay can succeed after it.
     func nonceExpiry(_ parameters: SignatureParameters, now: Date) -> Date {
-        var closes: [Int64] = []
-        if let created = parameters.created, let maximumAge = policy.maximumAge { closes.append(created + maximumAge) }
-        if let expires = parameters.expires { closes.append(expires) }
-        guard let close = closes.min() else {
+        // The earlier of the two closes, without an array for them (one a verified request).
+        var close: Int64?
+        if let created = parameters.created, let maximumAge = policy.maximumAge { close = created + maximumAge }
+        if let expires = parameters.expires { close = min(close ?? expires, expires) }
+        guard let close else {
             return now.addingTimeInterval(TimeInterval(policy.nonceRetentionFallback))
         }
         return Date(timeIntervalSince1970: TimeInterval(close + policy.clockSkew + 1))

@@ -146,6 +146,31 @@ import Testing
         #expect(outcomes[200, default: 0] >= 30 && outcomes[400, default: 0] >= 30 && outcomes[401, default: 0] >= 10, "\(outcomes)")
     }
 
+    /// `RoutingPath.normalize` on its own, over many more targets than a gateway takes in a test:
+    /// it refuses a target as ambiguous, or returns the sent path with its escapes of unreserved
+    /// bytes decoded and its dot-segments removed, then the query as sent — the same whether the
+    /// target takes its one-pass check (no escape, no dot-segment: returned as it is) or the full
+    /// rewrite — and what it returns is a fixed point.
+    @Test func normalisationRefusesOrRemovesDotSegmentsWhicheverPathItTakes() async {
+        let plain = Gen<String?>.element(of: ["a", "b", "...", ".a", "a.", "..", ".", "", "%41", "x;y", "a#b", "~"]).map { $0! }
+        let segments = Gen<UInt64>.value().array(of: 0...4).map { $0.map(Self.segment) }
+        let query = Gen<String?>.element(of: ["", "?", "?a=1", "?a=%FF", "?a=1#f", "?a b", "?../x"]).map { $0! }
+        var outcomes = (plainKept: 0, rewritten: 0, refused: 0)
+        await propertyCheck(count: 3000, input: plain.array(of: 0...4), segments, query) { plainSegments, randomSegments, query in
+            let path = "/" + (plainSegments + randomSegments).joined(separator: "/")
+            guard let routed = try? RoutingPath.normalize(path + query) else {
+                outcomes.refused += 1
+                return
+            }
+            let (routedPath, routedQuery) = Self.split(routed)
+            #expect(routedQuery == query, "\(path + query) → \(routed)")
+            #expect(Self.decoded(routedPath) == Self.model(path), "\(path + query) → \(routed)")
+            #expect((try? RoutingPath.normalize(routed)) == routed, "\(routed) is not a fixed point")
+            if routed == path + query { outcomes.plainKept += 1 } else { outcomes.rewritten += 1 }
+        }
+        #expect(outcomes.plainKept >= 200 && outcomes.rewritten >= 200 && outcomes.refused >= 200, "\(outcomes)")
+    }
+
     /// Path and query of a target (the query with its `?`).
     static func split(_ target: String) -> (String, String) {
         guard let mark = target.firstIndex(of: "?") else { return (target, "") }
