@@ -22,7 +22,9 @@ final class LoopExchange {
     private var upstreamStarted: ContinuousClock.Instant?
     private(set) var snapshot: DataPlane.Snapshot?
     /// Who the request is from, once its gate verified it.
-    private(set) var identity: SignetIdentity?
+    /// What its gate admitted: held, not copied out (an identity is a dozen references).
+    private var admission: LoopAdmission?
+    var identity: SignetIdentity? { admission?.identity }
     /// What verified, where its answer is signed (bound to it).
     private(set) var verifiedMessage: ServerMessage?
     /// On a `monitor` route, what enforcing would have done: `accepted`, or a refusal's reason code.
@@ -94,11 +96,11 @@ final class LoopExchange {
     /// line, the request as the gate left it goes upstream, and the answer is signed (bound to what
     /// verified) and carries what the gate asked for.
     func admitted(_ admission: LoopAdmission, monitored: Bool) {
-        identity = admission.identity
+        self.admission = admission
         if snapshot?.signsResponses == true { verifiedMessage = admission.message }
         if monitored { verdict = "accepted" }
-        record.update { [identity, verdict] in
-            $0.identity = identity
+        record.update { [verdict] in
+            $0.identity = admission.identity
             $0.verdict = verdict
         }
         if let (head, body) = admission.forwarded {
@@ -151,7 +153,7 @@ final class LoopExchange {
             received: received,
             framed: request.headerFields[.contentLength] != nil,
             bodyBytes: body.readableBytes,
-            identity: identity,
+            identity: admission?.identity,
             verdict: verdict,
             client: client,
             scheme: snapshot.publicScheme,
