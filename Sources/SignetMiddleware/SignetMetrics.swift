@@ -161,7 +161,8 @@ public final class SignetMetrics: Sendable {
         instruments.duration.recordNanoseconds(Self.nanoseconds(duration))
         instruments.upstreamResponses?.increment()
         if let upstreamDuration {
-            instruments.upstreamDuration.recordNanoseconds(Self.nanoseconds(upstreamDuration))
+            (instruments.upstreamDuration ?? timer("signet_upstream_response_duration_seconds", []))
+                .recordNanoseconds(Self.nanoseconds(upstreamDuration))
         }
     }
 
@@ -181,9 +182,11 @@ public final class SignetMetrics: Sendable {
         let requests: CoreMetrics.Counter
         let duration: CoreMetrics.Timer
         let upstreamResponses: CoreMetrics.Counter?
-        let upstreamDuration: CoreMetrics.Timer
+        /// Made with the first answer an upstream gave, as before: no empty series on a gateway
+        /// that has only refused.
+        let upstreamDuration: CoreMetrics.Timer?
 
-        init(requests: CoreMetrics.Counter, duration: CoreMetrics.Timer, upstreamResponses: CoreMetrics.Counter?, upstreamDuration: CoreMetrics.Timer) {
+        init(requests: CoreMetrics.Counter, duration: CoreMetrics.Timer, upstreamResponses: CoreMetrics.Counter?, upstreamDuration: CoreMetrics.Timer?) {
             self.requests = requests
             self.duration = duration
             self.upstreamResponses = upstreamResponses
@@ -198,7 +201,7 @@ public final class SignetMetrics: Sendable {
             requests: counter("signet_http_requests_total", [("route", route), ("code", String(status)), ("reason", reason ?? "none")]),
             duration: timer("signet_http_request_duration_seconds", [("route", route)]),
             upstreamResponses: upstreamStatus.map { counter("signet_upstream_responses_total", [("code", String($0))]) },
-            upstreamDuration: timer("signet_upstream_response_duration_seconds", [])
+            upstreamDuration: upstreamStatus == nil ? nil : timer("signet_upstream_response_duration_seconds", [])
         )
         exchanges.withLock { $0[key] = made }
         return made

@@ -53,7 +53,11 @@ enum ForwardedFields {
             if isRemoved(name, folded: folded) || connectionListed.contains(folded) { continue }
             out.append(field)
         }
-        if let requestID { out.append(HTTPField(name: RequestCorrelation.requestIDField, value: requestID)) }
+        // As if set among the client's fields before they were filtered: a `Connection` that
+        // names it removes it, as on Hummingbird's path.
+        if let requestID, !connectionListed.contains("x-request-id") {
+            out.append(HTTPField(name: RequestCorrelation.requestIDField, value: requestID))
+        }
         appendIdentity(identity, verdict: verdict, to: &out)
         var forwarded: [String] = []
         if let client {
