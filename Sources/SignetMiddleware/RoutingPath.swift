@@ -100,9 +100,6 @@ package enum RoutingPath {
 
     /// RFC 3986 §5.2.4 over an absolute path, refusing empty segments other than a trailing one.
     private static func removeDotSegments(_ path: [UInt8]) throws -> [UInt8] {
-        // Nearly every path has nothing to remove: it is its own result, found without the three
-        // arrays below.
-        if hasNoDotOrEmptySegment(path) { return path }
         let segments = path.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         var output: [ArraySlice<UInt8>] = []
         var trailingSlash = false
@@ -160,23 +157,6 @@ package enum RoutingPath {
             segmentIsDots = segmentIsDots && byte == UInt8(ascii: ".")
         }
         return inQuery || !segmentIsDots || (segmentLength != 1 && segmentLength != 2)
-    }
-
-    /// No segment of the absolute `path` is `.` or `..`, and none is empty but a trailing one:
-    /// ``removeDotSegments(_:)`` would return it as it is.
-    private static func hasNoDotOrEmptySegment(_ path: [UInt8]) -> Bool {
-        let dot = UInt8(ascii: ".")
-        var segmentStart = 1
-        for index in 1...path.count where index == path.count || path[index] == UInt8(ascii: "/") {
-            switch index - segmentStart {
-            case 0 where index != path.count: return false
-            case 1 where path[segmentStart] == dot: return false
-            case 2 where path[segmentStart] == dot && path[segmentStart + 1] == dot: return false
-            default: break
-            }
-            segmentStart = index + 1
-        }
-        return true
     }
 
     /// RFC 3986 `pchar` and `/`, less `%` (handled as an escape) and `;` (refused above).

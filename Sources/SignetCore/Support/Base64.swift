@@ -117,14 +117,17 @@ public enum Base64 {
 
 /// Lowercase hexadecimal, as the seed articles print digests and MACs.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
+    /// The lowercase hex digit of `value` (below 16).
+    public static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
 
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0F))
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -21,12 +21,12 @@ final class LoopExchange {
     private let record = AccessRecord()
     private var upstreamStarted: ContinuousClock.Instant?
     private(set) var snapshot: DataPlane.Snapshot?
-    /// Who the request is from, once its gate verified it.
     /// What its gate admitted: held, not copied out (an identity is a dozen references).
     private var admission: LoopAdmission?
+    /// Who the request is from, once its gate verified it.
     var identity: SignetIdentity? { admission?.identity }
     /// What verified, where its answer is signed (bound to it).
-    private(set) var verifiedMessage: ServerMessage?
+    var verifiedMessage: ServerMessage? { snapshot?.signsResponses == true ? admission?.message : nil }
     /// On a `monitor` route, what enforcing would have done: `accepted`, or a refusal's reason code.
     private(set) var verdict: String?
     /// Fields of the request a monitored refusal keeps from the upstream, and those it adds to the
@@ -97,7 +97,6 @@ final class LoopExchange {
     /// verified) and carries what the gate asked for.
     func admitted(_ admission: LoopAdmission, monitored: Bool) {
         self.admission = admission
-        if snapshot?.signsResponses == true { verifiedMessage = admission.message }
         if monitored { verdict = "accepted" }
         record.update { [verdict] in
             $0.identity = admission.identity

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import Foundation
 import HTTPTypes
+import SignetCore
 
 /// What ties a request's log line to the upstream's and to a trace: its `X-Request-Id` (the
 /// client's or the balancer's when it sends a usable one, else one made here and added to the
@@ -45,16 +46,12 @@ struct RequestCorrelation: Sendable {
                     text[written] = UInt8(ascii: "-")
                     written += 1
                 }
-                text[written] = hexDigit(byte >> 4)
-                text[written + 1] = hexDigit(byte & 0x0F)
+                text[written] = Hex.digit(byte >> 4)
+                text[written + 1] = Hex.digit(byte & 0x0F)
                 written += 2
             }
             return written
         }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// The trace id of the request's `traceparent`: read only when its line is written.

@@ -29,10 +29,9 @@ enum ForwardedFields {
         "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect",
     ]
 
-    ///
-    /// Written once into fields of their own, the client's kept ones first, then `requestID`
-    /// (`X-Request-Id`, where the gateway made it), the identity and forwarding fields, and
-    /// `contentLength` last: filtering a copy of the client's fields and appending to it copied
+    /// The fields the upstream receives, written once into fields of their own: the client's kept
+    /// ones first, then `requestID` (`X-Request-Id`, where the gateway made it), the identity and
+    /// forwarding fields, and `contentLength` last: filtering a copy of the client's fields and appending to it copied
     /// each field twice, which was a third of a proxied request's reference counting.
     static func outbound(
         _ fields: HTTPFields,
@@ -45,18 +44,18 @@ enum ForwardedFields {
         contentLength: String? = nil
     ) -> HTTPFields {
         let connectionListed = listed(in: fields[values: .connection])
-        var out = HTTPFields()
-        out.reserveCapacity(fields.count + 16)
-        for field in fields {
+        let kept = { (field: HTTPField) -> Bool in
             let name = field.name.canonicalName
             let folded = CGIFieldName.folded(name)
-            if isRemoved(name, folded: folded) || connectionListed.contains(folded) { continue }
-            out.append(field)
+            return !isRemoved(name, folded: folded) && !connectionListed.contains(folded)
         }
-        // As if set among the client's fields before they were filtered: a `Connection` that
-        // names it removes it, as on Hummingbird's path.
-        if let requestID, !connectionListed.contains("x-request-id") {
-            out.append(HTTPField(name: RequestCorrelation.requestIDField, value: requestID))
+        var out = HTTPFields()
+        out.reserveCapacity(fields.count + 16)
+        for field in fields where kept(field) { out.append(field) }
+        // Judged as one of the client's fields, as it was when it was set among them.
+        if let requestID {
+            let field = HTTPField(name: RequestCorrelation.requestIDField, value: requestID)
+            if kept(field) { out.append(field) }
         }
         appendIdentity(identity, verdict: verdict, to: &out)
         var forwarded: [String] = []
@@ -125,6 +124,7 @@ enum ForwardedFields {
 
     /// The upstream's response fields less those that stay on their hop (hop-by-hop, or named in
     /// `Connection`).
+    ///
     /// Written into fields of their own with room for what the gateway adds to an answer (its
     /// length, `Date`, `Server`): filtering a copy and appending to it copied each field twice.
     static func inbound(_ fields: HTTPFields) -> HTTPFields {
