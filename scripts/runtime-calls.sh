@@ -3,9 +3,11 @@
 #
 # Counts, per proxied request, the calls into the allocator and Swift's runtime that the gateway's
 # core makes — malloc, swift_allocObject, swift_retain, swift_release, swift_bridgeObjectRetain,
-# swift_task_alloc — in the pass-through and the verified HMAC run of one `signet-bench gateway`
-# round. The counts are exact (uprobes count every call), so a change that saves a few of them shows
-# where a throughput ratio on a shared VM, which moves by a tenth from round to round, cannot.
+# swift_task_alloc, swift_task_switch (an `await`'s hop, which with a task executor preference
+# takes the task's status lock) and pthread_mutex_lock — in the pass-through and the verified HMAC
+# run of one `signet-bench gateway` round. The counts are exact (uprobes count every call), so a
+# change that saves a few of them shows where a throughput ratio on a shared VM, which moves by a
+# tenth from round to round, cannot.
 #
 # Requests are counted by llhttp's completed messages on the same core: two a proxied request (the
 # client's, and the upstream's answer). A development tool, not a test: it needs root, `perf` (the
@@ -25,10 +27,13 @@ libc=$(ldd "$bench" | awk '/libc.so.6/ {print $3}')
 
 perf probe -q -d 'probe_*' 2>/dev/null || true
 perf probe -q -x "$libc" --add malloc
+perf probe -q -x "$libc" --add pthread_mutex_lock
 for function in swift_allocObject swift_retain swift_release swift_bridgeObjectRetain; do
     perf probe -q -x "$swift_lib/libswiftCore.so" --add "$function"
 done
-perf probe -q -x "$swift_lib/libswift_Concurrency.so" --add swift_task_alloc
+for function in swift_task_alloc swift_task_switch; do
+    perf probe -q -x "$swift_lib/libswift_Concurrency.so" --add "$function"
+done
 perf probe -q -x "$bench" --add c_nio_llhttp__on_message_complete
 trap 'perf probe -q -d "probe_*" 2>/dev/null || true' EXIT
 events=$(perf probe -l 2>/dev/null | awk '{print $1}' | paste -sd, -)

@@ -38,7 +38,7 @@ public final class DeviceKeyCache: KeyResolver {
         self.missCapacity = missCapacity
     }
 
-    public func records(for keyID: String) async throws -> [KeyRecord] {
+    nonisolated(nonsending) public func records(for keyID: String) async throws -> [KeyRecord] {
         let now = ContinuousClock.now
         let cached: [KeyRecord]? = cache.withLock { cache in
             if let found = cache.found[keyID], found.until > now { return found.records }

@@ -14,7 +14,7 @@ public struct MeasuredNonceStore: NonceStore {
         self.metrics = metrics
     }
 
-    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+    nonisolated(nonsending) public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         let started = ContinuousClock.now
         do {
             let fresh = try await inner.claim(keyID: keyID, nonce: nonce, until: expiry, now: now)

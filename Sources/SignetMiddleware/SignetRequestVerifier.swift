@@ -51,7 +51,7 @@ public struct SignetRequestVerifier: Sendable {
     ///   - appBuild: The route's app-build policy, in place of ``appBuild``.
     ///   - signatureKeys: The keys the route takes in `Signature-Key`; none when `nil`.
     ///   - now: The verifier's time.
-    public func verify(
+    nonisolated(nonsending) public func verify(
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
@@ -80,7 +80,7 @@ public struct SignetRequestVerifier: Sendable {
     ///   - screened: The head was screened and the body read already (the gateway does both
     ///     before routing): nothing is screened twice.
     ///   - clock: Read once for the screen and again when the body is complete.
-    public func verifyWhenComplete(
+    nonisolated(nonsending) public func verifyWhenComplete(
         _ request: inout Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
@@ -107,7 +107,7 @@ public struct SignetRequestVerifier: Sendable {
     /// ``verifyWhenComplete(_:receivedTarget:requirement:appBuild:signatureKeys:screened:clock:)``
     /// for a request whose head was screened and whose body was read already (the gateway's
     /// event-loop data plane holds both): no body to collect, no request to build.
-    package func verifyComplete(
+    nonisolated(nonsending) package func verifyComplete(
         head: HTTPRequest,
         body: ByteBuffer,
         receivedTarget: String?,
@@ -125,7 +125,7 @@ public struct SignetRequestVerifier: Sendable {
     /// Verifies a message; a key whose owner does not meet `requirement` is refused before any
     /// cryptography, and an App Attest assertion whose app build the policy refuses once its
     /// signature verified — both before a nonce is claimed or a counter advanced.
-    public func verify(
+    nonisolated(nonsending) public func verify(
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
@@ -140,7 +140,7 @@ public struct SignetRequestVerifier: Sendable {
 
     /// ``verify(message:requirement:appBuild:signatureKeys:now:)``, returning all that verified (the
     /// signature base among it, for checks bound to it).
-    public func verifySignature(
+    nonisolated(nonsending) public func verifySignature(
         message: some HTTPMessageView,
         requirement: AccessRequirement = .verified,
         appBuild: AppBuildPolicy? = nil,
@@ -201,7 +201,7 @@ public struct SignetRequestVerifier: Sendable {
     /// parse, an unknown or unusable key, an owner the route does not admit
     /// (`MessageVerifier.screen`). Called before the body is read, so such a sender costs no
     /// buffered body; passing it decides nothing, the complete request is still verified.
-    public func screen(
+    nonisolated(nonsending) public func screen(
         _ request: Request,
         receivedTarget: String? = nil,
         requirement: AccessRequirement = .verified,
@@ -220,7 +220,7 @@ public struct SignetRequestVerifier: Sendable {
     /// The message verifier for `message`: this one, or — where the route takes keys in
     /// `Signature-Key` and the message delivers one — this one with the delivered key found under
     /// its thumbprint, which a signature without `keyid` names.
-    func verifier(for message: some HTTPMessageView, signatureKeys: SignatureKeyAcceptance?, now: Date) async throws
+    nonisolated(nonsending) func verifier(for message: some HTTPMessageView, signatureKeys: SignatureKeyAcceptance?, now: Date) async throws
         -> MessageVerifier
     {
         guard let signatureKeys, let delivered = try await signatureKeys.record(for: message, policy: verifier.policy, now: now)
@@ -326,7 +326,7 @@ public struct SignetRequestVerifier: Sendable {
     static var signatureAgentField: HTTPField.Name { HTTPField.Name(SignatureAgent.fieldName)! }
 
     /// The SignetCore view of `request`, body included (read, bounded, and left in the request).
-    public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {
+    nonisolated(nonsending) public func message(for request: inout Request, receivedTarget: String? = nil) async throws -> ServerMessage {
         let body = try await request.collectBody(upTo: maximumBodyBytes, refusing: "a request body")
         return try message(head: request.head, body: body, receivedTarget: receivedTarget)
     }

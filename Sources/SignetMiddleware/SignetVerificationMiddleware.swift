@@ -83,7 +83,7 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
     ///   - body: The whole body, read within the data plane's bound.
     ///   - receivedTarget: The target as the client sent it, where routing normalised it: the
     ///     path the signature is checked against.
-    package func judgeComplete(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
+    nonisolated(nonsending) package func judgeComplete(head: HTTPRequest, body: ByteBuffer, receivedTarget: String?) async throws -> (SignetIdentity, ServerMessage) {
         try await timed(refusing: { Request(head: head, body: RequestBody(buffer: body)) }) {
             try await verifier.verifyComplete(
                 head: head,
@@ -99,9 +99,9 @@ public struct SignetVerificationMiddleware<Context: SignetRequestContextProtocol
 
     /// `verify` timed when it succeeds; its `SignetError` turned into the refusal the client sees,
     /// for `request` as it stands then.
-    private func timed(
+    nonisolated(nonsending) private func timed(
         refusing request: () -> Request,
-        _ verify: () async throws -> (SignetIdentity, ServerMessage)
+        _ verify: nonisolated(nonsending) () async throws -> (SignetIdentity, ServerMessage)
     ) async throws -> (SignetIdentity, ServerMessage) {
         let started = ContinuousClock.now
         // Judged when the body is complete, never by the time its head arrived: a request held open

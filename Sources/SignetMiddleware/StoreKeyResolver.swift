@@ -28,7 +28,7 @@ public struct StoreKeyResolver: KeyResolver {
         self.acceptsDebugDevices = acceptsDebugDevices
     }
 
-    public func records(for keyID: String) async throws -> [KeyRecord] {
+    nonisolated(nonsending) public func records(for keyID: String) async throws -> [KeyRecord] {
         let configured = try await sharedSecrets.records(for: keyID)
         if !configured.isEmpty {
             return configured.map { record in

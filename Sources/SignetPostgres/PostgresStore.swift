@@ -166,7 +166,7 @@ public final class PostgresStore: SignetStorage {
 
     // MARK: Nonces
 
-    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+    nonisolated(nonsending) public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         let expires = Self.millis(expiry)
         let cutoff = Self.millis(now)
         return try await count(

@@ -49,7 +49,7 @@ final class SQLiteNonceBatcher: Sendable {
         try await connection.close()
     }
 
-    func claim(keyID: String, nonce: String, expiry: Int, now: Int) async throws -> Bool {
+    nonisolated(nonsending) func claim(keyID: String, nonce: String, expiry: Int, now: Int) async throws -> Bool {
         try await withCheckedThrowingContinuation { continuation in
             let start = state.withLock { state -> Bool in
                 state.pending.append(

@@ -343,7 +343,7 @@ public final class SQLiteStore: SignetStorage {
 
     // MARK: Nonces
 
-    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+    nonisolated(nonsending) public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         // A new pair is appended; a pair already claimed is won again only once its claim lapsed.
         // Concurrent claims are written together (group commit), see SQLiteNonceBatcher.
         try await nonces.claim(keyID: keyID, nonce: nonce, expiry: Self.millis(expiry), now: Self.millis(now))

@@ -217,7 +217,7 @@ public final class MemoryStore: SignetStorage {
         }
     }
 
-    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+    nonisolated(nonsending) public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         try await nonces.claim(keyID: keyID, nonce: nonce, until: expiry, now: now)
     }
 

@@ -34,7 +34,7 @@ package final class StallingInterceptor: StoreInterceptor {
         for continuation in waiting { continuation.resume() }
     }
 
-    package func run<T: Sendable>(_ name: String, probe: Bool, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    nonisolated(nonsending) package func run<T: Sendable>(_ name: String, probe: Bool, _ operation: nonisolated(nonsending) @escaping @Sendable () async throws -> T) async throws -> T {
         await withCheckedContinuation { continuation in
             let stalled = state.withLock { state -> Bool in
                 state.operations.append(name)

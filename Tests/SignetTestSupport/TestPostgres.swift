@@ -31,7 +31,9 @@ extension TestPostgres {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             // The server's user (postgres, when the tests run as root) walks into it.
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
-            let port = Int.random(in: 41_000...49_000)
+            // Below Linux's ephemeral ports (32768–60999): a port in that range can be some other
+            // test's outgoing connection at that moment, and the server then fails to start.
+            let port = Int.random(in: 21_000...29_000)
             let url = try await script(["start", directory + "/pg", String(port)]).trimmingCharacters(in: .whitespacesAndNewlines)
             return Server(url: url, directory: directory, port: port)
         }

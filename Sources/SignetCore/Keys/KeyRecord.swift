@@ -44,5 +44,5 @@ public struct KeyRecord: Sendable {
 public protocol KeyResolver: Sendable {
     /// Every record ever registered under `keyID` (current, future, expired and revoked), so the
     /// verifier can say precisely why none applies. Empty when the key id is unknown.
-    func records(for keyID: String) async throws -> [KeyRecord]
+    nonisolated(nonsending) func records(for keyID: String) async throws -> [KeyRecord]
 }

@@ -27,7 +27,7 @@ public struct KeyRing: KeyResolver, Sendable {
 
     public var keyIDs: [String] { byKeyID.keys.sorted() }
 
-    public func records(for keyID: String) async throws -> [KeyRecord] {
+    nonisolated(nonsending) public func records(for keyID: String) async throws -> [KeyRecord] {
         byKeyID[keyID] ?? []
     }
 

@@ -24,7 +24,7 @@ public final class MemoryNonceStore: NonceStore {
         state = Locked(ExpiringClaims(reserving: min(capacity, 4096)))
     }
 
-    public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
+    nonisolated(nonsending) public func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool {
         try claimNow(keyID: keyID, nonce: nonce, until: expiry, now: now)
     }
 

@@ -13,7 +13,7 @@ public protocol NonceStore: Sendable {
     ///   - nonce: The signature's `nonce` parameter.
     ///   - expiry: When the signature could no longer verify; the claim may be forgotten after it.
     ///   - now: The verifier's time, so expired claims can be swept without a clock of the store's own.
-    func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool
+    nonisolated(nonsending) func claim(keyID: String, nonce: String, until expiry: Date, now: Date) async throws -> Bool
 }
 
 /// How long past its expiry a claim is kept before a store may forget it.

@@ -60,7 +60,7 @@ public struct MessageVerifier: Sendable {
     ///     the signature tells (an App Attest assertion's app build).
     /// - Returns: What was verified.
     /// - Throws: ``SignetError`` with the reason code; past base construction it carries the base.
-    public func verify(
+    nonisolated(nonsending) public func verify(
         _ message: some HTTPMessageView,
         relatedRequest: (any HTTPMessageView)? = nil,
         now: Date,
@@ -124,7 +124,7 @@ public struct MessageVerifier: Sendable {
     ///   - message: The request's head; its body is not read.
     ///   - now: For the key's validity only.
     ///   - authorize: As in ``verify(_:relatedRequest:now:authorize:admit:)``.
-    public func screen(
+    nonisolated(nonsending) public func screen(
         _ message: some HTTPMessageView,
         now: Date,
         authorize: (KeyRecord) throws -> Void = { _ in }
@@ -173,7 +173,7 @@ public struct MessageVerifier: Sendable {
     /// coverage), then of those the ones whose key this verifier can use now (a signer rolling keys
     /// over attaches one per key): only a signature that could be accepted costs a key lookup. More
     /// than one left is ambiguous, never "any will do".
-    private func disambiguate(
+    nonisolated(nonsending) private func disambiguate(
         _ candidates: [SignatureFields.Entry],
         message: some HTTPMessageView,
         now: Date
@@ -349,7 +349,7 @@ public struct MessageVerifier: Sendable {
         if covered, let field { try message.withBodyBytes { try ContentDigest.verify(field, bodyBytes: $0) } }
     }
 
-    private func claimNonce(_ parameters: SignatureParameters, keyID: String, now: Date) async throws {
+    nonisolated(nonsending) private func claimNonce(_ parameters: SignatureParameters, keyID: String, now: Date) async throws {
         guard let nonces, let nonce = parameters.nonce else { return }
         let claimed = try await nonces.claim(
             keyID: keyID,
@@ -360,7 +360,7 @@ public struct MessageVerifier: Sendable {
         guard claimed else { throw SignetError(.nonceReplayed, "nonce \(nonce.debugDescription) was already used") }
     }
 
-    private func advanceCounter(_ counter: UInt64, deviceID: String) async throws {
+    nonisolated(nonsending) private func advanceCounter(_ counter: UInt64, deviceID: String) async throws {
         guard let counters else {
             throw SignetError(.counterNotIncreasing, "no store to advance the signed counter in")
         }

@@ -45,7 +45,7 @@ public struct SignatureKeyAcceptance: Sendable {
     /// - Throws: `signature_key_invalid`, `signature_key_unsupported`, `component_not_covered`,
     ///   `key_mismatch`, `alg_unsupported`, `alg_mismatch`, `invalid_key`, or the attestation's
     ///   `client_attestation_*` refusal.
-    public func record(
+    nonisolated(nonsending) public func record(
         for message: some HTTPMessageView,
         policy: VerificationPolicy,
         now: Date
@@ -131,7 +131,7 @@ struct DeliveredKeyResolver: KeyResolver {
     let delivered: KeyRecord
     let others: any KeyResolver
 
-    func records(for keyID: String) async throws -> [KeyRecord] {
+    nonisolated(nonsending) func records(for keyID: String) async throws -> [KeyRecord] {
         keyID == delivered.keyID ? [delivered] : try await others.records(for: keyID)
     }
 }

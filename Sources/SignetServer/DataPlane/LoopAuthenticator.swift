@@ -25,7 +25,7 @@ final class LoopAuthenticator: Sendable {
     /// Judges the complete request, its path the routed one as routing leaves it for a gate:
     /// admitted and counted, with the request as the gate left it, or its refusal as the client
     /// should see it (`SignetError` or `ChallengedRefusal`).
-    func judge(_ loop: LoopRequest, maximumBodyBytes: Int, storeTimeout: Duration, logger: Logger) async throws -> LoopAdmission {
+    nonisolated(nonsending) func judge(_ loop: LoopRequest, maximumBodyBytes: Int, storeTimeout: Duration, logger: Logger) async throws -> LoopAdmission {
         try await StoreBudget.within(storeTimeout) {
             var request = Request(head: loop.routedHead, body: RequestBody(buffer: loop.body))
             var context = SignetRequestContext(source: ApplicationRequestContextSource(channel: loop.channel, logger: logger))

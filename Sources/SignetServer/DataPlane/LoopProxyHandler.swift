@@ -257,7 +257,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
         monitored: Bool,
         snapshot: DataPlane.Snapshot,
         context: ChannelHandlerContext,
-        by gate: @escaping @Sendable (LoopRequest) async throws -> LoopAdmission
+        by gate: nonisolated(nonsending) @escaping @Sendable (LoopRequest) async throws -> LoopAdmission
     ) {
         state = .judging(exchange)
         guard let screening = exchange.screening else {
@@ -274,7 +274,7 @@ final class LoopProxyHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func run(
-        _ gate: @escaping @Sendable (LoopRequest) async throws -> LoopAdmission,
+        _ gate: nonisolated(nonsending) @escaping @Sendable (LoopRequest) async throws -> LoopAdmission,
         on exchange: LoopExchange,
         monitored: Bool,
         snapshot: DataPlane.Snapshot,

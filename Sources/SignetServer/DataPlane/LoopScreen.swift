@@ -23,7 +23,7 @@ struct LoopScreen: Sendable {
     /// (``SignetRequestVerifier/screen(_:receivedTarget:requirement:signatureKeys:now:)``).
     ///
     /// - Parameter head: The head as received (its path the client's).
-    func screen(_ head: HTTPRequest, receivedTarget: String?) async throws {
+    nonisolated(nonsending) func screen(_ head: HTTPRequest, receivedTarget: String?) async throws {
         try await StoreBudget.within(snapshot.storeTimeout) {
             try await snapshot.requestVerifier.screen(
                 Request(head: head, body: RequestBody(buffer: ByteBuffer())),
@@ -43,11 +43,11 @@ struct LoopScreen: Sendable {
     /// screen finds before anything the gate weighs first (the key before the window), the
     /// refusal is the screen's on both paths. Not after the store failed: the request has had its
     /// time for the store.
-    static func judging<T: Sendable>(
+    nonisolated(nonsending) static func judging<T: Sendable>(
         _ screen: LoopScreen?,
         _ head: HTTPRequest,
         receivedTarget: String?,
-        _ judge: () async throws -> T
+        _ judge: nonisolated(nonsending) () async throws -> T
     ) async throws -> T? {
         guard let screen else { return try await judge() }
         do {

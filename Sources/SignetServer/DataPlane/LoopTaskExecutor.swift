@@ -18,8 +18,10 @@ package final class LoopTaskExecutor: TaskExecutor {
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
-    /// `work` run in a task on this loop; its outcome delivered on the loop.
-    package func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> EventLoopFuture<T> {
+    /// `work` run in a task on this loop; its outcome delivered on the loop. What `work` awaits is
+    /// `nonisolated(nonsending)` where it is Signet's: each hop into a plain `async` function asks
+    /// the task for its preferred executor under a lock (docs/decisions.md).
+    package func run<T: Sendable>(_ work: nonisolated(nonsending) @escaping @Sendable () async throws -> T) -> EventLoopFuture<T> {
         let promise = loop.makePromise(of: T.self)
         Task(executorPreference: self) {
             do { promise.succeed(try await work()) } catch { promise.fail(error) }

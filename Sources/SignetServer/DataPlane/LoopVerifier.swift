@@ -30,7 +30,7 @@ final class LoopVerifier: Sendable {
     /// Who the complete request is from, and the message that verified (what a signed answer is
     /// bound to), counted; or its refusal, as the client should see it (`SignetError` or
     /// `ChallengedRefusal`). The request goes upstream as received.
-    func judge(_ request: LoopRequest) async throws -> LoopAdmission {
+    nonisolated(nonsending) func judge(_ request: LoopRequest) async throws -> LoopAdmission {
         let (identity, message) = try await StoreBudget.within(storeTimeout) {
             try await gate.judgeComplete(head: request.head, body: request.body, receivedTarget: request.receivedTarget)
         }

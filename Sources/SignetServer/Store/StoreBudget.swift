@@ -18,7 +18,7 @@ final class StoreBudget: Sendable {
     }
 
     /// Runs `body` with a budget of `total`.
-    static func within<T>(_ total: Duration, _ body: () async throws -> T) async rethrows -> T {
+    nonisolated(nonsending) static func within<T>(_ total: Duration, _ body: nonisolated(nonsending) () async throws -> T) async rethrows -> T {
         try await $current.withValue(StoreBudget(total), operation: body)
     }
 

@@ -66,7 +66,7 @@ struct StoreGuard: StoreInterceptor {
         return error
     }
 
-    func run<T: Sendable>(_ name: String, probe: Bool, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func run<T: Sendable>(_ name: String, probe: Bool, _ operation: nonisolated(nonsending) @escaping @Sendable () async throws -> T) async throws -> T {
         let budget = StoreBudget.current
         let allowed = budget?.left ?? Self.backgroundTimeout
         guard allowed > .zero else {
@@ -111,7 +111,7 @@ struct StoreGuard: StoreInterceptor {
 
     /// `operation` in a task of its own, and whichever comes first: its answer, `deadline`
     /// (``TimedOut``), or the caller's cancellation (a shutdown stops waiting at once).
-    private func race<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T, until deadline: ContinuousClock.Instant) async throws -> T {
+    private func race<T: Sendable>(_ operation: nonisolated(nonsending) @escaping @Sendable () async throws -> T, until deadline: ContinuousClock.Instant) async throws -> T {
         let result = OnceContinuation<T>()
         let work = Task {
             do { result.resume(.success(try await operation())) } catch { result.resume(.failure(error)) }
