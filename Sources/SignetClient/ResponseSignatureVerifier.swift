@@ -14,10 +14,11 @@ public struct ResponseSignatureVerifier: Sendable {
         self.keys = keys
     }
 
-    /// Verifies `response`, answering `request` (as signed and sent).
+    /// Verifies `response`, answering `request` (as signed and sent), off the caller's actor
+    /// (`@concurrent`: an app on the main actor does not hash the body there).
     ///
     /// - Throws: `response_signature_invalid`, saying why.
-    public func verify(_ response: HTTPMessage, for request: HTTPMessage, now: Date) async throws -> VerifiedSignature {
+    @concurrent public func verify(_ response: HTTPMessage, for request: HTTPMessage, now: Date) async throws -> VerifiedSignature {
         var policy = VerificationPolicy.permissive
         policy.selection = .label("gateway")
         policy.componentRules = [

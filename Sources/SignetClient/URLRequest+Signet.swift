@@ -83,7 +83,7 @@ extension ResponseSignatureVerifier {
     ///
     /// - Throws: `response_signature_invalid`, saying why (a response that is not HTTP included).
     @discardableResult
-    public func verify(_ response: URLResponse, body: Data, for request: URLRequest, now: Date = Date()) async throws
+    @concurrent public func verify(_ response: URLResponse, body: Data, for request: URLRequest, now: Date = Date()) async throws
         -> VerifiedSignature
     {
         guard let http = response as? HTTPURLResponse else {

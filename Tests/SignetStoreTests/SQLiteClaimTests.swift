@@ -120,6 +120,46 @@ import Testing
         #expect(wins.sorted() == Array(0..<20))
     }
 
+    /// A batch under load holds dozens of claims, appended several rows to a statement: each won
+    /// claim's row is in the file exactly as claimed — its pair and its own expiry — in one unbroken
+    /// run of `seq`, and a duplicate in the batch wins once. Read back by Python's sqlite3, and by a
+    /// second store, which refuses every one.
+    @Test func aLargeBatchWritesEachWonClaimsRowAsClaimed() async throws {
+        let path = try Self.path()
+        let store = try await SQLiteStore.open(path: path)
+        // Distinct expiries, so a row bound to the wrong claim's parameters shows.
+        let claims = (0..<120).map { index in (nonce: "batch-\(index % 100)", expiry: t0.addingTimeInterval(Double(60 + index % 100))) }
+        let won = try await withThrowingTaskGroup(of: String?.self) { group in
+            for claim in claims {
+                group.addTask { try await store.claim(keyID: "k", nonce: claim.nonce, until: claim.expiry, now: self.t0) ? claim.nonce : nil }
+            }
+            var won: [String] = []
+            for try await nonce in group { if let nonce { won.append(nonce) } }
+            return won
+        }
+        try await store.shutdown()
+        #expect(won.sorted() == (0..<100).map { "batch-\($0)" }.sorted())
+
+        let script = [
+            "import sqlite3, sys",
+            "rows = sqlite3.connect(sys.argv[1]).execute('SELECT seq, key_id, nonce, expires_at FROM nonce_log ORDER BY seq').fetchall()",
+            "assert [r[0] for r in rows] == list(range(rows[0][0], rows[0][0] + len(rows))), rows",
+            "for seq, key, nonce, expiry in rows: print(key, nonce, expiry)",
+        ].joined(separator: "\n")
+        let read = try await SignetProcess.run("python3", ["-c", script, path])
+        #expect(read.status == 0, "\(read.stderr)")
+        let expected = (0..<100).map { index in
+            "k batch-\(index) \(Int(t0.addingTimeInterval(Double(60 + index)).timeIntervalSince1970 * 1000))"
+        }
+        #expect(read.stdout.split(separator: "\n").map(String.init).sorted() == expected.sorted())
+
+        let other = try await SQLiteStore.open(path: path)
+        Cleanup.after { try await other.shutdown() }
+        for index in 0..<100 {
+            #expect(try await !other.claim(keyID: "k", nonce: "batch-\(index)", until: t0.addingTimeInterval(200), now: t0))
+        }
+    }
+
     /// A file an earlier release wrote (schema 10, claims in `nonces`): its live claims move to the
     /// log on open and still refuse their replays; a lapsed one can be claimed again.
     @Test func claimsOfAnEarlierReleaseAreKeptThroughTheUpgrade() async throws {

@@ -18,9 +18,9 @@ package final class LoopTaskExecutor: TaskExecutor {
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 
-    /// `work` run in a task on this loop; its outcome delivered on the loop. What `work` awaits is
-    /// `nonisolated(nonsending)` where it is Signet's: each hop into a plain `async` function asks
-    /// the task for its preferred executor under a lock (docs/decisions.md).
+    /// `work` run in a task on this loop; its outcome delivered on the loop. The verify's own
+    /// `await`s are `nonisolated(nonsending)`: each switch into a plain `async` function looks this
+    /// preference up under the task's lock (docs/decisions.md).
     package func run<T: Sendable>(_ work: nonisolated(nonsending) @escaping @Sendable () async throws -> T) -> EventLoopFuture<T> {
         let promise = loop.makePromise(of: T.self)
         Task(executorPreference: self) {
