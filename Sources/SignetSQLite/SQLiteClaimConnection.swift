@@ -48,7 +48,7 @@ final class SQLiteClaimConnection: Sendable {
     static let appendSQL = "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES (?1, ?2, ?3)"
     /// Won claims are appended this many to a statement, the rest one by one: a batch under load
     /// holds dozens, and each statement costs its own run of SQLite's VM and its own update of
-    /// `sqlite_sequence` (AUTOINCREMENT), which was most of a claim's time on the claim thread.
+    /// `sqlite_sequence` (AUTOINCREMENT).
     static let appendRows = 16
     static let appendManySQL = "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES "
         + (0..<appendRows).map { "(?\($0 * 3 + 1), ?\($0 * 3 + 2), ?\($0 * 3 + 3))" }.joined(separator: ", ")

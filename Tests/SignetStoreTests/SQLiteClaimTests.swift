@@ -2,7 +2,7 @@
 import Foundation
 import PropertyBased
 import SignetCore
-import SignetSQLite
+@testable import SignetSQLite
 import SignetTestSupport
 import Testing
 
@@ -120,44 +120,62 @@ import Testing
         #expect(wins.sorted() == Array(0..<20))
     }
 
-    /// A batch under load holds dozens of claims, appended several rows to a statement: each won
-    /// claim's row is in the file exactly as claimed — its pair and its own expiry — in one unbroken
-    /// run of `seq`, and a duplicate in the batch wins once. Read back by Python's sqlite3, and by a
-    /// second store, which refuses every one.
-    @Test func aLargeBatchWritesEachWonClaimsRowAsClaimed() async throws {
+    /// A batch written by the claims' connection, several rows to a statement where it holds
+    /// enough (``SQLiteClaimConnection/appendRows``): each won claim's row is in the file in claim
+    /// order, with its own pair and expiry, and a pair twice in the batch is won by the first only.
+    /// Sizes around the statement's row count, with losers among them; read back by Python's sqlite3.
+    @Test(arguments: [0, 1, 15, 16, 17, 31, 32, 33, 50])
+    func aBatchWritesEachWonClaimsRowInOrder(_ size: Int) async throws {
         let path = try Self.path()
-        let store = try await SQLiteStore.open(path: path)
-        // Distinct expiries, so a row bound to the wrong claim's parameters shows.
-        let claims = (0..<120).map { index in (nonce: "batch-\(index % 100)", expiry: t0.addingTimeInterval(Double(60 + index % 100))) }
-        let won = try await withThrowingTaskGroup(of: String?.self) { group in
-            for claim in claims {
-                group.addTask { try await store.claim(keyID: "k", nonce: claim.nonce, until: claim.expiry, now: self.t0) ? claim.nonce : nil }
-            }
-            var won: [String] = []
-            for try await nonce in group { if let nonce { won.append(nonce) } }
-            return won
+        try await SQLiteStore.open(path: path).shutdown()
+        let connection = try await SQLiteClaimConnection.open(path: path)
+        _ = try await connection.prepare()
+        // Every seventh claim repeats the one before it; expiries differ, so a row bound to another
+        // claim's parameters shows.
+        let claims = (0..<size).map { index in
+            SQLiteClaimConnection.Claim(keyID: "k", nonce: "n\(index % 7 == 6 ? index - 1 : index)", expiry: 1_000 + index, now: 0)
         }
-        try await store.shutdown()
-        #expect(won.sorted() == (0..<100).map { "batch-\($0)" }.sorted())
+        let won = try connection.writeNow(claims)
+        try await connection.close()
+        #expect(won == (0..<size).map { $0 % 7 != 6 })
+        let rows = try await Self.rows(path)
+        #expect(rows == zip(claims, won).filter(\.1).map { "k \($0.0.nonce) \($0.0.expiry)" })
+    }
 
+    /// A row refused in the middle of a batch (a trigger stands for a full disk or a broken file):
+    /// the batch fails as `store_unavailable` with nothing written and nothing won — the rows of the
+    /// statements before it rolled back — and the next batch, the same pairs among it, goes through.
+    @Test(arguments: [3, 20])
+    func aBatchThatFailsPartWayWritesNothingAndTheNextOneGoesThrough(_ poisoned: Int) async throws {
+        let path = try Self.path()
+        try await SQLiteStore.open(path: path).shutdown()
+        let trigger = "CREATE TRIGGER poison BEFORE INSERT ON nonce_log WHEN NEW.nonce = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END"
+        let created = try await SignetProcess.run("python3", ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute(sys.argv[2]); c.commit()", path, trigger])
+        #expect(created.status == 0, "\(created.stderr)")
+        let connection = try await SQLiteClaimConnection.open(path: path)
+        _ = try await connection.prepare()
+        let claims = (0..<24).map { SQLiteClaimConnection.Claim(keyID: "k", nonce: "n\($0)", expiry: 1_000 + $0, now: 0) }
+        var poisonedBatch = claims
+        poisonedBatch[poisoned].nonce = "poison"
+        #expect {
+            _ = try connection.writeNow(poisonedBatch)
+        } throws: { ($0 as? SignetError)?.code == .storeUnavailable }
+        #expect(try await Self.rows(path).isEmpty)
+        #expect(try connection.writeNow(claims) == Array(repeating: true, count: 24))
+        try await connection.close()
+        #expect(try await Self.rows(path) == claims.map { "k \($0.nonce) \($0.expiry)" })
+    }
+
+    /// `nonce_log`'s rows in `seq` order, as Python's sqlite3 reads the file.
+    static func rows(_ path: String) async throws -> [String] {
         let script = [
             "import sqlite3, sys",
-            "rows = sqlite3.connect(sys.argv[1]).execute('SELECT seq, key_id, nonce, expires_at FROM nonce_log ORDER BY seq').fetchall()",
-            "assert [r[0] for r in rows] == list(range(rows[0][0], rows[0][0] + len(rows))), rows",
-            "for seq, key, nonce, expiry in rows: print(key, nonce, expiry)",
+            "for key, nonce, expiry in sqlite3.connect(sys.argv[1]).execute('SELECT key_id, nonce, expires_at FROM nonce_log ORDER BY seq'):",
+            "    print(key, nonce, expiry)",
         ].joined(separator: "\n")
         let read = try await SignetProcess.run("python3", ["-c", script, path])
-        #expect(read.status == 0, "\(read.stderr)")
-        let expected = (0..<100).map { index in
-            "k batch-\(index) \(Int(t0.addingTimeInterval(Double(60 + index)).timeIntervalSince1970 * 1000))"
-        }
-        #expect(read.stdout.split(separator: "\n").map(String.init).sorted() == expected.sorted())
-
-        let other = try await SQLiteStore.open(path: path)
-        Cleanup.after { try await other.shutdown() }
-        for index in 0..<100 {
-            #expect(try await !other.claim(keyID: "k", nonce: "batch-\(index)", until: t0.addingTimeInterval(200), now: t0))
-        }
+        guard read.status == 0 else { throw SignetError(.storeUnavailable, read.stderr) }
+        return read.stdout.split(separator: "\n").map(String.init)
     }
 
     /// A file an earlier release wrote (schema 10, claims in `nonces`): its live claims move to the
