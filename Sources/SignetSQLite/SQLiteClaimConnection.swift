@@ -25,13 +25,12 @@ final class SQLiteClaimConnection: Sendable {
     private struct Statements {
         var begin: OpaquePointer
         var readSince: OpaquePointer
-        var append: OpaquePointer
-        /// ``appendRows`` rows in one statement.
-        var appendMany: OpaquePointer
         var commit: OpaquePointer
         var rollback: OpaquePointer
+        /// An `INSERT` of each of ``appendRows`` rows, most rows first.
+        var appends: [OpaquePointer]
 
-        var all: [OpaquePointer] { [begin, readSince, append, appendMany, commit, rollback] }
+        var all: [OpaquePointer] { [begin, readSince, commit, rollback] + appends }
     }
 
     private struct Handles: @unchecked Sendable {
@@ -45,13 +44,14 @@ final class SQLiteClaimConnection: Sendable {
     private let threadPool: NIOThreadPool
 
     static let readSinceSQL = "SELECT seq, key_id, nonce, expires_at FROM nonce_log WHERE seq > ?1 ORDER BY seq"
-    static let appendSQL = "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES (?1, ?2, ?3)"
-    /// Won claims are appended this many to a statement, the rest one by one: a batch under load
-    /// holds dozens, and each statement costs its own run of SQLite's VM and its own update of
-    /// `sqlite_sequence` (AUTOINCREMENT).
-    static let appendRows = 16
-    static let appendManySQL = "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES "
-        + (0..<appendRows).map { "(?\($0 * 3 + 1), ?\($0 * 3 + 2), ?\($0 * 3 + 3))" }.joined(separator: ", ")
+    /// Won claims are appended up to 16 to a statement, the most rows that are left first (31 rows
+    /// take 16, 4, 4, 4, 1, 1, 1): a batch under load holds dozens, and each statement costs its
+    /// own run of SQLite's VM and its own update of `sqlite_sequence` (AUTOINCREMENT).
+    static let appendRows = [16, 4, 1]
+    static func appendSQL(rows: Int) -> String {
+        "INSERT INTO nonce_log (key_id, nonce, expires_at) VALUES "
+            + (0..<rows).map { "(?\($0 * 3 + 1), ?\($0 * 3 + 2), ?\($0 * 3 + 3))" }.joined(separator: ", ")
+    }
 
     private init(database: OpaquePointer, threadPool: NIOThreadPool) {
         self.threadPool = threadPool
@@ -99,7 +99,7 @@ final class SQLiteClaimConnection: Sendable {
                     throw Self.failure(database)
                 }
                 var prepared: [OpaquePointer] = []
-                for sql in ["BEGIN IMMEDIATE", Self.readSinceSQL, Self.appendSQL, Self.appendManySQL, "COMMIT", "ROLLBACK"] {
+                for sql in ["BEGIN IMMEDIATE", Self.readSinceSQL, "COMMIT", "ROLLBACK"] + Self.appendRows.map(Self.appendSQL(rows:)) {
                     var statement: OpaquePointer?
                     let flags = UInt32(SQLITE_PREPARE_PERSISTENT)
                     guard sqlite_nio_sqlite3_prepare_v3(database, sql, -1, flags, &statement, nil) == SQLITE_OK,
@@ -114,8 +114,8 @@ final class SQLiteClaimConnection: Sendable {
                     prepared.append(statement)
                 }
                 handles?.statements = Statements(
-                    begin: prepared[0], readSince: prepared[1], append: prepared[2], appendMany: prepared[3],
-                    commit: prepared[4], rollback: prepared[5]
+                    begin: prepared[0], readSince: prepared[1], commit: prepared[2], rollback: prepared[3],
+                    appends: Array(prepared[4...])
                 )
             }
         }
@@ -231,14 +231,14 @@ final class SQLiteClaimConnection: Sendable {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
-    /// Appends the won claims' rows to the log, in order: ``appendRows`` to a statement while that
-    /// many are left, then one by one.
+    /// Appends the won claims' rows to the log, in order: each statement the largest of
+    /// ``appendRows`` that the rows left fill.
     private static func append(_ rows: [Claim], with statements: Statements, on database: OpaquePointer) throws {
         var start = 0
         while start < rows.count {
-            let many = rows.count - start >= appendRows
-            let statement = many ? statements.appendMany : statements.append
-            let end = start + (many ? appendRows : 1)
+            let size = appendRows.first { $0 <= rows.count - start } ?? 1
+            let statement = statements.appends[appendRows.firstIndex(of: size)!]
+            let end = start + size
             defer {
                 sqlite_nio_sqlite3_reset(statement)
                 sqlite_nio_sqlite3_clear_bindings(statement)

@@ -121,10 +121,10 @@ import Testing
     }
 
     /// A batch written by the claims' connection, several rows to a statement where it holds
-    /// enough (``SQLiteClaimConnection/appendRows``): each won claim's row is in the file in claim
+    /// enough (16, 4, then 1: ``SQLiteClaimConnection/appendRows``): each won claim's row is in the file in claim
     /// order, with its own pair and expiry, and a pair twice in the batch is won by the first only.
     /// Sizes around the statement's row count, with losers among them; read back by Python's sqlite3.
-    @Test(arguments: [0, 1, 15, 16, 17, 31, 32, 33, 50])
+    @Test(arguments: [0, 1, 4, 5, 15, 16, 17, 20, 31, 32, 33, 50])
     func aBatchWritesEachWonClaimsRowInOrder(_ size: Int) async throws {
         let path = try Self.path()
         try await SQLiteStore.open(path: path).shutdown()
