@@ -236,9 +236,10 @@ final class SQLiteClaimConnection: Sendable {
     private static func append(_ rows: [Claim], with statements: Statements, on database: OpaquePointer) throws {
         var start = 0
         while start < rows.count {
-            let size = appendRows.first { $0 <= rows.count - start } ?? 1
-            let statement = statements.appends[appendRows.firstIndex(of: size)!]
-            let end = start + size
+            // `appendRows` ends with 1, so some size always fits.
+            let chosen = appendRows.firstIndex { $0 <= rows.count - start }!
+            let statement = statements.appends[chosen]
+            let end = start + appendRows[chosen]
             defer {
                 sqlite_nio_sqlite3_reset(statement)
                 sqlite_nio_sqlite3_clear_bindings(statement)
